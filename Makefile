@@ -1,0 +1,42 @@
+# psab — the two commands of the README:
+#   make run    install into .venv and run the main job (the built-in agents on the public split)
+#   make test   install into .venv (with the system tools the tests need) and run every test
+#
+# Needs only python3 (>= 3.11, with venv) and make. PYTHON picks another interpreter.
+
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.psab-installed
+
+.PHONY: run test install system-deps check bench lint clean
+
+run: $(STAMP)
+	$(BIN)/psab check
+
+test: $(STAMP) system-deps
+	PSAB_STRICT=1 $(BIN)/python -m pytest -q
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[all]'
+	touch $(STAMP)
+
+# bubblewrap gives the runner its namespace sandbox; installed where we can (root + apt).
+system-deps:
+	@sh scripts/install-system-deps.sh
+
+check: $(STAMP)
+	$(BIN)/psab check
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/run.py
+
+lint: $(STAMP)
+	$(BIN)/ruff check psab tests benchmarks
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis build dist *.egg-info

@@ -1,0 +1,128 @@
+"""psab — the Power Systems Agent Benchmark.
+
+An agent receives a structured task and returns a structured solution; a deterministic
+evaluator recomputes the physics, checks the hard constraints and returns a feasibility flag,
+a score in [0, 1] normalized to the reference optimum, violations and evidence.
+
+The public API (stable)::
+
+    import psab
+    psab.families()                      # every registered FamilySpec
+    psab.get_family("ybus_construction")
+    task = psab.load_case("cases/ybus_construction")
+    ref = psab.solve(task)               # the reference Solution (backend="surrogate")
+    result = psab.evaluate(task, ref, backend="pandapower")
+    result.feasible, result.score, result.violations, result.evidence, result.backend
+    held = psab.generate("ybus_construction", seed=1234, index=0)
+
+``import psab`` loads neither pandapower nor pyomo nor pandas: backends and solvers are
+imported when a task first needs them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from psab.contract import EvaluationResult, Solution, Task, Violation
+from psab.errors import (
+    BackendError,
+    BackendNotSupportedError,
+    BackendUnavailableError,
+    GenerationError,
+    InvalidArgumentError,
+    InvalidTaskError,
+    PsabError,
+    RunnerError,
+    SolverError,
+    UnknownBackendError,
+    UnknownFamilyError,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from psab.registry import FamilySpec
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BackendError",
+    "BackendNotSupportedError",
+    "BackendUnavailableError",
+    "EvaluationResult",
+    "GenerationError",
+    "InvalidArgumentError",
+    "InvalidTaskError",
+    "PsabError",
+    "RunnerError",
+    "Solution",
+    "SolverError",
+    "Task",
+    "UnknownBackendError",
+    "UnknownFamilyError",
+    "Violation",
+    "__version__",
+    "evaluate",
+    "families",
+    "generate",
+    "get_family",
+    "load_case",
+    "solve",
+]
+
+
+def families() -> tuple[FamilySpec, ...]:
+    """Every registered family, in registry order."""
+    from psab.registry import families as _families
+
+    return _families()
+
+
+def get_family(family_id: str) -> FamilySpec:
+    """The family ``family_id``; raises :class:`UnknownFamilyError` listing the known ids."""
+    from psab.registry import get_family as _get
+
+    return _get(family_id)
+
+
+def load_case(path: str | Path) -> Task:
+    """Load a task from a case directory or a ``task.json`` (with ``key.json`` beside it)."""
+    from psab.io import load_case as _load
+
+    return _load(path)
+
+
+def solve(task: Task | Mapping[str, Any] | str | Path, backend: str = "surrogate") -> Solution:
+    """The reference solution of ``task`` computed with ``backend`` (cached per task)."""
+    from psab.evaluators.kernel import solve as _solve
+
+    return _solve(task, backend)
+
+
+def evaluate(
+    task: Task | Mapping[str, Any] | str | Path,
+    solution: Solution | Mapping[str, Any] | str | Path,
+    backend: str = "surrogate",
+) -> EvaluationResult:
+    """Evaluate ``solution`` for ``task``; never raises for anything an agent wrote.
+
+    ``task`` and ``solution`` may be objects, dicts or paths. Malformed answers are
+    infeasible with one violation per offending field; caller errors (unknown family,
+    invalid task, unknown or missing backend) raise :class:`PsabError` subclasses.
+    """
+    from psab.evaluators.kernel import evaluate as _evaluate
+
+    return _evaluate(task, solution, backend)
+
+
+def generate(family_id: str, seed: int | str, index: int, backend: str = "surrogate") -> Task:
+    """Held-out case ``index`` of ``family_id`` drawn under the private ``seed``.
+
+    The draw is accepted only when the reference solves it and scores 1, the family's
+    acceptance rules hold, and no small perturbation of the reference does better; the
+    returned task carries its key (``task.key``), which ``task.to_dict()`` leaves out.
+    """
+    from psab.generators.acceptance import generate as _generate
+
+    return _generate(family_id, seed, index, backend).task

@@ -1,0 +1,337 @@
+"""The artifact contract: task, solution and evaluation result.
+
+Each artifact is fixed by a JSON Schema in :mod:`psab.schemas` and mirrored here by a frozen
+dataclass whose ``to_dict``/``from_dict`` round-trip losslessly. The task's agent view never
+carries evaluation-only data: that lives in :attr:`Task.key`, which ``to_dict`` leaves out and
+which is stored beside a case as ``key.json``.
+
+All JSON written by psab is canonical — sorted keys, two-space indent, UTF-8, no NaN — so the
+same task, solution and backend always give byte-identical result files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cache, cached_property
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from psab.errors import InvalidArgumentError, InvalidTaskError
+
+SCHEMA_VERSION = 1
+SCORING_KINDS = ("exact", "optimize", "classify", "comply", "forecast")
+SPLITS = ("public", "heldout", "golden")
+
+
+# --------------------------------------------------------------------------- JSON helpers
+
+
+def to_jsonable(value: Any) -> Any:
+    """Convert numpy scalars/arrays, tuples and non-finite floats into plain JSON values.
+
+    Non-finite floats become the strings ``"NaN"``, ``"Infinity"``, ``"-Infinity"`` so that a
+    result reporting an agent's NaN stays valid JSON.
+    """
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        if math.isfinite(value):
+            return value
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, Mapping):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_jsonable(v) for v in value]
+    # numpy without importing it: scalars have .item(), arrays have .tolist()
+    if hasattr(value, "tolist"):
+        return to_jsonable(value.tolist())
+    if hasattr(value, "item"):
+        return to_jsonable(value.item())
+    if hasattr(value, "to_dict"):
+        return to_jsonable(value.to_dict())
+    return str(value)
+
+
+def dumps(obj: Any) -> str:
+    """Canonical JSON text: sorted keys, two-space indent, trailing newline."""
+    return json.dumps(to_jsonable(obj), sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def digest(obj: Any) -> str:
+    """SHA-256 hex digest of the canonical compact JSON of ``obj``."""
+    text = json.dumps(to_jsonable(obj), sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def write_json(path: str | Path, obj: Any) -> None:
+    """Write canonical JSON to ``path`` (creating parent directories)."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(dumps(obj), encoding="utf-8")
+
+
+def read_json(path: str | Path) -> Any:
+    """Read a JSON file written by a maintainer or psab (not by an agent)."""
+    p = Path(path)
+    if not p.is_file():
+        raise InvalidArgumentError(f"{p}: no such file")
+    try:
+        return json.loads(p.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InvalidArgumentError(f"{p}: not valid JSON ({exc})") from None
+
+
+# --------------------------------------------------------------------------- schemas
+
+
+@cache
+def schema(name: str) -> dict[str, Any]:
+    """The JSON Schema of an artifact: ``"task"``, ``"solution"`` or ``"result"``."""
+    text = resources.files("psab.schemas").joinpath(f"{name}.schema.json").read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+@cache
+def _validator(name: str) -> Any:
+    import jsonschema
+
+    s = schema(name)
+    cls = jsonschema.validators.validator_for(s)
+    cls.check_schema(s)
+    return cls(s)
+
+
+def schema_errors(name: str, instance: Any) -> list[tuple[str, str]]:
+    """Validate ``instance`` against artifact schema ``name``; return ``(pointer, message)`` pairs."""
+    out = []
+    for err in sorted(_validator(name).iter_errors(instance), key=lambda e: list(map(str, e.absolute_path))):
+        pointer = "".join(f"/{_escape(p)}" for p in err.absolute_path)
+        out.append((pointer, err.message))
+    return out
+
+
+def _escape(part: Any) -> str:
+    return str(part).replace("~", "~0").replace("/", "~1")
+
+
+# --------------------------------------------------------------------------- artifacts
+
+
+@dataclass(frozen=True)
+class Task:
+    """A task as posed to an agent, plus (separately) the key only the evaluator reads.
+
+    Treat the mappings as read-only: a task's digest identifies its cached reference.
+    """
+
+    id: str
+    family: str
+    family_version: str
+    area: str
+    scoring_kind: str
+    split: str
+    public_inputs: dict[str, Any]
+    submission_schema: dict[str, Any]
+    hard_constraints: list[str]
+    metrics: list[dict[str, Any]]
+    tolerances: dict[str, Any]
+    provenance: list[dict[str, Any]]
+    presentation: dict[str, dict[str, str]]
+    key: dict[str, Any] | None = field(default=None, compare=True)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The agent view: everything but the key."""
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "id": self.id,
+            "family": self.family,
+            "family_version": self.family_version,
+            "area": self.area,
+            "scoring_kind": self.scoring_kind,
+            "split": self.split,
+            "public_inputs": self.public_inputs,
+            "submission_schema": self.submission_schema,
+            "hard_constraints": list(self.hard_constraints),
+            "metrics": list(self.metrics),
+            "tolerances": self.tolerances,
+            "provenance": list(self.provenance),
+            "presentation": self.presentation,
+        }
+
+    def to_json(self) -> str:
+        return dumps(self.to_dict())
+
+    @cached_property
+    def digest(self) -> str:
+        """Identity of the task's content (agent view and key) for caches and manifests.
+
+        Computed once per object (the task is frozen), so cache look-ups stay cheap.
+        """
+        return digest({"task": self.to_dict(), "key": self.key})
+
+    @classmethod
+    def from_dict(cls, data: Any, key: Mapping[str, Any] | None = None) -> Task:
+        """Build a task from its agent-view dict, validating it against the task schema."""
+        errors = schema_errors("task", data)
+        if errors:
+            where, msg = errors[0]
+            more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+            raise InvalidTaskError(f"task does not satisfy the task schema at '{where or '/'}': {msg}{more}")
+        if key is not None and not isinstance(key, Mapping):
+            raise InvalidTaskError("a task's key must be a JSON object")
+        return cls(
+            id=data["id"],
+            family=data["family"],
+            family_version=data["family_version"],
+            area=data["area"],
+            scoring_kind=data["scoring_kind"],
+            split=data["split"],
+            public_inputs=data["public_inputs"],
+            submission_schema=data["submission_schema"],
+            hard_constraints=list(data["hard_constraints"]),
+            metrics=list(data["metrics"]),
+            tolerances=data["tolerances"],
+            provenance=list(data["provenance"]),
+            presentation=data["presentation"],
+            key=dict(key) if key is not None else None,
+        )
+
+    @classmethod
+    def from_json(cls, text: str, key: Mapping[str, Any] | None = None) -> Task:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InvalidTaskError(f"task is not valid JSON: {exc}") from None
+        return cls.from_dict(data, key=key)
+
+    def write(self, directory: str | Path, *, with_key: bool = True) -> Path:
+        """Write ``task.json`` (and ``key.json`` when there is a key) into ``directory``."""
+        d = Path(directory)
+        write_json(d / "task.json", self.to_dict())
+        if with_key and self.key is not None:
+            write_json(d / "key.json", self.key)
+        return d
+
+
+@dataclass(frozen=True)
+class Solution:
+    """An agent's structured answer and its (unscored) rationale."""
+
+    answer: Any
+    rationale: str | None = None
+    task_id: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"answer": self.answer}
+        if self.rationale is not None:
+            out["rationale"] = self.rationale
+        if self.task_id is not None:
+            out["task_id"] = self.task_id
+        return out
+
+    def to_json(self) -> str:
+        return dumps(self.to_dict())
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Solution:
+        """Lenient construction: the evaluator, not this constructor, judges the answer."""
+        rationale = data.get("rationale")
+        task_id = data.get("task_id")
+        return cls(
+            answer=data.get("answer"),
+            rationale=rationale if isinstance(rationale, str) else None,
+            task_id=task_id if isinstance(task_id, str) else None,
+        )
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One breached requirement: the answer field (JSON pointer), the constraint in words,
+    the bound or value expected, and what was found."""
+
+    field: str
+    constraint: str
+    expected: Any = None
+    found: Any = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "field": self.field,
+            "constraint": self.constraint,
+            "expected": to_jsonable(self.expected),
+            "found": to_jsonable(self.found),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Violation:
+        return cls(data["field"], data["constraint"], data.get("expected"), data.get("found"))
+
+    def describe(self) -> str:
+        """One line for people: ``/p_mw: within limits (expected ≤ 10, found 12)``."""
+        return f"{self.field or '/'}: {self.constraint} (expected {_short(self.expected)}, found {_short(self.found)})"
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(to_jsonable(value), ensure_ascii=False)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+@dataclass(frozen=True)
+class EvaluationResult:
+    """The evaluator's verdict on one solution."""
+
+    task_id: str
+    family: str
+    family_version: str
+    backend: str
+    feasible: bool
+    score: float
+    violations: tuple[Violation, ...]
+    evidence: dict[str, Any]
+    evaluator_version: str
+
+    @property
+    def perfect(self) -> bool:
+        """Feasible and scored exactly 1 (optimal where graded)."""
+        return self.feasible and self.score == 1.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "task_id": self.task_id,
+            "family": self.family,
+            "family_version": self.family_version,
+            "backend": self.backend,
+            "feasible": self.feasible,
+            "score": self.score,
+            "violations": [v.to_dict() for v in self.violations],
+            "evidence": to_jsonable(self.evidence),
+            "evaluator_version": self.evaluator_version,
+        }
+
+    def to_json(self) -> str:
+        return dumps(self.to_dict())
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> EvaluationResult:
+        errors = schema_errors("result", data)
+        if errors:
+            where, msg = errors[0]
+            raise InvalidArgumentError(f"not an evaluation result at '{where or '/'}': {msg}")
+        return cls(
+            task_id=data["task_id"],
+            family=data["family"],
+            family_version=data["family_version"],
+            backend=data["backend"],
+            feasible=data["feasible"],
+            score=float(data["score"]),
+            violations=tuple(Violation.from_dict(v) for v in data["violations"]),
+            evidence=dict(data["evidence"]),
+            evaluator_version=data["evaluator_version"],
+        )

@@ -1,0 +1,83 @@
+"""Small builders for submission schemas, so every family writes them the same way.
+
+Every object is closed (``additionalProperties: false``) and requires all its fields unless
+told otherwise; arrays have exact lengths; ids are enumerated — so a misspelt field, a wrong
+length or an unknown id is reported by validation at its own JSON pointer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+
+def number(description: str, *, minimum: float | None = None, maximum: float | None = None,
+           exclusive_minimum: float | None = None) -> dict[str, Any]:
+    """A JSON number (integers allowed) with an engineering description including its unit."""
+    out: dict[str, Any] = {"type": "number", "description": description}
+    if minimum is not None:
+        out["minimum"] = minimum
+    if maximum is not None:
+        out["maximum"] = maximum
+    if exclusive_minimum is not None:
+        out["exclusiveMinimum"] = exclusive_minimum
+    return out
+
+
+def integer(description: str, *, minimum: int | None = None, maximum: int | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": "integer", "description": description}
+    if minimum is not None:
+        out["minimum"] = minimum
+    if maximum is not None:
+        out["maximum"] = maximum
+    return out
+
+
+def boolean(description: str) -> dict[str, Any]:
+    return {"type": "boolean", "description": description}
+
+
+def enum(values: Iterable[Any], description: str) -> dict[str, Any]:
+    return {"enum": list(values), "description": description}
+
+
+def array(items: Mapping[str, Any], description: str, *, length: int | None = None,
+          min_items: int | None = None, max_items: int | None = None, unique: bool = False) -> dict[str, Any]:
+    """An array; ``length`` fixes its exact size."""
+    out: dict[str, Any] = {"type": "array", "items": dict(items), "description": description}
+    if length is not None:
+        out["minItems"] = out["maxItems"] = length
+    if min_items is not None:
+        out["minItems"] = min_items
+    if max_items is not None:
+        out["maxItems"] = max_items
+    if unique:
+        out["uniqueItems"] = True
+    return out
+
+
+def matrix(rows: int, cols: int, description: str, cell: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """A ``rows × cols`` array of arrays of numbers."""
+    item = dict(cell) if cell is not None else {"type": "number"}
+    return array(array(item, "one row", length=cols), description, length=rows)
+
+
+def obj(properties: Mapping[str, Mapping[str, Any]], description: str = "", *,
+        optional: Iterable[str] = ()) -> dict[str, Any]:
+    """A closed object requiring every property except those named ``optional``."""
+    opt = set(optional)
+    out: dict[str, Any] = {
+        "type": "object",
+        "properties": {k: dict(v) for k, v in properties.items()},
+        "required": [k for k in properties if k not in opt],
+        "additionalProperties": False,
+    }
+    if description:
+        out["description"] = description
+    return out
+
+
+def submission(properties: Mapping[str, Mapping[str, Any]], title: str, *, optional: Iterable[str] = ()) -> dict[str, Any]:
+    """The top-level submission schema of a task."""
+    out = obj(properties, optional=optional)
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": title, **out}

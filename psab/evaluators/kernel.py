@@ -1,0 +1,194 @@
+"""The evaluate() dispatcher: coerce, validate, assess, score — never raise for an answer.
+
+Flow for one (task, solution, backend):
+
+1. the task is coerced and checked (caller errors raise :mod:`psab.errors` exceptions);
+2. the solution's answer is validated against the task's submission schema — every malformed
+   field is one violation and the family evaluator is not called;
+3. the family evaluator assesses the well-formed answer against the reference physics,
+   which is computed once per (task digest, backend) and cached;
+4. the kernel turns the assessment into a score by the family's scoring kind.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from psab import backends
+from psab.contract import EvaluationResult, Solution, Task, Violation, to_jsonable
+from psab.errors import BackendNotSupportedError
+from psab.evaluators.cache import REFERENCES
+from psab.evaluators.scoring import classify_score, forecast_score, optimize_score
+from psab.evaluators.tolerance import Checks, Tolerance
+from psab.evaluators.validation import answer_violations
+from psab.io import SolutionProblem, as_solution, as_task
+from psab.registry import Assessment, FamilySpec, Reference, get_family
+
+
+@dataclass(frozen=True)
+class ReferenceEntry:
+    """A cached reference: the solver's answer and, for optimize families, the objective the
+    evaluator recomputes from that answer (the normalization point of every score)."""
+
+    reference: Reference
+    objective: float | None
+    assessment: Assessment | None
+
+
+@dataclass
+class EvalContext:
+    """What a family evaluator may use besides the task and the answer."""
+
+    task: Task
+    backend: str
+    spec: FamilySpec
+    tol: Tolerance
+    _reference: Reference | None = field(default=None, repr=False)
+
+    def reference(self) -> Reference:
+        """The reference solution for this task and backend (cached per process)."""
+        if self._reference is None:
+            self._reference = reference_entry(self.spec, self.task, self.backend).reference
+        return self._reference
+
+    def checks(self) -> Checks:
+        """A fresh collector of comparisons and violations."""
+        return Checks(self.tol)
+
+
+def _spec_for(task: Task, backend: str) -> FamilySpec:
+    spec = get_family(task.family)
+    backends.require(backend)
+    if backend not in spec.backends:
+        raise BackendNotSupportedError(
+            f"family {spec.id} supports backends {', '.join(spec.backends)}; not {backend!r}"
+        )
+    spec.check_inputs(task)
+    return spec
+
+
+def reference_entry(spec: FamilySpec, task: Task, backend: str) -> ReferenceEntry:
+    """The cached reference of ``task`` under ``backend``."""
+
+    def compute() -> ReferenceEntry:
+        ref = spec.solve(task, backend)
+        if spec.scoring_kind != "optimize":
+            return ReferenceEntry(ref, None, None)
+        ctx = EvalContext(task, backend, spec, Tolerance.from_task(task.tolerances), _reference=ref)
+        assessment = spec.evaluate(task, ref.answer, ctx)
+        objective = assessment.objective if assessment.objective is not None else ref.objective
+        return ReferenceEntry(ref, objective, assessment)
+
+    return REFERENCES.get_or_compute((task.digest, backend), compute)
+
+
+def solve(task: Task | Mapping[str, Any] | str | Path, backend: str = "surrogate") -> Solution:
+    """The reference solution of ``task`` under ``backend``, as a :class:`Solution`."""
+    t = as_task(task)
+    spec = _spec_for(t, backend)
+    ref = reference_entry(spec, t, backend).reference
+    method = ref.method or f"{spec.id} reference solver ({backend})"
+    return Solution(answer=ref.answer, rationale=f"reference: {method}", task_id=t.id)
+
+
+def _result(task: Task, spec: FamilySpec, backend: str, feasible: bool, score: float,
+            violations: list[Violation], evidence: dict[str, Any]) -> EvaluationResult:
+    return EvaluationResult(
+        task_id=task.id,
+        family=task.family,
+        family_version=task.family_version,
+        backend=backend,
+        feasible=feasible,
+        score=float(score) if feasible else 0.0,
+        violations=tuple(Violation(v.field, v.constraint, to_jsonable(v.expected), to_jsonable(v.found)) for v in violations),
+        evidence=to_jsonable(evidence),
+        evaluator_version=evaluator_version(spec),
+    )
+
+
+def evaluator_version(spec: FamilySpec) -> str:
+    from psab import __version__
+
+    return f"{spec.id}@{spec.version}+psab-{__version__}"
+
+
+def evaluate(
+    task: Task | Mapping[str, Any] | str | Path,
+    solution: Solution | Mapping[str, Any] | str | Path | Any,
+    backend: str = "surrogate",
+) -> EvaluationResult:
+    """Evaluate ``solution`` for ``task`` under ``backend``; see :func:`psab.evaluate`."""
+    t = as_task(task)
+    spec = _spec_for(t, backend)
+    evidence: dict[str, Any] = {}
+    if t.family_version != spec.version:
+        evidence["task_family_version"] = t.family_version
+
+    try:
+        sol = as_solution(solution)
+    except SolutionProblem as problem:
+        return _result(t, spec, backend, False, 0.0, [Violation("", problem.constraint, "JSON object with an 'answer' object", problem.found)], evidence)
+
+    malformed = answer_violations(t.submission_schema, sol.answer)
+    if malformed:
+        evidence["malformed_fields"] = len(malformed)
+        return _result(t, spec, backend, False, 0.0, malformed, evidence)
+
+    ctx = EvalContext(t, backend, spec, Tolerance.from_task(t.tolerances))
+    try:
+        assessment = spec.evaluate(t, sol.answer, ctx)
+    except Exception as exc:  # noqa: BLE001 - an answer must never crash a run
+        # A schema-valid answer that crashes the evaluator is an evaluator defect; the
+        # conformance suite fails on this flag, while a user's run still gets a verdict.
+        evidence["evaluator_error"] = f"{type(exc).__name__}: {exc}"
+        violation = Violation("", "the evaluator could not assess this answer", "an assessable answer", evidence["evaluator_error"])
+        return _result(t, spec, backend, False, 0.0, [violation], evidence)
+
+    evidence.update(assessment.evidence)
+    violations = list(assessment.violations)
+    feasible = not violations
+    kind = spec.scoring_kind
+
+    if kind in ("exact", "comply"):
+        score = 1.0
+    elif kind == "classify":
+        if assessment.correct is None or assessment.total is None:
+            raise RuntimeError(f"{spec.id}: a classify evaluator must report correct and total")
+        score = classify_score(assessment.correct, assessment.total)
+        evidence["correct"] = assessment.correct
+        evidence["total"] = assessment.total
+    elif kind == "forecast":
+        score = forecast_score(assessment.skill if assessment.skill is not None else math.nan)
+        evidence["skill"] = assessment.skill
+    else:  # optimize
+        score = 0.0
+        objective = assessment.objective
+        evidence["objective"] = objective
+        if feasible:
+            if objective is None or not math.isfinite(objective):
+                violations.append(Violation("", "objective must be computable from the answer", "finite objective", objective))
+                feasible = False
+            else:
+                entry = reference_entry(spec, t, backend)
+                ref_obj = entry.objective
+                if ref_obj is None or not math.isfinite(ref_obj):
+                    raise RuntimeError(f"{spec.id}: the reference has no finite objective on task {t.id}")
+                tol = t.tolerances.get("objective", {})
+                s = optimize_score(
+                    objective,
+                    ref_obj,
+                    sense=spec.objective_sense or "minimize",
+                    scale_floor=spec.objective_scale_floor,
+                    relative=float(tol.get("relative", 1e-6)),
+                    absolute=float(tol.get("absolute", 1e-9)),
+                )
+                score = s.score
+                evidence["reference_objective"] = ref_obj
+                evidence["objective_gap"] = s.gap
+                evidence["objective_scale"] = s.scale
+                evidence["beats_reference"] = s.beats_reference
+    return _result(t, spec, backend, feasible, score, violations, evidence)

@@ -1,0 +1,132 @@
+"""Answer validation: every malformed field of an answer becomes one violation.
+
+Two passes. The first walks the answer for numbers JSON Schema lets through but physics
+cannot use — NaN, ±Infinity (Python's json module reads them), and magnitudes beyond
+:data:`MAX_MAGNITUDE`, which no quantity in a compact case reaches and which would overflow
+the arithmetic downstream. The second validates against the task's submission schema with
+jsonschema, reporting a missing field at its own pointer (``/schedule/3/p_mw``), an
+unexpected field at its own pointer, and at most one violation per pointer.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from psab.contract import Violation
+
+#: Largest magnitude accepted for any number in an answer.
+MAX_MAGNITUDE = 1e12
+
+
+def _pointer(parts: Any) -> str:
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+def number_violations(value: Any, pointer: str = "") -> list[Violation]:
+    """Non-finite or absurdly large numbers anywhere in ``value``."""
+    out: list[Violation] = []
+    stack = [(pointer, value)]
+    while stack:
+        ptr, v = stack.pop()
+        if isinstance(v, bool) or v is None or isinstance(v, str):
+            continue
+        if isinstance(v, float):
+            if not math.isfinite(v):
+                out.append(Violation(ptr, "must be a finite number", "finite number", v))
+            elif abs(v) > MAX_MAGNITUDE:
+                out.append(Violation(ptr, f"magnitude must not exceed {MAX_MAGNITUDE:g}", f"|x| <= {MAX_MAGNITUDE:g}", v))
+        elif isinstance(v, int):
+            if abs(v) > MAX_MAGNITUDE:
+                out.append(Violation(ptr, f"magnitude must not exceed {MAX_MAGNITUDE:g}", f"|x| <= {MAX_MAGNITUDE:g}", float(v) if abs(v) < 1e300 else "huge integer"))
+        elif isinstance(v, Mapping):
+            stack.extend((f"{ptr}/{_pointer([k])[1:]}", x) for k, x in v.items())
+        elif isinstance(v, (list, tuple)):
+            stack.extend((f"{ptr}/{i}", x) for i, x in enumerate(v))
+    out.sort(key=lambda x: x.field)
+    return out
+
+
+_VALIDATORS: dict[int, tuple[Mapping[str, Any], Any]] = {}
+
+
+def _validator(schema: Mapping[str, Any]) -> Any:
+    # A task's submission schema is one object for the task's lifetime and is used for every
+    # answer to it: remember its compiled validator by identity (holding the object keeps the
+    # id from being reused).
+    hit = _VALIDATORS.get(id(schema))
+    if hit is not None and hit[0] is schema:
+        return hit[1]
+    import jsonschema
+
+    cls = jsonschema.validators.validator_for(schema)
+    validator = cls(schema)
+    if len(_VALIDATORS) > 1024:
+        _VALIDATORS.clear()
+    _VALIDATORS[id(schema)] = (schema, validator)
+    return validator
+
+
+def _describe(err: Any) -> tuple[str, Any]:
+    """A violation's constraint words and expected value from a jsonschema error."""
+    v, val = err.validator, err.validator_value
+    if v == "type":
+        return f"must be of type {val}", val
+    if v == "enum":
+        return "must be one of the allowed values", val
+    if v == "const":
+        return "must equal the required value", val
+    if v in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+        words = {"minimum": ">=", "maximum": "<=", "exclusiveMinimum": ">", "exclusiveMaximum": "<"}[v]
+        return f"must be {words} {val}", f"{words} {val}"
+    if v in ("minItems", "maxItems"):
+        return f"must have {'at least' if v == 'minItems' else 'at most'} {val} items", val
+    if v == "uniqueItems":
+        return "items must be unique", "unique items"
+    if v in ("minLength", "maxLength", "pattern"):
+        return f"string must satisfy {v} {val}", val
+    return err.message, val
+
+
+def schema_violations(schema: Mapping[str, Any], instance: Any) -> list[Violation]:
+    """Violations of ``schema`` by ``instance``: one per offending field, pointer-addressed."""
+    validator = _validator(schema)
+    by_pointer: dict[str, Violation] = {}
+    for err in validator.iter_errors(instance):
+        base = list(err.absolute_path)
+        if err.validator == "required" and isinstance(err.instance, Mapping):
+            for name in err.validator_value:
+                if name not in err.instance:
+                    ptr = _pointer([*base, name])
+                    by_pointer.setdefault(ptr, Violation(ptr, "required field is missing", "present", None))
+            continue
+        if err.validator == "additionalProperties" and isinstance(err.instance, Mapping):
+            allowed = set(err.schema.get("properties", {}))
+            for name in err.instance:
+                if name not in allowed:
+                    ptr = _pointer([*base, name])
+                    by_pointer.setdefault(
+                        ptr,
+                        Violation(ptr, "unexpected field (not in the submission schema)", sorted(allowed), name),
+                    )
+            continue
+        ptr = _pointer(base)
+        if ptr in by_pointer:
+            continue
+        constraint, expected = _describe(err)
+        found = err.instance
+        if isinstance(found, (Mapping, list)) and len(str(found)) > 200:
+            found = f"{type(found).__name__} of length {len(found)}"
+        by_pointer[ptr] = Violation(ptr, constraint, expected, found)
+    return [by_pointer[k] for k in sorted(by_pointer)]
+
+
+def answer_violations(schema: Mapping[str, Any], answer: Any) -> list[Violation]:
+    """Everything malformed in an answer, one violation per field; empty when well formed."""
+    if not isinstance(answer, Mapping):
+        return [Violation("", "answer must be a JSON object", "object", type(answer).__name__ if answer is not None else None)]
+    numbers = number_violations(answer)
+    bad = {v.field for v in numbers}
+    rest = [v for v in schema_violations(schema, answer) if v.field not in bad]
+    return sorted(numbers + rest, key=lambda v: v.field)

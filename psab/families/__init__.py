@@ -1,0 +1,29 @@
+"""One module per family, each ending with ``SPEC = register(FamilySpec(...))``.
+
+:data:`FAMILY_MODULES` is the explicit list the registry loads, in catalogue order
+(``families.md``); a test checks it against the files in this directory.
+"""
+
+FAMILY_MODULES: tuple[str, ...] = (
+    # 1. Network analysis and operating constraints
+    "ybus_construction",
+)
+
+
+# ``psab.families()`` is the public API, and ``psab.families`` is also this package: once a
+# family module is imported, Python binds the package to that attribute of ``psab``. Making
+# the package callable keeps ``psab.families()`` meaning the same thing either way.
+def _install_call() -> None:
+    import sys
+    import types
+
+    class _FamiliesPackage(types.ModuleType):
+        def __call__(self):  # type: ignore[no-untyped-def]
+            from psab.registry import families
+
+            return families()
+
+    sys.modules[__name__].__class__ = _FamiliesPackage
+
+
+_install_call()

@@ -1,0 +1,322 @@
+"""The family registry: :class:`FamilySpec`, :func:`register`, and the explicit family list.
+
+Every family module under :mod:`psab.families` ends with ``SPEC = register(FamilySpec(...))``.
+The modules to load are listed explicitly in :data:`psab.families.FAMILY_MODULES` (a test
+checks that list against the files), and they are imported only when the registry is first
+asked for, so ``import psab`` stays light.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from psab.contract import SCORING_KINDS, Task, Violation
+from psab.errors import InvalidTaskError, UnknownFamilyError
+
+#: The eight areas of the benchmark (families.md), id → English and Russian titles.
+AREAS: dict[str, tuple[str, str]] = {
+    "network": ("Network analysis and operating constraints", "Анализ сети и режимные ограничения"),
+    "short_circuit_protection": ("Short circuit and protection", "Короткие замыкания и релейная защита"),
+    "stability_grid_code": (
+        "Stability, grid code, and inverter-based resources",
+        "Устойчивость, сетевые кодексы и инверторные источники",
+    ),
+    "der_storage": (
+        "Distributed resources, PV, EV, and storage",
+        "Распределённые ресурсы, СЭС, электромобили и накопители",
+    ),
+    "microgrids_dispatch": ("Microgrids and dispatch", "Микросети и диспетчеризация"),
+    "reliability_restoration": ("Reliability and restoration", "Надёжность и восстановление"),
+    "quality_standards_assets_cyber": (
+        "Power quality, standards, assets, and cybersecurity",
+        "Качество электроэнергии, стандарты, оборудование и кибербезопасность",
+    ),
+    "forecasting": ("Forecasting under uncertainty", "Прогнозирование в условиях неопределённости"),
+}
+
+CONFIDENCE_LEVELS = ("high", "medium", "low")
+KNOWN_BACKENDS = ("surrogate", "pandapower")
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A family's reference solution for one task under one backend.
+
+    ``answer`` satisfies the task's submission schema; ``objective`` is the solver's own
+    optimum for optimize families (the evaluator recomputes it from ``answer`` as well, and a
+    test keeps the two equal); ``evidence`` carries what the reference computed along the way.
+    """
+
+    answer: dict[str, Any]
+    objective: float | None = None
+    evidence: dict[str, Any] = field(default_factory=dict)
+    method: str = ""
+
+
+@dataclass
+class Assessment:
+    """What a family's evaluator found in one schema-valid answer.
+
+    The kernel turns it into a result: ``violations`` decide feasibility; ``objective``
+    (optimize), ``correct``/``total`` (classify) or ``skill`` (forecast) decide the score.
+    """
+
+    violations: list[Violation] = field(default_factory=list)
+    objective: float | None = None
+    correct: int | None = None
+    total: int | None = None
+    skill: float | None = None
+    evidence: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Generated:
+    """One held-out draw: new public inputs and, where evaluation needs hidden data, a key."""
+
+    public_inputs: dict[str, Any]
+    key: dict[str, Any] | None = None
+
+
+#: ``solve(task, backend) -> Reference``
+SolveFn = Callable[[Task, str], Reference]
+#: ``evaluate(task, answer, ctx) -> Assessment`` — ``answer`` already satisfies the schema.
+EvaluateFn = Callable[[Task, dict[str, Any], Any], Assessment]
+#: ``generate(public_task, rng) -> Generated``
+GenerateFn = Callable[[Task, Any], Generated]
+
+
+@dataclass(frozen=True)
+class FamilySpec:
+    """Everything the kernels need to know about a family, in one declaration.
+
+    Parameters
+    ----------
+    id, area, scoring_kind, confidence, version
+        Identity and classification (``families.md``); bump ``version`` whenever a change
+        could alter a verdict.
+    provenance
+        Source entries: ``title``, ``locator`` (DOI, clause or full citation), ``note`` (how
+        the source maps onto the case), ``confidence``.
+    submission_schema
+        ``public_inputs -> JSON Schema`` of the answer. Built per task so that lengths and ids
+        are exact (``minItems``/``maxItems``, ``enum`` of bus ids), and with
+        ``additionalProperties: false`` so a misspelt field is reported, not ignored.
+    hard_constraints, metrics
+        Words for the agent. ``metrics`` lists family-specific metrics beyond the ones every
+        task reports (feasible, score, and the objective of optimize families).
+    tolerances
+        ``relative`` (default 1e-3), ``absolute_floors`` (field pattern → floor in the
+        field's unit, ``"default"`` for the rest), ``feasibility`` (constraint → slack) and,
+        for optimize families, ``objective`` (``relative``/``absolute`` gap treated as a tie).
+    presentation
+        ``{"en": {...}, "ru": {...}}`` with ``title``, ``statement``, ``answer_notes``.
+    backends
+        Backends the family supports; ``"surrogate"`` is always first.
+    solve, evaluate, generate
+        The reference solver, the evaluator and the held-out generator.
+    objective_sense, objective_unit, objective_scale_floor
+        Optimize families: whether the objective is minimized or maximized, its unit, and the
+        case-independent floor of the normalization scale (``score = 1 - gap / max(|ref|, floor)``).
+    accept
+        Optional family acceptance rule for held-out draws: ``(task, reference) -> reason`` to
+        reject, or ``None`` to accept (margins that keep backends in agreement, no trivial answer).
+    inputs_schema
+        Optional JSON Schema of ``public_inputs``; a task that fails it is the caller's error.
+    mutation_exempt
+        Answer field patterns (``/schedule/*/soc_mwh``) whose small nudges may legitimately stay
+        optimal (a free variable at a flat optimum); the conformance suite skips their ×1.05
+        mutation. Each needs a reason in the family module.
+    neighbourhood
+        Optional ``(task, answer) -> [(description, perturbed answer), ...]`` used by held-out
+        acceptance to check that no small perturbation of the reference beats it; the default
+        nudges every number up and down and flips every boolean, one at a time.
+    redraw_budget
+        Held-out draws tried per index before :class:`~psab.errors.GenerationError`.
+    """
+
+    id: str
+    area: str
+    scoring_kind: str
+    confidence: str
+    version: str
+    provenance: tuple[dict[str, str], ...]
+    submission_schema: Callable[[Mapping[str, Any]], dict[str, Any]]
+    hard_constraints: tuple[str, ...]
+    metrics: tuple[dict[str, str], ...]
+    tolerances: Mapping[str, Any]
+    presentation: Mapping[str, Mapping[str, str]]
+    backends: tuple[str, ...]
+    solve: SolveFn
+    evaluate: EvaluateFn
+    generate: GenerateFn
+    objective_sense: str | None = None
+    objective_unit: str | None = None
+    objective_scale_floor: float = 1.0
+    accept: Callable[[Task, Reference], str | None] | None = None
+    inputs_schema: Mapping[str, Any] | None = None
+    mutation_exempt: tuple[str, ...] = ()
+    neighbourhood: Callable[[Task, dict[str, Any]], Iterable[tuple[str, dict[str, Any]]]] | None = None
+    redraw_budget: int = 20
+
+    def __post_init__(self) -> None:
+        problems = []
+        if self.area not in AREAS:
+            problems.append(f"area {self.area!r} is not one of {sorted(AREAS)}")
+        if self.scoring_kind not in SCORING_KINDS:
+            problems.append(f"scoring_kind {self.scoring_kind!r} is not one of {SCORING_KINDS}")
+        if self.confidence not in CONFIDENCE_LEVELS:
+            problems.append(f"confidence {self.confidence!r} is not one of {CONFIDENCE_LEVELS}")
+        if not self.backends or self.backends[0] != "surrogate":
+            problems.append("backends must start with 'surrogate'")
+        if any(b not in KNOWN_BACKENDS for b in self.backends):
+            problems.append(f"backends must be among {KNOWN_BACKENDS}")
+        if self.scoring_kind == "optimize" and self.objective_sense not in ("minimize", "maximize"):
+            problems.append("an optimize family must set objective_sense to 'minimize' or 'maximize'")
+        if set(self.presentation) != {"en", "ru"}:
+            problems.append("presentation must have exactly 'en' and 'ru'")
+        if not self.provenance:
+            problems.append("provenance must name at least one source")
+        if problems:
+            raise ValueError(f"FamilySpec {self.id!r}: " + "; ".join(problems))
+
+    # ------------------------------------------------------------------ tasks
+
+    def task_tolerances(self) -> dict[str, Any]:
+        tol = {"relative": 1e-3, "absolute_floors": {"default": 1e-9}}
+        tol.update({k: dict(v) if isinstance(v, Mapping) else v for k, v in self.tolerances.items()})
+        return tol
+
+    def make_task(
+        self,
+        *,
+        task_id: str,
+        split: str,
+        public_inputs: dict[str, Any],
+        key: dict[str, Any] | None = None,
+    ) -> Task:
+        """Pose ``public_inputs`` as a task of this family: schema, constraints, words."""
+        metrics = default_metrics(self) + [dict(m) for m in self.metrics]
+        return Task(
+            id=task_id,
+            family=self.id,
+            family_version=self.version,
+            area=self.area,
+            scoring_kind=self.scoring_kind,
+            split=split,
+            public_inputs=public_inputs,
+            submission_schema=self.submission_schema(public_inputs),
+            hard_constraints=list(self.hard_constraints),
+            metrics=metrics,
+            tolerances=self.task_tolerances(),
+            provenance=[dict(p) for p in self.provenance],
+            presentation={lang: dict(text) for lang, text in self.presentation.items()},
+            key=key,
+        )
+
+    def public_task(self) -> Task:
+        """The family's public case, from ``cases/<id>/``."""
+        from psab.paths import case_dir
+        from psab.io import load_case
+
+        return load_case(case_dir(self.id))
+
+    def check_inputs(self, task: Task) -> None:
+        """Raise :class:`InvalidTaskError` when the task's inputs do not fit this family."""
+        if self.inputs_schema is None:
+            return
+        from psab.evaluators.validation import schema_violations
+
+        problems = schema_violations(self.inputs_schema, task.public_inputs)
+        if problems:
+            v = problems[0]
+            raise InvalidTaskError(
+                f"task {task.id}: public_inputs{v.field} {v.constraint}; "
+                f"a {self.id} task needs inputs matching the family's input schema"
+            )
+
+
+def default_metrics(spec: FamilySpec) -> list[dict[str, str]]:
+    """The metrics every task reports: feasibility and the normalized score."""
+    out = [
+        {"name": "feasible", "direction": "boolean", "description": "every hard constraint holds"},
+        {"name": "score", "direction": "maximize", "description": _SCORE_WORDS[spec.scoring_kind]},
+    ]
+    if spec.scoring_kind == "optimize":
+        out.append(
+            {
+                "name": "objective",
+                "direction": spec.objective_sense or "minimize",
+                "description": "the objective recomputed from the answer",
+                "unit": spec.objective_unit or "",
+            }
+        )
+    return out
+
+
+_SCORE_WORDS = {
+    "exact": "1 when every value matches the independent recomputation within tolerance, else 0",
+    "optimize": "1 at the reference optimum, 1 - gap/max(|optimum|, scale floor) when worse, 0 when infeasible",
+    "classify": "share of items classified correctly",
+    "comply": "1 when the verdict and every diagnostic field are right, else 0",
+    "forecast": "skill relative to the reference method on the hidden realized series, capped at 1",
+}
+
+
+# ---------------------------------------------------------------------- registry
+
+_REGISTRY: dict[str, FamilySpec] = {}
+_LOADED = False
+_LOCK = threading.RLock()
+
+
+def register(spec: FamilySpec) -> FamilySpec:
+    """Record a family; called once at the end of each family module."""
+    with _LOCK:
+        other = _REGISTRY.get(spec.id)
+        if other is not None and other is not spec and other.solve.__module__ != spec.solve.__module__:
+            raise ValueError(f"family id {spec.id!r} is registered twice")
+        _REGISTRY[spec.id] = spec
+    return spec
+
+
+def _load_all() -> None:
+    global _LOADED
+    if _LOADED:
+        return
+    with _LOCK:
+        if _LOADED:
+            return
+        from psab.families import FAMILY_MODULES
+
+        for name in FAMILY_MODULES:
+            module = importlib.import_module(f"psab.families.{name}")
+            spec = getattr(module, "SPEC", None)
+            if not isinstance(spec, FamilySpec) or spec.id != name:
+                raise ImportError(f"psab.families.{name} must end with SPEC = register(FamilySpec(id={name!r}, ...))")
+        _LOADED = True
+
+
+def families() -> tuple[FamilySpec, ...]:
+    """Every registered family, in the order of :data:`psab.families.FAMILY_MODULES`."""
+    _load_all()
+    from psab.families import FAMILY_MODULES
+
+    return tuple(_REGISTRY[name] for name in FAMILY_MODULES)
+
+
+def get_family(family_id: str) -> FamilySpec:
+    """The family with id ``family_id``; :class:`UnknownFamilyError` names the known ids."""
+    _load_all()
+    try:
+        return _REGISTRY[family_id]
+    except KeyError:
+        known = ", ".join(sorted(_REGISTRY))
+        raise UnknownFamilyError(f"unknown family {family_id!r}; known families: {known}") from None
+
+
+def family_ids() -> Iterable[str]:
+    return (s.id for s in families())

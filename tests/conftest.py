@@ -1,0 +1,45 @@
+"""Shared fixtures. ``PSAB_STRICT=1`` (set by ``make test`` and CI) turns every skip for a
+missing backend or system tool into a failure, so a broken install cannot pass silently."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+STRICT = os.environ.get("PSAB_STRICT") == "1"
+
+
+def need(condition: bool, reason: str) -> None:
+    """Skip when ``condition`` is false — or fail, in strict mode."""
+    if condition:
+        return
+    if STRICT:
+        pytest.fail(f"{reason} (PSAB_STRICT=1 forbids skipping)")
+    pytest.skip(reason)
+
+
+def need_backend(name: str) -> None:
+    from psab import backends
+
+    need(backends.available(name), f"backend {name!r} is not installed")
+
+
+def need_highs() -> None:
+    import importlib.util
+
+    need(importlib.util.find_spec("highspy") is not None and importlib.util.find_spec("pyomo") is not None,
+         "pyomo and highspy are needed for reference solvers")
+
+
+def need_bwrap() -> None:
+    need(shutil.which("bwrap") is not None, "bubblewrap (bwrap) is not installed")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _quiet_warnings() -> None:
+    import warnings
+
+    warnings.filterwarnings("ignore", category=FutureWarning)
+    warnings.filterwarnings("ignore", category=DeprecationWarning, module="pandapower")
