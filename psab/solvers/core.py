@@ -32,6 +32,34 @@ class SolveResult:
     mip_gap: float
 
 
+_BANNER_SHOWN = False
+
+
+def _new_highs() -> Any:
+    """A ``highspy.Highs`` instance, without the banner HiGHS prints to file descriptor 1 on
+    the first construction in a process (it would corrupt JSON written to stdout)."""
+    global _BANNER_SHOWN
+    import os
+    import sys
+
+    import highspy
+
+    if _BANNER_SHOWN:
+        return highspy.Highs()
+    sys.stdout.flush()
+    saved = os.dup(1)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 1)
+        h = highspy.Highs()
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(devnull)
+        _BANNER_SHOWN = True
+    return h
+
+
 def compile_model(model: Any) -> Any:
     """Pyomo model → ``LinearStandardFormInfo`` (A, rhs, c in mixed form, original sense)."""
     from pyomo.repn.plugins.standard_form import LinearStandardFormCompiler
@@ -87,7 +115,7 @@ def solve(model: Any, *, time_limit_s: float = 60.0, threads: int = 1) -> SolveR
     if integer.any():
         lp.integrality_ = [highspy.HighsVarType.kInteger if i else highspy.HighsVarType.kContinuous for i in integer]
 
-    h = highspy.Highs()
+    h = _new_highs()
     h.setOptionValue("output_flag", False)
     h.setOptionValue("threads", int(threads))
     h.setOptionValue("time_limit", float(time_limit_s))
@@ -104,7 +132,8 @@ def solve(model: Any, *, time_limit_s: float = 60.0, threads: int = 1) -> SolveR
 
     x = np.asarray(h.getSolution().col_value, dtype=float)
     for var, val, is_int in zip(columns, x, integer):
-        var.set_value(float(round(val)) if is_int else float(val), skip_validation=True)
+        # + 0.0 turns a solver's -0.0 into 0.0 so answers never show a negative zero
+        var.set_value((float(round(val)) if is_int else float(val)) + 0.0, skip_validation=True)
     for var, expr in repn.eliminated_vars:
         var.set_value(float(value(expr)), skip_validation=True)
     info = h.getInfo()
