@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from psab.contract import Task
+from psab.contract import Task, digest
 from psab.evaluators import answer_schema as s
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.surrogates.ybus import build_ybus
@@ -98,7 +98,19 @@ def ybus_surrogate(inputs: dict[str, Any]) -> np.ndarray:
 
 
 def ybus_pandapower(inputs: dict[str, Any]) -> np.ndarray:
-    """Y_bus as pandapower builds it for the same network, rows in the case's bus order."""
+    """Y_bus as pandapower builds it for the same network, rows in the case's bus order.
+
+    The net is built once per case; the power flow that makes pandapower assemble its Ybus
+    only writes result tables, so the prepared net is used without a copy.
+    """
+    from psab.backends import pandapower_net as ppn
+
+    net = ppn.cached_net((FAMILY_ID, digest(inputs)), lambda: _pandapower_net(inputs), copy_net=False)
+    with ppn.NET_LOCK:
+        return ppn.ybus(net)
+
+
+def _pandapower_net(inputs: dict[str, Any]) -> Any:
     from psab.backends import pandapower_net as ppn
 
     pp = ppn.pandapower()
@@ -120,7 +132,7 @@ def ybus_pandapower(inputs: dict[str, Any]) -> np.ndarray:
         ],
         base,
     )
-    return ppn.ybus(net)
+    return net
 
 
 def solve(task: Task, backend: str) -> Reference:
