@@ -133,3 +133,32 @@ def test_evaluate_accepts_objects_dicts_and_paths() -> None:
     by_path = psab.evaluate(d / "task.json", d / "solution.json")
     assert by_object.to_json() == by_dict.to_json() == by_path.to_json()
     assert by_object.perfect
+
+
+# The fast validity path may only ever say "valid" when jsonschema agrees.
+from psab.evaluators.validation import _fast_valid, _Unsupported, number_violations, schema_violations  # noqa: E402
+from psab.mutations import mutations  # noqa: E402
+
+_leaf = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.floats(allow_nan=True, allow_infinity=True),
+                  st.sampled_from(["B1", "B2", "x", ""]), st.just(1e13))
+
+
+@pytest.mark.parametrize("family", [spec.id for spec in psab.families()])
+@given(data=st.data())
+def test_fast_path_never_accepts_what_jsonschema_rejects(family: str, data: st.DataObject) -> None:
+    task = psab.load_case(case_dir(family))
+    answer = psab.solve(task).answer
+    variants = [m.answer for m in mutations(answer, task.submission_schema)] or [answer]
+    candidate = data.draw(st.sampled_from(variants))
+    # and one random leaf replaced by an arbitrary value
+    if isinstance(candidate, dict) and candidate:
+        key = data.draw(st.sampled_from(sorted(candidate)))
+        if data.draw(st.booleans()):
+            candidate = {**candidate, key: data.draw(_leaf)}
+    try:
+        fast = _fast_valid(task.submission_schema, candidate)
+    except _Unsupported:
+        return
+    if fast:
+        assert not schema_violations(task.submission_schema, candidate)
+        assert not number_violations(candidate)

@@ -97,6 +97,28 @@ class Checks:
             self.violate(pointer, f"{what} must match the independent recomputation within ±{tol:.3g}", float(expected), float(found))
         return ok
 
+    def close_all(self, pointers: list[str], expected: Any, found: Any, what: str = "value") -> int:
+        """Vectorized :meth:`close` for many values of one field pattern (a matrix, a series).
+
+        ``expected`` and ``found`` are array-likes of the same length as ``pointers``, which
+        must share one field pattern (one absolute floor). Records a summary instead of one
+        entry per value; returns the number of mismatches.
+        """
+        import numpy as np
+
+        e = np.asarray(expected, dtype=float).ravel()
+        f = np.asarray(found, dtype=float).ravel()
+        if not pointers:
+            return 0
+        floor = self.tol.floor(pointers[0])
+        allowed = np.maximum(self.tol.relative * np.abs(e), floor)
+        bad = ~(np.abs(f - e) <= allowed)  # NaN counts as a mismatch
+        for k in np.flatnonzero(bad):
+            self.violate(pointers[k], f"{what} must match the independent recomputation within ±{allowed[k]:.3g}", float(e[k]), float(f[k]))
+        self.records.append({"field": field_pattern(pointers[0]), "compared": len(pointers), "mismatches": int(bad.sum()),
+                             "relative": self.tol.relative, "floor": floor})
+        return int(bad.sum())
+
     def equal(self, pointer: str, expected: Any, found: Any, constraint: str) -> bool:
         """Exact comparison of a discrete value (verdict, id, set)."""
         ok = expected == found

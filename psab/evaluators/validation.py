@@ -122,10 +122,85 @@ def schema_violations(schema: Mapping[str, Any], instance: Any) -> list[Violatio
     return [by_pointer[k] for k in sorted(by_pointer)]
 
 
+_NUMBER_KEYWORDS = {"minimum": lambda x, b: x >= b, "maximum": lambda x, b: x <= b,
+                    "exclusiveMinimum": lambda x, b: x > b, "exclusiveMaximum": lambda x, b: x < b}
+_FAST_KEYWORDS = {"type", "enum", "const", "items", "properties", "required", "additionalProperties",
+                  "minItems", "maxItems", "uniqueItems", *_NUMBER_KEYWORDS,
+                  "description", "title", "$schema", "unit", "$comment"}
+
+
+class _Unsupported(Exception):
+    pass
+
+
+def _fast_valid(schema: Mapping[str, Any], value: Any) -> bool:
+    """Whether ``value`` is valid for the subset of JSON Schema the answer builders emit, and
+    every number is finite and within :data:`MAX_MAGNITUDE`.
+
+    A fast path only: a ``True`` here lets a well-formed answer skip jsonschema (which costs
+    about a millisecond for a small matrix); anything else goes to the full validator, which
+    alone produces violations. Raises :class:`_Unsupported` on keywords it does not know.
+    """
+    if not _FAST_KEYWORDS.issuperset(schema):
+        raise _Unsupported
+    if "enum" in schema and not any(value == v and type(value) is type(v) for v in schema["enum"]):
+        return False
+    if "const" in schema and value != schema["const"]:
+        return False
+    kind = schema.get("type")
+    if isinstance(value, bool):
+        if kind not in (None, "boolean"):
+            return False
+    elif isinstance(value, (int, float)):
+        if kind not in (None, "number", "integer") or (kind == "integer" and not isinstance(value, int)):
+            return False
+        if not (abs(value) <= MAX_MAGNITUDE):  # also false for NaN
+            return False
+        for key, ok in _NUMBER_KEYWORDS.items():
+            if key in schema and not ok(value, schema[key]):
+                return False
+    elif isinstance(value, str):
+        if kind not in (None, "string"):
+            return False
+    elif value is None:
+        return kind == "null"
+    elif isinstance(value, list):
+        if kind not in (None, "array"):
+            return False
+        if len(value) < schema.get("minItems", 0) or len(value) > schema.get("maxItems", len(value)):
+            return False
+        if schema.get("uniqueItems"):
+            if not all(isinstance(v, str) for v in value):
+                raise _Unsupported  # JSON equality of numbers (1 == 1.0) is jsonschema's to judge
+            if len(set(value)) != len(value):
+                return False
+        items = schema.get("items")
+        if items is not None and not all(_fast_valid(items, v) for v in value):
+            return False
+    elif isinstance(value, Mapping):
+        if kind not in (None, "object"):
+            return False
+        props = schema.get("properties", {})
+        if any(k not in value for k in schema.get("required", ())):
+            return False
+        if schema.get("additionalProperties") is False and any(k not in props for k in value):
+            return False
+        if not all(_fast_valid(props[k], v) for k, v in value.items() if k in props):
+            return False
+    else:
+        return False
+    return True
+
+
 def answer_violations(schema: Mapping[str, Any], answer: Any) -> list[Violation]:
     """Everything malformed in an answer, one violation per field; empty when well formed."""
     if not isinstance(answer, Mapping):
         return [Violation("", "answer must be a JSON object", "object", type(answer).__name__ if answer is not None else None)]
+    try:
+        if _fast_valid(schema, answer):
+            return []
+    except _Unsupported:
+        pass
     numbers = number_violations(answer)
     bad = {v.field for v in numbers}
     rest = [v for v in schema_violations(schema, answer) if v.field not in bad]

@@ -151,19 +151,16 @@ def solve(task: Task, backend: str) -> Reference:
 
 def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
     ref = ctx.reference().answer
-    case_order = ref["bus_order"]
-    G_ref = np.asarray(ref["ybus_real_pu"])
-    B_ref = np.asarray(ref["ybus_imag_pu"])
-    # Rows of the answer in its own order → positions in the case order.
-    pos = {bus: i for i, bus in enumerate(case_order)}
-    perm = [pos[bus] for bus in answer["bus_order"]]
+    # The answer's rows and columns follow its own bus_order: bring the reference into it.
+    pos = {bus: i for i, bus in enumerate(ref["bus_order"])}
+    perm = np.array([pos[bus] for bus in answer["bus_order"]])
+    n = len(perm)
     checks = ctx.checks()
-    for name, M_ref, what in (("ybus_real_pu", G_ref, "conductance G_ij"), ("ybus_imag_pu", B_ref, "susceptance B_ij")):
-        M = answer[name]
-        for i, ri in enumerate(perm):
-            for j, rj in enumerate(perm):
-                checks.close(f"/{name}/{i}/{j}", M_ref[ri, rj], M[i][j], what)
-    return Assessment(violations=checks.violations, evidence={"checks_failed": len(checks.violations), "checks": len(checks.records)})
+    for name, what in (("ybus_real_pu", "conductance G_ij"), ("ybus_imag_pu", "susceptance B_ij")):
+        expected = np.asarray(ref[name])[np.ix_(perm, perm)]
+        pointers = [f"/{name}/{i}/{j}" for i in range(n) for j in range(n)]
+        checks.close_all(pointers, expected, answer[name], what)
+    return Assessment(violations=checks.violations, evidence={"comparisons": checks.records})
 
 
 # ---------------------------------------------------------------------------- held-out draws
