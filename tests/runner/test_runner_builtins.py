@@ -114,6 +114,9 @@ def _check_every_builtin(tmp_path: Path, isolation: str) -> dict[str, dict]:
     assert "ZeroDivisionError" in crash["stderr_tail"]
     assert recs["crash"]["result"] == {**recs["crash"]["result"], "feasible": False, "score": 0.0}
 
+    for name in ("reference", "mutant", "malformed", "silent", "crash", "hang", "escape"):
+        assert recs[name]["n_attempts"] == 1, f"{name}: only infrastructure failures are retried"
+
     hang = recs["hang"]
     assert hang["n_attempts"] == 1  # a timeout is never retried
     h = hang["attempts"][0]
