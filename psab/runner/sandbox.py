@@ -77,16 +77,25 @@ def temp_root() -> Path:
 
 
 def hidden_roots(run_dir: Path | None = None) -> list[Path]:
-    """Paths an agent must never reach: psab's code and data, the repository, the Python
-    environment running psab, the run directory and the user's home."""
+    """Paths an agent must never reach: psab's code and data (and its install records), the
+    repository, the virtual environment running psab, the run directory and the user's home."""
     import psab
     from psab.paths import data_root
 
     pkg = Path(psab.__file__).resolve().parent
-    roots = [pkg, data_root().resolve(), Path(sys.prefix).resolve(), Path.home().resolve()]
+    roots = [pkg, data_root().resolve(), Path.home().resolve()]
+    if sys.prefix != sys.base_prefix:
+        # A virtual environment is psab's own; a system prefix (/usr) is everyone's, and only
+        # psab's entries in it are hidden.
+        roots.append(Path(sys.prefix).resolve())
     repo = pkg.parent
     if (repo / "pyproject.toml").is_file():
         roots.append(repo)
+    else:  # an installed package: its install records and any path hook beside it
+        roots += sorted(repo.glob("psab-*.dist-info")) + sorted(repo.glob("*psab*.pth"))
+    script = shutil.which("psab")
+    if script:
+        roots.append(Path(script))
     if run_dir is not None:
         roots.append(Path(run_dir).resolve())
     out: list[Path] = []
@@ -264,9 +273,9 @@ def agent_env(*, home: str, tmpdir: str, pass_env: tuple[str, ...], hidden: list
     """The scrubbed environment: the allowlist, HOME, TMPDIR, a PATH without psab's
     environment, and the variables the user chose to pass through."""
     env = {k: os.environ[k] for k in ENV_ALLOWLIST if k in os.environ}
-    home = Path.home().resolve()
+    user_home = Path.home().resolve()
     # The home directory may hold an agent's own install (~/.local/bin); psab's is refused.
-    refused = [str(h) for h in hidden if h != home]
+    refused = [str(h) for h in hidden if h != user_home]
     shown = [str(v) for v in visible] if visible is not None else None
 
     def inside(path: str, roots: list[str]) -> bool:

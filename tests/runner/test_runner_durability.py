@@ -130,7 +130,7 @@ def test_dask_cluster_gives_the_same_records(tmp_path):
     agents = ["builtin:reference", "builtin:mutant", "builtin:flaky"]
     kw = dict(splits=["public", "heldout"], count=1, seed="dask-seed")
     local = run(tmp_path, agents, name="threads", workers=2, **kw)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
         remote = run(tmp_path, agents, name="dask", dask=cluster.scheduler_address, **kw)
     a = sorted((strip_timing(r) for r in records(local.run_dir)), key=lambda r: _keys([r]))
     b = sorted((strip_timing(r) for r in records(remote.run_dir)), key=lambda r: _keys([r]))

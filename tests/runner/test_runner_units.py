@@ -229,6 +229,19 @@ def test_psab_inside_a_visible_tree_is_masked(tmp_path):
     assert Path("/usr/lib/python3/dist-packages/psab") in got and Path("/work/repo") not in got
 
 
+def test_a_system_prefix_is_not_hidden_wholesale(monkeypatch):
+    import sys
+    from pathlib import Path
+
+    from psab.runner.sandbox import hidden_roots
+
+    monkeypatch.setattr(sys, "prefix", "/usr")
+    monkeypatch.setattr(sys, "base_prefix", "/usr")
+    hidden = hidden_roots(None)
+    assert Path("/usr") not in hidden and Path("/") not in hidden
+    assert Path(psab.__file__).resolve().parent in hidden
+
+
 def test_etc_holds_nothing_of_psab():
     from psab.runner.sandbox import _psab_named_in_etc
 
