@@ -180,22 +180,42 @@ def _summary(result: EvaluationResult | None) -> dict[str, Any] | None:
     }
 
 
+def _checked_evaluate(task: Task, solution: Any, backend: str) -> EvaluationResult:
+    """``psab.evaluate`` with a safety net: nothing an agent wrote may stop the run.
+
+    The evaluator is built never to raise for an answer; should it still (an evaluator defect,
+    an answer nested deeper than the interpreter's stack), the attempt is infeasible with a
+    violation naming the error and ``evidence.evaluator_error`` set, so the defect is visible.
+    Errors that are the caller's (psab's own exceptions) still propagate.
+    """
+    import psab
+    from psab.errors import PsabError
+
+    try:
+        return psab.evaluate(task, solution, backend)
+    except PsabError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - see the docstring
+        error = f"{type(exc).__name__}: {exc}"[:300]
+        base = psab.evaluate(task, {"answer": None}, backend)
+        v = Violation("", "the evaluator could not assess this solution", "an assessable solution", error)
+        return replace(base, feasible=False, score=0.0, violations=(v,), evidence={**base.evidence, "evaluator_error": error})
+
+
 def _evaluate(task: Task, settings: Settings, cls: str, rule: str | None, reason: str, present: bool,
               data: bytes | None, parsed: Any, io_dir: Path) -> EvaluationResult | None:
-    import psab
-
     if cls == INFRA_FAILURE:
         return None
     with EVAL_LOCK:
         if isinstance(parsed, dict):
-            result = psab.evaluate(task, parsed, settings.backend)
+            result = _checked_evaluate(task, parsed, settings.backend)
         elif data is not None:
             # Not a JSON object: the evaluator itself reports why (one violation).
             copy = io_dir / "solution.json"
             copy.write_bytes(data)
-            result = psab.evaluate(task, copy, settings.backend)
+            result = _checked_evaluate(task, copy, settings.backend)
         else:
-            result = psab.evaluate(task, {"answer": None}, settings.backend)
+            result = _checked_evaluate(task, {"answer": None}, settings.backend)
     if cls == SCORED:
         return result
     # An agent failure is infeasible whatever it wrote: the runner's reason comes first, then
@@ -249,7 +269,7 @@ def run_attempt(job: CaseJob, task: Task, n: int, payload: dict[str, Any] | None
         if data is not None and not note:
             try:
                 parsed = json.loads(data.decode("utf-8"))
-            except (UnicodeDecodeError, ValueError):
+            except (UnicodeDecodeError, ValueError, RecursionError):
                 parsed = None
         cls, rule, reason = classify(run, present, parsed, agent.infra_rules, note)
         if cls == AGENT_FAILURE and rule == "timeout":
@@ -283,6 +303,8 @@ def run_attempt(job: CaseJob, task: Task, n: int, payload: dict[str, Any] | None
     }
     if payload and payload.get("note"):
         attempt["note"] = payload["note"]
+    if result is not None and "evaluator_error" in result.evidence:
+        attempt["evaluator_error"] = result.evidence["evaluator_error"]
     prefix = f"attempt-{n}/"
     files = {prefix + "stderr.txt": run.stderr_scan.encode(), prefix + "stdout.txt": run.stdout_scan.encode()}
     if data is not None:
