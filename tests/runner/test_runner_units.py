@@ -298,3 +298,44 @@ def test_summary_with_and_without_retries():
     assert (retries.infra_failures, retries.agent_failures, retries.attempts) == (1, 1, 7)
     held = rows[("heldout", "retries")]
     assert (held.cases, held.feasible, held.mean_score) == (1, 0, 0.0)
+
+
+# ---------------------------------------------------------------------------------- progress
+
+
+class _Stream:
+    def __init__(self, tty: bool) -> None:
+        self.tty, self.text = tty, ""
+
+    def isatty(self) -> bool:
+        return self.tty
+
+    def write(self, s: str) -> None:
+        self.text += s
+
+    def flush(self) -> None:
+        pass
+
+
+def test_progress_bar_on_a_terminal_lines_otherwise():
+    from psab.runner.progress import Progress
+
+    pub = {"agent": "a", "split": "public", "task_id": "fam-public", "final_class": SCORED, "n_attempts": 1,
+           "result": {"feasible": True, "score": 0.5}}
+    held = {"agent": "a", "split": "heldout", "task_id": "fam-heldout-00003", "final_class": AGENT_FAILURE,
+            "n_attempts": 1, "result": {"feasible": False, "score": 0.0}}
+    tty = _Stream(True)
+    bar = Progress(total=4, done=1, stream=tty)
+    bar.update(pub)
+    bar.update(held)
+    bar.close()
+    assert tty.text.startswith("\r[") and "3/4" in tty.text and "mean 0.250" in tty.text
+    assert "agent failures 1" in tty.text and tty.text.endswith("\n")
+    plain = _Stream(False)
+    lines = Progress(total=2, stream=plain)
+    lines.update(pub)
+    lines.update(held)
+    out = plain.text.splitlines()
+    assert out[0] == "[1/2] a fam-public: scored, score 0.500; running mean 0.500"
+    # a held-out case is reported by count only: no task id, no score of its own
+    assert out[1] == "[2/2] a heldout case: agent_failure; running mean 0.250"
