@@ -7,7 +7,7 @@ import json
 import os
 from pathlib import Path
 
-from conftest import need_bwrap
+from conftest import need, need_bwrap
 from runner_helpers import FAMILY, PUBLIC_ID, artifact, by_agent, records, run
 
 import psab
@@ -16,7 +16,7 @@ from psab.paths import case_dir
 from psab.runner import load_agents_file
 from psab.runner.agent_script import HANG_MARKER
 from psab.runner.execute import AGENT_FAILURE, INFRA_FAILURE, SCORED, CaseJob, Settings, run_case
-from psab.runner.sandbox import temp_root
+from psab.runner.sandbox import bwrap_problem, temp_root
 
 AGENTS_TOML = """
 [agents.reference]
@@ -57,6 +57,14 @@ builtin = "flaky"
 builtin = "escape"
 timeout_s = 120
 """
+
+
+def need_working_bwrap() -> None:
+    """bwrap installed (conftest.need_bwrap) and able to build a namespace on this machine
+    (a container may forbid user namespaces); both fail rather than skip under PSAB_STRICT=1."""
+    need_bwrap()
+    problem = bwrap_problem(True)
+    need(problem is None, f"bwrap cannot create a sandbox here: {problem}")
 
 
 def _alive_with_marker() -> list[int]:
@@ -151,7 +159,7 @@ def _check_every_builtin(tmp_path: Path, isolation: str) -> dict[str, dict]:
 
 
 def test_every_builtin_under_bwrap(tmp_path):
-    need_bwrap()
+    need_working_bwrap()
     out = _check_every_builtin(tmp_path, "bwrap")
     # The escape agent tried the install, repository, data, run and home paths, /proc of every
     # visible process, the environment, the mounts, `import psab`, and a search of the whole
@@ -170,7 +178,7 @@ def test_every_builtin_under_relocation(tmp_path):
 
 
 def test_task_key_never_reaches_the_sandbox(tmp_path):
-    need_bwrap()
+    need_working_bwrap()
     task = psab.load_case(case_dir(FAMILY))
     secret = "key-material-7f3e91"
     from psab.runner import AgentSpec
@@ -185,7 +193,7 @@ def test_task_key_never_reaches_the_sandbox(tmp_path):
 
 
 def test_sandbox_view_environment_and_network(tmp_path, monkeypatch):
-    need_bwrap()
+    need_working_bwrap()
     monkeypatch.setenv("MY_AGENT_TOKEN", "tok-123")
     monkeypatch.setenv("UNRELATED_SECRET", "do-not-pass")
     monkeypatch.setenv("PSAB_SEED", "seed-not-for-agents")
