@@ -1,5 +1,5 @@
 # psab — the two commands of the README:
-#   make run    install into .venv and run the main job (the built-in agents on the public split)
+#   make run    install into .venv and run the main job (the built-in agents on the public and held-out splits)
 #   make test   install into .venv (with the system tools the tests need) and run every test
 #
 # Needs only python3 (>= 3.11, with venv) and make. PYTHON picks another interpreter.
@@ -11,8 +11,12 @@ STAMP  := $(VENV)/.psab-installed
 
 .PHONY: run test install system-deps check bench lint clean
 
+# The main job: the built-in baselines through the agent runner on the public split, then on
+# one held-out draw per family from a demo seed (a real round keeps its seed private and
+# passes it as $$PSAB_SEED). Run records and summaries land in runs/<run id>/.
 run: $(STAMP)
-	$(BIN)/psab check
+	$(BIN)/psab run --agent builtin:reference --agent builtin:mutant --split public
+	$(BIN)/psab run --agent builtin:reference --agent builtin:mutant --split heldout --seed demo-seed --count 1
 
 test: $(STAMP) system-deps
 	PSAB_STRICT=1 $(BIN)/python -m pytest -q

@@ -71,7 +71,9 @@ def as_solution(solution: Solution | Mapping[str, Any] | str | Path | Any) -> So
         raw = p.read_bytes()
         try:
             data = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+            # RecursionError: nesting deeper than the parser's stack ('[' * 100000) — still
+            # the agent's malformed document, not a reason to crash the caller.
             raise SolutionProblem("solution file must be a UTF-8 JSON document", f"{type(exc).__name__}: {exc}") from None
         if not isinstance(data, Mapping):
             raise SolutionProblem("solution must be a JSON object with an 'answer' object", type(data).__name__)

@@ -1,0 +1,379 @@
+"""Agents: command templates, built-in agents, and the infrastructure-failure rules.
+
+An agent is a command run once per attempt inside a sandbox. Its template names sandbox paths
+with four placeholders, substituted with the paths *as the agent sees them*:
+
+``{task}``          the task's agent view (``task.json``, no key)
+``{instructions}``  the instructions file (English, or Russian with ``--lang ru``)
+``{solution}``      where the agent must write ``{"answer": {...}, "rationale": "..."}``
+``{workdir}``       the sandbox directory (also the agent's working directory and ``$HOME``)
+
+A template given as a string runs through ``/bin/sh -c`` (so ``"$(cat {instructions})"``
+works; the paths are shell-quoted); a list is an argv run directly.
+
+Agents come from the command line (:func:`parse_agent_arg`) or from a TOML/JSON agents file
+(:func:`load_agents_file`); the format is documented in ``docs/runner.md``.
+
+Built-in agents (``builtin:KIND``) are real subprocesses — a small standard-library script run
+by the system ``python3`` inside the same sandbox as any other agent. ``reference`` and
+``mutant`` need the answer, which must never be in the sandbox: the runner computes it outside
+and hands it to that one process on its standard input.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from psab.errors import RunnerError
+
+#: Built-in agent kinds. ``reference``/``mutant`` are baselines; the rest exercise the runner.
+BUILTIN_KINDS: dict[str, str] = {
+    "reference": "writes the reference answer",
+    "mutant": "writes the reference answer with one seeded realistic mistake (psab.mutations)",
+    "malformed": "writes a solution file that is not valid JSON",
+    "silent": "exits 0 without writing a solution",
+    "crash": "prints a traceback and exits with status 3",
+    "hang": "starts a child process and sleeps past any timeout (ignores SIGTERM)",
+    "provider-error": "prints a provider error (status=429|502|quota|none) and exits (exit=75)",
+    "flaky": "fails its first attempt with '502 Bad Gateway', then writes the reference answer",
+    "escape": "tries every route out of the sandbox it knows and writes what it found (walk=0: no file-system search)",
+}
+
+#: Built-in options: ``builtin:KIND,key=value,...``.
+BUILTIN_OPTIONS = {"sleep": float, "status": str, "exit": int, "walk": int}
+
+#: Kinds whose process receives the reference answer (computed outside the sandbox).
+ANSWER_KINDS = ("reference", "mutant", "flaky")
+
+PLACEHOLDERS = ("task", "instructions", "solution", "workdir")
+
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$")
+
+
+@dataclass(frozen=True)
+class InfraRule:
+    """One way to recognise an infrastructure failure (provider, transport, quota).
+
+    A rule matches when every condition it states holds: the exit code is one of
+    ``exit_codes`` (if given) and one of ``patterns`` (case-insensitive regular expressions,
+    if given) occurs in the tail of the chosen output ``streams``. Rules are consulted only
+    for an attempt that produced no acceptable solution and did not time out.
+    """
+
+    name: str
+    patterns: tuple[str, ...] = ()
+    exit_codes: tuple[int, ...] = ()
+    streams: tuple[str, ...] = ("stderr",)
+
+    def __post_init__(self) -> None:
+        if not self.patterns and not self.exit_codes:
+            raise RunnerError(f"infra rule {self.name!r} needs 'patterns' or 'exit_codes'")
+        for s in self.streams:
+            if s not in ("stderr", "stdout"):
+                raise RunnerError(f"infra rule {self.name!r}: streams must be 'stderr' and/or 'stdout', not {s!r}")
+        for p in self.patterns:
+            try:
+                re.compile(p)
+            except re.error as exc:
+                raise RunnerError(f"infra rule {self.name!r}: bad regular expression {p!r} ({exc})") from None
+
+    def matches(self, exit_code: int | None, stderr: str, stdout: str) -> bool:
+        if self.exit_codes and exit_code not in self.exit_codes:
+            return False
+        if self.patterns:
+            text = "\n".join(stderr if s == "stderr" else stdout for s in self.streams)
+            return any(re.search(p, text, re.IGNORECASE) for p in self.patterns)
+        return True
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "patterns": list(self.patterns), "exit_codes": list(self.exit_codes),
+                "streams": list(self.streams)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], where: str = "") -> InfraRule:
+        unknown = set(data) - {"name", "patterns", "stderr", "exit_codes", "streams"}
+        if unknown:
+            raise RunnerError(f"{where}infra rule: unknown keys {sorted(unknown)} (use name, patterns, exit_codes, streams)")
+        name = data.get("name")
+        if not isinstance(name, str) or not name:
+            raise RunnerError(f"{where}infra rule needs a 'name'")
+        patterns = data.get("patterns", data.get("stderr", ()))
+        if isinstance(patterns, str):
+            patterns = (patterns,)
+        codes = data.get("exit_codes", ())
+        if isinstance(codes, int):
+            codes = (codes,)
+        streams = data.get("streams", ("stderr",))
+        if isinstance(streams, str):
+            streams = (streams,)
+        try:
+            return cls(name, tuple(str(p) for p in patterns), tuple(int(c) for c in codes), tuple(streams))
+        except (TypeError, ValueError) as exc:
+            raise RunnerError(f"{where}infra rule {name!r}: {exc}") from None
+
+
+#: The default rules: common provider and transport errors as CLI agents print them. They are
+#: deliberately specific (status words next to codes), because a crash message that merely
+#: mentions a number must not be retried as if the provider had failed.
+DEFAULT_INFRA_RULES: tuple[InfraRule, ...] = (
+    InfraRule("rate-limit", (
+        r"too many requests", r"\bRateLimitError\b", r"rate[ _-]?limit(ed)?[ _-]?(exceeded|reached|error|hit)",
+        r"been rate[ -]?limited", r"\b429\b[^\n]{0,60}(too many|rate)", r"(status|code|http|error)[ :=_-]{0,3}429\b",
+    )),
+    InfraRule("quota", (
+        r"(exceeded|insufficient|out of)[^\n]{0,30}quota", r"quota[^\n]{0,30}(exceeded|exhausted|reached)",
+        r"\binsufficient_quota\b", r"\bRESOURCE_EXHAUSTED\b", r"credit balance is too low",
+        r"check your plan and billing",
+    )),
+    InfraRule("server-error", (
+        r"\b50[0234]\b[^\n]{0,40}(error|bad gateway|unavailable|time-?out)", r"bad gateway",
+        r"service (temporarily )?unavailable", r"gateway time-?out", r"internal server error",
+        r"\boverloaded_error\b", r"\bInternalServerError\b", r"\b529\b[^\n]{0,40}overloaded",
+    )),
+    InfraRule("transport", (
+        r"connection (was )?(reset|refused|aborted|closed)", r"\bECONNRESET\b", r"\bECONNREFUSED\b",
+        r"\bETIMEDOUT\b", r"\bEAI_AGAIN\b", r"timed out while connecting", r"connect(ion)?[ _-]?timed?[ _-]?out",
+        r"network is unreachable", r"temporary failure in name resolution", r"remote end closed connection",
+        r"\bAPIConnectionError\b", r"stream (disconnected|error) before completion", r"\bSSLError\b",
+    )),
+    InfraRule("auth", (
+        r"\b401\b[^\n]{0,20}unauthori[sz]ed", r"invalid[_ ]api[_ ]key", r"incorrect api key",
+        r"authentication (error|failed)",
+    )),
+    # sysexits.h EX_TEMPFAIL: "temporary failure, the user is invited to retry".
+    InfraRule("exit-75-tempfail", exit_codes=(75,)),
+)
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """One agent: how to launch it, and how to read its failures.
+
+    ``command`` is the template (a string for ``/bin/sh -c``, or an argv tuple); for a built-in
+    agent ``builtin`` names the kind and ``options`` its settings. ``timeout_s=None`` takes the
+    run's default. ``pass_env`` names environment variables passed through to the agent (their
+    values are never recorded). ``expose`` lists extra host paths shown read-only inside the
+    bwrap sandbox (an agent installed under the home directory, say); ``copy_home`` lists files
+    or directories copied into the sandbox's ``$HOME`` at the same relative place (an agent's
+    login, e.g. ``~/.codex/auth.json``).
+    """
+
+    name: str
+    command: str | tuple[str, ...] | None = None
+    builtin: str | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+    timeout_s: float | None = None
+    pass_env: tuple[str, ...] = ()
+    infra_rules: tuple[InfraRule, ...] = DEFAULT_INFRA_RULES
+    expose: tuple[str, ...] = ()
+    copy_home: tuple[str, ...] = ()
+    network: bool | None = None
+    retry_delay_s: float = 5.0
+
+    def __post_init__(self) -> None:
+        if not _NAME.match(self.name):
+            raise RunnerError(f"agent name {self.name!r}: use letters, digits and _.+- (at most 64 characters)")
+        if (self.command is None) == (self.builtin is None):
+            raise RunnerError(f"agent {self.name!r} needs exactly one of a command template or a built-in kind")
+        if self.builtin is not None and self.builtin not in BUILTIN_KINDS:
+            raise RunnerError(f"agent {self.name!r}: unknown built-in {self.builtin!r}; known: {', '.join(BUILTIN_KINDS)}")
+        if isinstance(self.command, str) and not self.command.strip():
+            raise RunnerError(f"agent {self.name!r}: empty command template")
+        if isinstance(self.command, tuple) and not self.command:
+            raise RunnerError(f"agent {self.name!r}: empty argv")
+        if self.timeout_s is not None and not self.timeout_s > 0:
+            raise RunnerError(f"agent {self.name!r}: timeout must be positive")
+        for var in self.pass_env:
+            if not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", var):
+                raise RunnerError(f"agent {self.name!r}: {var!r} is not an environment variable name")
+
+    @property
+    def label(self) -> str:
+        """How the agent is described in a manifest: the kind and template, never env values."""
+        if self.builtin:
+            opts = ",".join(f"{k}={v}" for k, v in sorted(self.options.items()))
+            return f"builtin:{self.builtin}" + (f",{opts}" if opts else "")
+        return self.command if isinstance(self.command, str) else shlex.join(self.command or ())
+
+    def argv(self, paths: Mapping[str, str], python: str, script: str) -> list[str]:
+        """The command line for one attempt, with the placeholders filled in."""
+        if self.builtin is not None:
+            return [python, "-I", "-c", script, self.builtin, paths["task"], paths["solution"], paths["instructions"]]
+        if isinstance(self.command, str):
+            return ["/bin/sh", "-c", fill(self.command, {k: shlex.quote(v) for k, v in paths.items()})]
+        return [fill(part, paths) for part in self.command or ()]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "command": list(self.command) if isinstance(self.command, tuple) else self.command,
+            "builtin": self.builtin,
+            "options": dict(self.options),
+            "timeout_s": self.timeout_s,
+            "pass_env": list(self.pass_env),
+            "infra_rules": [r.to_dict() for r in self.infra_rules],
+            "expose": list(self.expose),
+            "copy_home": list(self.copy_home),
+            "network": self.network,
+            "retry_delay_s": self.retry_delay_s,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> AgentSpec:
+        """Rebuild an agent from :meth:`to_dict` (a run manifest)."""
+        command = data.get("command")
+        return cls(
+            name=data["name"],
+            command=tuple(command) if isinstance(command, list) else command,
+            builtin=data.get("builtin"),
+            options=dict(data.get("options") or {}),
+            timeout_s=data.get("timeout_s"),
+            pass_env=tuple(data.get("pass_env") or ()),
+            infra_rules=tuple(InfraRule.from_dict(r) for r in data.get("infra_rules") or ()),
+            expose=tuple(data.get("expose") or ()),
+            copy_home=tuple(data.get("copy_home") or ()),
+            network=data.get("network"),
+            retry_delay_s=float(data.get("retry_delay_s", 5.0)),
+        )
+
+
+def fill(template: str, values: Mapping[str, str]) -> str:
+    """Replace exactly ``{task}``, ``{instructions}``, ``{solution}``, ``{workdir}`` (other
+    braces — shell ``${VAR}``, JSON — are left alone)."""
+    return re.sub(r"\{(task|instructions|solution|workdir)\}", lambda m: values[m.group(1)], template)
+
+
+def builtin_agent(kind: str, options: Mapping[str, Any] | None = None, name: str | None = None) -> AgentSpec:
+    """A built-in agent; no retry delay (they fail on purpose)."""
+    opts = dict(options or {})
+    for k, v in opts.items():
+        if k not in BUILTIN_OPTIONS:
+            raise RunnerError(f"builtin:{kind}: unknown option {k!r}; known: {', '.join(BUILTIN_OPTIONS)}")
+        try:
+            opts[k] = BUILTIN_OPTIONS[k](v)
+        except ValueError:
+            raise RunnerError(f"builtin:{kind}: option {k}={v!r} is not a {BUILTIN_OPTIONS[k].__name__}") from None
+    if kind not in BUILTIN_KINDS:
+        raise RunnerError(f"unknown built-in agent {kind!r}; known: {', '.join(BUILTIN_KINDS)}")
+    return AgentSpec(name=name or kind, builtin=kind, options=opts, retry_delay_s=0.0)
+
+
+def parse_agent_arg(text: str, named: Mapping[str, AgentSpec] | None = None) -> AgentSpec:
+    """One ``--agent`` value.
+
+    ``builtin:KIND[,key=value...]`` · ``NAME=builtin:KIND[,...]`` · ``cmd:NAME=TEMPLATE`` ·
+    ``NAME=TEMPLATE`` · ``NAME`` (an agent of ``--agents-file``).
+    """
+    text = text.strip()
+    named = named or {}
+    if text.startswith("cmd:"):
+        text = text[4:]
+        if "=" not in text:
+            raise RunnerError("--agent cmd:NAME=TEMPLATE needs a name and a template, e.g. cmd:mine='my-agent {task} {solution}'")
+    if text.startswith("builtin:"):
+        return _parse_builtin(text[len("builtin:"):], None)
+    if "=" in text:
+        name, _, template = text.partition("=")
+        name = name.strip()
+        if template.startswith("builtin:"):
+            return _parse_builtin(template[len("builtin:"):], name)
+        return AgentSpec(name=name, command=template)
+    if text in named:
+        return named[text]
+    if named:
+        raise RunnerError(f"--agent {text!r}: no such agent in the agents file (it defines {', '.join(named)})")
+    raise RunnerError(f"--agent {text!r}: give builtin:KIND, NAME=TEMPLATE, or a NAME from --agents-file")
+
+
+def _parse_builtin(text: str, name: str | None) -> AgentSpec:
+    kind, *opts = text.split(",")
+    options: dict[str, Any] = {}
+    for o in opts:
+        k, eq, v = o.partition("=")
+        if not eq:
+            raise RunnerError(f"builtin:{kind}: option {o!r} must be key=value")
+        options[k.strip()] = v.strip()
+    return builtin_agent(kind.strip(), options, name)
+
+
+_AGENT_KEYS = {"command", "argv", "builtin", "options", "timeout_s", "pass_env", "infra_rules",
+               "default_infra_rules", "expose", "copy_home", "network", "retry_delay_s"}
+
+
+def load_agents_file(path: str | Path) -> dict[str, AgentSpec]:
+    """Read a TOML (``.toml``) or JSON agents file: ``[agents.NAME]`` tables (see docs/runner.md)."""
+    p = Path(path)
+    if not p.is_file():
+        raise RunnerError(f"--agents-file {p}: no such file")
+    try:
+        if p.suffix == ".toml":
+            import tomllib
+
+            data = tomllib.loads(p.read_text(encoding="utf-8"))
+        else:
+            data = json.loads(p.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise RunnerError(f"--agents-file {p}: cannot parse ({exc})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("agents"), dict) or not data["agents"]:
+        raise RunnerError(f"--agents-file {p}: expected an 'agents' table with at least one agent")
+    defaults = data.get("defaults", {})
+    if not isinstance(defaults, dict):
+        raise RunnerError(f"--agents-file {p}: 'defaults' must be a table")
+    out: dict[str, AgentSpec] = {}
+    for name, entry in data["agents"].items():
+        if not isinstance(entry, dict):
+            raise RunnerError(f"--agents-file {p}: agents.{name} must be a table")
+        out[name] = agent_from_entry(name, {**defaults, **entry}, where=f"{p}: agents.{name}: ")
+    return out
+
+
+def agent_from_entry(name: str, entry: Mapping[str, Any], where: str = "") -> AgentSpec:
+    unknown = set(entry) - _AGENT_KEYS
+    if unknown:
+        raise RunnerError(f"{where}unknown keys {sorted(unknown)}; known: {', '.join(sorted(_AGENT_KEYS))}")
+    rules: list[InfraRule] = list(DEFAULT_INFRA_RULES) if entry.get("default_infra_rules", True) else []
+    extra = entry.get("infra_rules", [])
+    if not isinstance(extra, list):
+        raise RunnerError(f"{where}infra_rules must be a list of tables")
+    # The agent's own rules come first, so the record names the most specific rule.
+    rules = [InfraRule.from_dict(r, where) for r in extra] + rules
+    if "builtin" in entry:
+        spec = builtin_agent(str(entry["builtin"]), entry.get("options"), name)
+    elif "command" in entry or "argv" in entry:
+        command = entry.get("command", entry.get("argv"))
+        if isinstance(command, list):
+            command = tuple(str(c) for c in command)
+        elif not isinstance(command, str):
+            raise RunnerError(f"{where}command must be a string (run by /bin/sh) or a list (argv)")
+        spec = AgentSpec(name=name, command=command)
+    else:
+        raise RunnerError(f"{where}needs 'command' (or 'argv') or 'builtin'")
+    changes: dict[str, Any] = {"infra_rules": tuple(rules)}
+    for key in ("pass_env", "expose", "copy_home"):
+        if key in entry:
+            value = entry[key]
+            if isinstance(value, str) or not isinstance(value, Iterable):
+                raise RunnerError(f"{where}{key} must be a list of strings")
+            changes[key] = tuple(str(v) for v in value)
+    for key in ("timeout_s", "retry_delay_s"):
+        if key in entry:
+            try:
+                changes[key] = float(entry[key])
+            except (TypeError, ValueError):
+                raise RunnerError(f"{where}{key} must be a number") from None
+    if "network" in entry:
+        changes["network"] = bool(entry["network"])
+    return replace(spec, **changes)
+
+
+def with_overrides(agents: Sequence[AgentSpec], pass_env: Sequence[str]) -> list[AgentSpec]:
+    """Add the run-wide ``--pass-env`` names to every agent."""
+    if not pass_env:
+        return list(agents)
+    return [replace(a, pass_env=tuple(dict.fromkeys((*a.pass_env, *pass_env)))) for a in agents]

@@ -1,0 +1,134 @@
+"""The ``psab run`` command (registered through :data:`psab.cli.COMMAND_MODULES`)."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+
+from psab.errors import RunnerError
+
+_EPILOG = """\
+agents (--agent, repeatable):
+  builtin:KIND[,key=value...]   a built-in agent: reference, mutant, malformed, silent, crash, hang,
+                                provider-error, flaky, escape (options: sleep=S, status=429|502|quota, exit=N)
+  NAME=builtin:KIND[,...]       the same under another name
+  cmd:NAME=TEMPLATE             a command; placeholders {task} {instructions} {solution} {workdir}
+  NAME=TEMPLATE                 the same
+  NAME                          an agent of --agents-file (all of them when no --agent is given)
+
+examples:
+  psab run --agent builtin:reference --agent builtin:mutant --split public
+  PSAB_SEED=... psab run --agent builtin:reference --split heldout --count 2
+  psab run --agent 'cmd:opencode=opencode run "$(cat {instructions})"' --pass-env OPENROUTER_API_KEY
+  psab run --resume runs/20260601T120000Z-abc123
+
+The private seed of a held-out run is better given as $PSAB_SEED than as --seed (a command
+line is visible to other processes). See docs/runner.md.
+"""
+
+# Options that define a run; a resumed run takes them from its manifest instead.
+_DEFINING = ("agent", "agents_file", "split", "family", "limit", "count", "start", "run_seed", "timeout",
+             "isolation", "no_network", "lang", "backend", "pass_env")
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "run", help="run agents on the public and/or held-out split, in sandboxes",
+        description="Run command-line agents on psab tasks: sandboxed, classified, recorded, resumable.",
+        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--agent", action="append", metavar="SPEC", help="an agent (see below); repeatable")
+    p.add_argument("--agents-file", metavar="FILE", help="TOML or JSON file of agents (docs/runner.md)")
+    p.add_argument("--list-builtins", action="store_true", help="list the built-in agents and exit")
+    p.add_argument("--split", action="append", choices=("public", "heldout"), help="public (default) and/or heldout")
+    p.add_argument("--family", action="append", metavar="ID", help="only these families (repeatable)")
+    p.add_argument("--limit", type=int, metavar="N", help="at most N tasks per split")
+    p.add_argument("--count", type=int, metavar="N", help="held-out cases per family (default 1)")
+    p.add_argument("--start", type=int, metavar="N", help="first held-out index (default 0)")
+    p.add_argument("--seed", metavar="SEED", help="the private held-out seed (or $PSAB_SEED); never recorded")
+    p.add_argument("--run-seed", type=int, metavar="N", help="seed of the mutant agent's choices (default 0)")
+    p.add_argument("--timeout", type=float, metavar="S", help="default per-attempt timeout in seconds (default 600)")
+    p.add_argument("--isolation", choices=("auto", "bwrap", "relocate"), help="sandbox (default auto: bwrap if it works)")
+    p.add_argument("--no-network", action="store_true", help="cut the agents' network (bwrap only)")
+    p.add_argument("--lang", choices=("en", "ru"), help="language of the instructions (default en)")
+    p.add_argument("--backend", help="evaluation backend (default surrogate)")
+    p.add_argument("--pass-env", action="append", metavar="VAR", help="pass this environment variable to every agent")
+    p.add_argument("--workers", type=int, default=1, metavar="N", help="cases run in parallel (default 1)")
+    p.add_argument("--dask", metavar="ADDRESS", help="run the cases on this Dask scheduler (tcp://host:8786)")
+    p.add_argument("--out", metavar="RUN_DIR", help="run directory (default runs/<run id>)")
+    p.add_argument("--resume", metavar="RUN_DIR", help="continue an interrupted run")
+    p.add_argument("--progress", choices=("auto", "bar", "lines", "none"), default="auto",
+                   help="progress display on stderr (default: a bar on a terminal, lines otherwise)")
+    p.set_defaults(func=cmd_run)
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from psab.runner.agents import BUILTIN_KINDS
+
+    if args.list_builtins:
+        for kind, words in BUILTIN_KINDS.items():
+            print(f"builtin:{kind:<16} {words}")
+        return 0
+    # A polite stop (SIGTERM from a CI cancel, say) unwinds like Ctrl-C: the agents this run
+    # started are killed, and everything recorded so far stays for --resume.
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _terminate) if main_thread else None
+    try:
+        return _run(args)
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from psab.runner import run as runner
+    from psab.runner.agents import load_agents_file, parse_agent_arg, with_overrides
+
+    seed = runner.seed_from(args.seed)
+    if args.resume:
+        given = [name for name in _DEFINING if getattr(args, name) not in (None, False)]
+        if given or args.out:
+            flags = ", ".join("--" + n.replace("_", "-") for n in (given + (["out"] if args.out else [])))
+            raise RunnerError(f"--resume takes the run's configuration from its manifest; drop {flags}")
+        report = runner.resume(args.resume, seed=seed, workers=args.workers, dask=args.dask, progress=args.progress)
+    else:
+        named = load_agents_file(args.agents_file) if args.agents_file else {}
+        if args.agent:
+            agents = [parse_agent_arg(a, named) for a in args.agent]
+        else:
+            agents = list(named.values())
+        agents = with_overrides(agents, args.pass_env or [])
+        opts = runner.RunOptions(
+            agents=agents,
+            splits=list(dict.fromkeys(args.split or ["public"])),
+            families=args.family,
+            limit=args.limit,
+            count=args.count if args.count is not None else 1,
+            start=args.start if args.start is not None else 0,
+            isolation=args.isolation or "auto",
+            network=not args.no_network,
+            lang=args.lang or "en",
+            backend=args.backend or "surrogate",
+            timeout_s=args.timeout if args.timeout is not None else 600.0,
+            run_seed=args.run_seed if args.run_seed is not None else 0,
+        )
+        if "heldout" not in opts.splits and seed is not None and args.seed:
+            raise RunnerError("--seed is only used with --split heldout")
+        report = runner.start(opts, out=args.out, seed=seed, workers=args.workers, dask=args.dask,
+                              progress=args.progress)
+    print(report.table)
+    s = report.summary
+    print()
+    state = "complete" if s["complete"] else f"INCOMPLETE ({s['recorded']}/{s['planned']} cases)"
+    print(f"run {s['run_id']} {state}; isolation {s['isolation']}; "
+          f"{report.ran} cases run now, {report.skipped} already recorded")
+    print(f"records and summary in {report.run_dir}"
+          + (" (held-out per-case material under private/ — do not publish it)" if "heldout" in s else ""))
+    sys.stdout.flush()
+    return 0 if s["complete"] else 1

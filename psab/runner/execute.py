@@ -1,0 +1,356 @@
+"""One case — an agent on a task — from sandbox to record, on whichever worker runs it.
+
+:func:`run_case` is what a thread, a process or a Dask worker executes. It touches nothing of
+the run directory: it returns the record and the attempt artifacts, and the coordinating
+process writes them (one writer keeps the run's files consistent and durable).
+
+Failure classes (paper, section 4.2):
+
+``scored``         the agent exited 0 in time and left a JSON object at ``{solution}``; it is
+                   evaluated, however bad it is.
+``agent_failure``  timeout, non-zero exit, no solution, or a solution that is not a JSON object
+                   — the agent's doing; the attempt is scored as an infeasible solution (the
+                   evaluator reports the offending fields) and never retried.
+``infra_failure``  no acceptable solution, and one of the agent's infrastructure rules matched
+                   (provider error, transport drop, quota); retried, at most two attempts in all.
+
+A timeout is always the agent's failure, whatever its output says: a provider that hangs is
+indistinguishable from an agent that does, and retrying it would hand slow agents a second try.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import threading
+import time
+from dataclasses import dataclass, field, replace
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from psab.contract import EvaluationResult, Task, Violation
+from psab.errors import RunnerError
+from psab.runner.agents import ANSWER_KINDS, AgentSpec, InfraRule
+from psab.runner.instructions import instructions
+from psab.runner.sandbox import (
+    Launch,
+    agent_env,
+    bwrap_problem,
+    check_expose,
+    copy_home,
+    hidden_roots,
+    launch,
+    make_sandbox,
+    read_solution,
+    system_python,
+    temp_root,
+)
+
+SCORED = "scored"
+AGENT_FAILURE = "agent_failure"
+INFRA_FAILURE = "infra_failure"
+CLASSES = (SCORED, AGENT_FAILURE, INFRA_FAILURE)
+
+#: At most this many attempts per case; only infrastructure failures earn another.
+MAX_ATTEMPTS = 2
+
+#: A solution file larger than this is cut off (and so malformed).
+SOLUTION_LIMIT = 8 * 1024 * 1024
+
+#: Pyomo and the reference cache are not safe to drive from several threads at once; agents
+#: run concurrently, evaluation takes turns (it is milliseconds against an agent's minutes).
+EVAL_LOCK = threading.Lock()
+
+RECORD_STDERR_CHARS = 2000
+RECORD_STDOUT_CHARS = 1000
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Run-wide settings every case needs (picklable, for process and Dask workers)."""
+
+    isolation: str
+    network: bool = True
+    lang: str = "en"
+    backend: str = "surrogate"
+    default_timeout_s: float = 600.0
+    run_seed: int = 0
+    max_attempts: int = MAX_ATTEMPTS
+    #: Paths beyond psab's own that an agent must not reach (the run directory).
+    extra_hidden: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class CaseJob:
+    agent: AgentSpec
+    split: str
+    index: int | None
+    task: dict[str, Any]
+    task_key: dict[str, Any] | None
+    settings: Settings
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.split, self.task["id"], self.agent.name)
+
+
+@dataclass
+class CaseOutcome:
+    """What a worker hands back: the record line and the files for the run directory."""
+
+    record: dict[str, Any]
+    artifacts: dict[str, bytes] = field(default_factory=dict)
+
+
+def script_source() -> str:
+    return resources.files("psab.runner").joinpath("agent_script.py").read_text(encoding="utf-8")
+
+
+# ------------------------------------------------------------------------------- classify
+
+
+def classify(
+    run: Launch, present: bool, parsed: Any, rules: tuple[InfraRule, ...], note: str = ""
+) -> tuple[str, str | None, str]:
+    """(class, rule, reason) of one attempt; see the module docstring."""
+    if run.timed_out:
+        return AGENT_FAILURE, "timeout", "the agent did not finish within its time limit"
+    if run.exit_code == 0 and isinstance(parsed, dict):
+        return SCORED, None, ""
+    for rule in rules:
+        if rule.matches(run.exit_code, run.stderr_scan, run.stdout_scan):
+            return INFRA_FAILURE, rule.name, f"infrastructure rule {rule.name!r} matched (exit status {run.exit_code})"
+    if run.exit_code != 0:
+        return AGENT_FAILURE, "exit-status", f"the agent exited with status {run.exit_code}"
+    if not present:
+        return AGENT_FAILURE, "no-solution", "the agent exited 0 without writing a solution file"
+    return AGENT_FAILURE, "malformed-solution", note or "the solution file is not a JSON object"
+
+
+# ------------------------------------------------------------------------------- answers
+
+
+def reference_payload(task: Task, agent: AgentSpec, settings: Settings) -> dict[str, Any]:
+    """The answer a built-in agent submits, computed here, outside its sandbox."""
+    import psab
+
+    with EVAL_LOCK:
+        solution = psab.solve(task, settings.backend)
+    answer = solution.answer
+    if agent.builtin != "mutant":
+        return {"answer": answer, "rationale": solution.rationale or "reference"}
+    from psab.mutations import mutations
+
+    with EVAL_LOCK:
+        candidates = list(mutations(answer, task.submission_schema))
+    if not candidates:
+        return {"answer": answer, "rationale": "mutant: no mutation applies", "note": "no mutation applies"}
+    # One mistake, chosen reproducibly per (run seed, task): first the kind of mistake, so that
+    # answers with many numbers do not make every mutant a numeric one, then where.
+    digest = hashlib.sha256(f"{settings.run_seed}:{task.id}".encode()).digest()
+    rng = random.Random(int.from_bytes(digest[:8], "big"))
+    kind = rng.choice(sorted({m.kind for m in candidates}))
+    chosen = rng.choice([m for m in candidates if m.kind == kind])
+    return {"answer": chosen.answer, "rationale": f"mutant: {chosen.describe()}", "note": chosen.describe()}
+
+
+def escape_probe(task: Task, hidden: list[Path]) -> dict[str, Any]:
+    """What the escape agent is told to look for: every path an agent must not reach."""
+    from psab.paths import cases_root
+
+    paths = [str(h) for h in hidden] + [str(cases_root() / task.family / "key.json"), str(cases_root())]
+    return {"paths": paths, "words": ["psab", "PSAB"], "names": ["key.json", "records.jsonl", "manifest.json"],
+            "modules": ["psab"]}
+
+
+# ------------------------------------------------------------------------------- attempts
+
+
+def _summary(result: EvaluationResult | None) -> dict[str, Any] | None:
+    if result is None:
+        return None
+    return {
+        "feasible": result.feasible,
+        "score": result.score,
+        "perfect": result.perfect,
+        "n_violations": len(result.violations),
+        "violations": [v.describe() for v in result.violations[:5]],
+    }
+
+
+def _checked_evaluate(task: Task, solution: Any, backend: str) -> EvaluationResult:
+    """``psab.evaluate`` with a safety net: nothing an agent wrote may stop the run.
+
+    The evaluator is built never to raise for an answer; should it still (an evaluator defect,
+    an answer nested deeper than the interpreter's stack), the attempt is infeasible with a
+    violation naming the error and ``evidence.evaluator_error`` set, so the defect is visible.
+    Errors that are the caller's (psab's own exceptions) still propagate.
+    """
+    import psab
+    from psab.errors import PsabError
+
+    try:
+        return psab.evaluate(task, solution, backend)
+    except PsabError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - see the docstring
+        error = f"{type(exc).__name__}: {exc}"[:300]
+        base = psab.evaluate(task, {"answer": None}, backend)
+        v = Violation("", "the evaluator could not assess this solution", "an assessable solution", error)
+        return replace(base, feasible=False, score=0.0, violations=(v,), evidence={**base.evidence, "evaluator_error": error})
+
+
+def _evaluate(task: Task, settings: Settings, cls: str, rule: str | None, reason: str, present: bool,
+              data: bytes | None, parsed: Any, io_dir: Path) -> EvaluationResult | None:
+    if cls == INFRA_FAILURE:
+        return None
+    with EVAL_LOCK:
+        if isinstance(parsed, dict):
+            result = _checked_evaluate(task, parsed, settings.backend)
+        elif data is not None:
+            # Not a JSON object: the evaluator itself reports why (one violation).
+            copy = io_dir / "solution.json"
+            copy.write_bytes(data)
+            result = _checked_evaluate(task, copy, settings.backend)
+        else:
+            result = _checked_evaluate(task, {"answer": None}, settings.backend)
+    if cls == SCORED:
+        return result
+    # An agent failure is infeasible whatever it wrote: the runner's reason comes first, then
+    # what the evaluator found in the solution (if there was one to read).
+    first: list[Violation] = []
+    if rule == "timeout":
+        first.append(Violation("", "the agent must finish within its time limit", "exit before the timeout", reason))
+    elif rule == "exit-status":
+        first.append(Violation("", "the agent must exit with status 0", "exit status 0", reason))
+    if data is None:
+        first.append(Violation("", "the agent must write its solution file", "solution.json",
+                               "no file" if not present else "not a regular file"))
+        rest: tuple[Violation, ...] = ()
+    else:
+        rest = result.violations
+    return replace(result, feasible=False, score=0.0, violations=(*first, *rest))
+
+
+def run_attempt(job: CaseJob, task: Task, n: int, payload: dict[str, Any] | None,
+                hidden: list[Path]) -> tuple[dict[str, Any], dict[str, bytes]]:
+    """One attempt: fresh sandbox, the agent, classification, evaluation."""
+    agent, s = job.agent, job.settings
+    t0 = time.perf_counter()
+    expose = check_expose(agent.expose, hidden) if s.isolation == "bwrap" else []
+    network = s.network if agent.network is None else (agent.network and s.network)
+    sb = make_sandbox(temp_root(), s.isolation)
+    try:
+        paths = sb.agent_paths()
+        (sb.box / "task.json").write_text(task.to_json(), encoding="utf-8")
+        (sb.box / "instructions.md").write_text(instructions(task, s.lang, paths), encoding="utf-8")
+        copy_home(sb, agent.copy_home)
+        if s.isolation == "bwrap":
+            tmpdir = "/tmp"
+            visible: tuple[Path, ...] | None = (Path("/usr"), Path("/bin"), Path("/sbin"), *expose)
+        else:
+            (sb.box / ".tmp").mkdir()
+            tmpdir = str(sb.box / ".tmp")
+            visible = None
+        env = agent_env(home=paths["workdir"], tmpdir=tmpdir, pass_env=agent.pass_env, hidden=hidden, visible=visible)
+        argv = agent.argv(paths, system_python(), script_source())
+        stdin = None
+        if agent.builtin is not None:
+            stdin = json.dumps({**(payload or {}), "attempt": n, "options": dict(agent.options)}).encode()
+        t1 = time.perf_counter()
+        timeout = agent.timeout_s or s.default_timeout_s
+        run = launch(argv, sb, env=env, isolation=s.isolation, network=network, expose=expose, hidden=hidden,
+                     timeout_s=timeout, stdin_bytes=stdin)
+        t2 = time.perf_counter()
+        present, data, note = read_solution(sb.solution, SOLUTION_LIMIT)
+        parsed: Any = None
+        if data is not None and not note:
+            try:
+                parsed = json.loads(data.decode("utf-8"))
+            except (UnicodeDecodeError, ValueError, RecursionError):
+                parsed = None
+        cls, rule, reason = classify(run, present, parsed, agent.infra_rules, note)
+        if cls == AGENT_FAILURE and rule == "timeout":
+            reason = f"the agent did not finish within {timeout:g} s"
+        t3 = time.perf_counter()
+        result = _evaluate(task, s, cls, rule, reason, present, data, parsed, sb.io)
+        t4 = time.perf_counter()
+    finally:
+        sb.remove()
+    t5 = time.perf_counter()
+    attempt = {
+        "n": n,
+        "class": cls,
+        "rule": rule,
+        "reason": reason,
+        "exit_code": run.exit_code,
+        "timed_out": run.timed_out,
+        "wall_s": round(run.wall_s, 4),
+        "solution_present": present,
+        "solution_bytes": len(data) if data is not None else None,
+        "stderr_tail": run.stderr_tail[-RECORD_STDERR_CHARS:],
+        "stdout_tail": run.stdout_tail[-RECORD_STDOUT_CHARS:],
+        "result": _summary(result),
+        "timing": {
+            "setup_s": round(t1 - t0, 5),
+            "agent_s": round(t2 - t1, 5),
+            "classify_s": round(t3 - t2, 5),
+            "evaluate_s": round(t4 - t3, 5),
+            "cleanup_s": round(t5 - t4, 5),
+        },
+    }
+    if payload and payload.get("note"):
+        attempt["note"] = payload["note"]
+    if result is not None and "evaluator_error" in result.evidence:
+        attempt["evaluator_error"] = result.evidence["evaluator_error"]
+    prefix = f"attempt-{n}/"
+    files = {prefix + "stderr.txt": run.stderr_scan.encode(), prefix + "stdout.txt": run.stdout_scan.encode()}
+    if data is not None:
+        files[prefix + "solution.json"] = data
+    if result is not None:
+        files[prefix + "result.json"] = result.to_json().encode()
+    return attempt, files
+
+
+def run_case(job: CaseJob) -> CaseOutcome:
+    """Run every attempt of one case and build its record (executed on a worker)."""
+    s = job.settings
+    if s.isolation == "bwrap":
+        problem = bwrap_problem(s.network)
+        if problem is not None:
+            raise RunnerError(f"this worker cannot run the bwrap sandbox: {problem}")
+    task = Task.from_dict(job.task, key=job.task_key)
+    hidden = hidden_roots(None) + [Path(p) for p in s.extra_hidden]
+    payload: dict[str, Any] | None = None
+    if job.agent.builtin in ANSWER_KINDS:
+        payload = reference_payload(task, job.agent, s)
+    elif job.agent.builtin == "escape":
+        payload = {"probe": escape_probe(task, hidden)}
+    attempts: list[dict[str, Any]] = []
+    artifacts: dict[str, bytes] = {}
+    for n in range(1, max(1, s.max_attempts) + 1):
+        attempt, files = run_attempt(job, task, n, payload, hidden)
+        attempts.append(attempt)
+        artifacts.update(files)
+        if attempt["class"] != INFRA_FAILURE:
+            break
+        if n < s.max_attempts and job.agent.retry_delay_s > 0:
+            time.sleep(job.agent.retry_delay_s)
+    final = attempts[-1]
+    record = {
+        "agent": job.agent.name,
+        "split": job.split,
+        "family": task.family,
+        "family_version": task.family_version,
+        "task_id": task.id,
+        "index": job.index,
+        "task_digest": task.digest,
+        "isolation": s.isolation,
+        "attempts": attempts,
+        "n_attempts": len(attempts),
+        "final_class": final["class"],
+        "result": final["result"],
+    }
+    return CaseOutcome(record=record, artifacts=artifacts)

@@ -1,0 +1,73 @@
+"""The instructions file every agent receives, in English or Russian.
+
+Every agent gets the same text for the same task (only the sandbox paths differ between
+isolation modes): the task's own presentation, then the protocol — where the task is, what to
+write where, the solution format and the answer's JSON Schema. It asks nothing about how the
+agent should work; that is part of what is being compared.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+
+from psab.contract import Task
+
+LANGS = ("en", "ru")
+
+_TEXT = {
+    "en": {
+        "heading": "Task",
+        "what": "What to do",
+        "body": (
+            "The task is described in full in the JSON file `{task}`: its public inputs "
+            "(`public_inputs`), the hard constraints the answer must satisfy (`hard_constraints`), the "
+            "tolerances, the provenance of the case, and the JSON Schema the answer must follow "
+            "(`submission_schema`).\n\n"
+            "Write your solution to `{solution}` as one JSON object:\n\n"
+            "```json\n{{\"answer\": {{ ... }}, \"rationale\": \"how you obtained the answer, briefly\"}}\n```\n\n"
+            "- `answer` must satisfy `submission_schema` exactly: the field names given there (units are part "
+            "of the names), every required field, no extra fields, plain JSON numbers (no strings, no NaN).\n"
+            "- The answer is checked by recomputing the engineering quantities and checking every hard "
+            "constraint; the rationale is recorded but not scored.\n"
+            "- Your working directory is `{workdir}`; you may create files there.\n"
+            "- You are done when `{solution}` has been written."
+        ),
+        "schema": "Answer schema (`submission_schema`)",
+        "constraints": "Hard constraints",
+    },
+    "ru": {
+        "heading": "Задача",
+        "what": "Что нужно сделать",
+        "body": (
+            "Полное описание задачи находится в JSON-файле `{task}`: исходные данные (`public_inputs`), "
+            "жёсткие ограничения, которым должен удовлетворять ответ (`hard_constraints`), допуски, "
+            "источники данных и JSON-схема ответа (`submission_schema`).\n\n"
+            "Запишите решение в файл `{solution}` в виде одного JSON-объекта:\n\n"
+            "```json\n{{\"answer\": {{ ... }}, \"rationale\": \"кратко: как получен ответ\"}}\n```\n\n"
+            "- Поле `answer` должно в точности соответствовать `submission_schema`: имена полей — как в "
+            "схеме (единицы измерения входят в имя), все обязательные поля на месте, лишних полей нет, "
+            "числа — обычные числа JSON (не строки и не NaN).\n"
+            "- Ответ проверяется пересчётом инженерных величин и проверкой каждого жёсткого ограничения; "
+            "пояснение (`rationale`) сохраняется, но не оценивается.\n"
+            "- Рабочий каталог — `{workdir}`; в нём можно создавать файлы.\n"
+            "- Работа закончена, когда файл `{solution}` записан."
+        ),
+        "schema": "Схема ответа (`submission_schema`)",
+        "constraints": "Жёсткие ограничения",
+    },
+}
+
+
+def instructions(task: Task, lang: str, paths: Mapping[str, str]) -> str:
+    """The instructions for ``task`` in ``lang`` with the agent-side ``paths`` filled in."""
+    words = _TEXT[lang]
+    text = task.presentation[lang]
+    parts = [f"# {words['heading']}: {text['title']}", "", text["statement"].strip()]
+    if text.get("answer_notes"):
+        parts += ["", text["answer_notes"].strip()]
+    parts += ["", f"## {words['what']}", "", words["body"].format(**paths)]
+    parts += ["", f"## {words['constraints']}", ""] + [f"- {c}" for c in task.hard_constraints]
+    schema = json.dumps(task.submission_schema, indent=2, ensure_ascii=False, sort_keys=True)
+    parts += ["", f"## {words['schema']}", "", "```json", schema, "```", ""]
+    return "\n".join(parts)

@@ -1,0 +1,539 @@
+"""Sandboxes: a fresh directory per attempt, a scrubbed environment, and the isolation layer.
+
+Each attempt gets ``<temp root>/a-XXXX/`` (outside the run directory and the repository) with
+
+``box/``   the sandbox proper: ``task.json`` (agent view, no key), ``instructions.md``, and
+           whatever the agent writes, ``solution.json`` among it; it is the agent's working
+           directory and ``$HOME``;
+``io/``    the runner's side: the agent's stdout and stderr, and the standard input of a
+           built-in agent (deleted as soon as the process has opened it).
+
+Isolation modes:
+
+``bwrap``     bubblewrap: new user, pid, ipc, uts, cgroup (and, with ``--no-network``, net)
+              namespaces; the system directories (``/usr``, ``/bin``, ``/lib*``, ``/etc``)
+              read-only, the box read-write at ``/sandbox``, a private ``/tmp``, ``/proc`` and
+              ``/dev``, and nothing else — not psab, not the cases or keys, not the run
+              directory, not the repository, not the home directory. bwrap's own arguments
+              reach it over a pipe (``--args``), so the sandbox's pid 1 shows no host paths.
+``relocate``  the agent runs on the host in the box with the scrubbed environment. Absolute
+              paths and other processes' ``/proc`` entries stay reachable: see docs/runner.md.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import threading
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from psab.errors import RunnerError
+
+ISOLATIONS = ("auto", "bwrap", "relocate")
+
+#: Where the box appears inside the bwrap namespace.
+BOX_IN_BWRAP = "/sandbox"
+
+#: Environment variables an agent always gets (besides HOME, TMPDIR and PATH, which are set).
+#: The transport settings are there because agents call providers over the shared network.
+ENV_ALLOWLIST = (
+    "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_MESSAGES", "LC_NUMERIC", "TERM", "TZ", "USER", "LOGNAME",
+    "COLUMNS", "NO_COLOR",
+    "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "no_proxy", "all_proxy",
+    "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "NODE_EXTRA_CA_CERTS",
+)
+
+SYSTEM_PATH = ("/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin")
+
+#: Host directories shown read-only inside bwrap.
+SYSTEM_DIRS = ("/usr", "/etc")
+LIB_DIRS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+
+
+def system_python() -> str:
+    """The interpreter for built-in agents: the system ``python3``, visible inside bwrap."""
+    for candidate in ("/usr/bin/python3", "/usr/local/bin/python3", "/bin/python3"):
+        if os.access(candidate, os.X_OK):
+            return candidate
+    return sys.executable
+
+
+def temp_root() -> Path:
+    """The directory that holds every attempt's sandbox (``$TMPDIR/agent-sandboxes-<uid>``).
+
+    The name says nothing of psab on purpose: under bwrap the box's host path is visible in
+    ``/proc/self/mountinfo``.
+    """
+    root = Path(tempfile.gettempdir()) / f"agent-sandboxes-{os.getuid()}"
+    root.mkdir(mode=0o700, exist_ok=True)
+    return root
+
+
+def hidden_roots(run_dir: Path | None = None) -> list[Path]:
+    """Paths an agent must never reach: psab's code and data (and its install records), the
+    repository, the virtual environment running psab, the run directory and the user's home."""
+    import psab
+    from psab.paths import data_root
+
+    pkg = Path(psab.__file__).resolve().parent
+    roots = [pkg, data_root().resolve(), Path.home().resolve()]
+    if sys.prefix != sys.base_prefix:
+        # A virtual environment is psab's own; a system prefix (/usr) is everyone's, and only
+        # psab's entries in it are hidden.
+        roots.append(Path(sys.prefix).resolve())
+    repo = pkg.parent
+    if (repo / "pyproject.toml").is_file():
+        roots.append(repo)
+    else:  # an installed package: its install records and any path hook beside it
+        roots += sorted(repo.glob("psab-*.dist-info")) + sorted(repo.glob("*psab*.pth"))
+    script = shutil.which("psab")
+    if script:
+        roots.append(Path(script))
+    if run_dir is not None:
+        roots.append(Path(run_dir).resolve())
+    out: list[Path] = []
+    for r in roots:
+        if r not in out:
+            out.append(r)
+    return out
+
+
+def _within(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def check_temp_root(root: Path, hidden: list[Path]) -> None:
+    r = root.resolve()
+    home = Path.home().resolve()
+    for h in hidden:
+        if h != home and (_within(r, h) or _within(h, r)):
+            raise RunnerError(f"the sandbox root {r} overlaps {h}; set TMPDIR to a directory outside psab and the run")
+
+
+def check_expose(paths: tuple[str, ...], hidden: list[Path]) -> list[Path]:
+    """Refuse exposed paths that would show psab, the repository, the run or the venv."""
+    home = Path.home().resolve()
+    out = []
+    for raw in paths:
+        p = Path(os.path.expanduser(raw)).resolve()
+        if not p.exists():
+            raise RunnerError(f"expose: {p} does not exist")
+        for h in hidden:
+            if h == home:
+                # the home directory may hold an agent's install; only the whole of it is refused
+                if p == h:
+                    raise RunnerError(f"expose: {p} is the whole home directory; expose the agent's own directory")
+                continue
+            if _within(p, h) or _within(h, p):
+                raise RunnerError(f"expose: {p} overlaps {h}, which an agent must never see")
+        out.append(p)
+    return out
+
+
+# ------------------------------------------------------------------------------------ boxes
+
+
+@dataclass
+class Sandbox:
+    """One attempt's directories on the host and the paths the agent sees."""
+
+    attempt_dir: Path
+    box: Path
+    io: Path
+    inside: Path  # the box as the agent sees it
+
+    def agent_paths(self) -> dict[str, str]:
+        return {
+            "task": str(self.inside / "task.json"),
+            "instructions": str(self.inside / "instructions.md"),
+            "solution": str(self.inside / "solution.json"),
+            "workdir": str(self.inside),
+        }
+
+    @property
+    def solution(self) -> Path:
+        return self.box / "solution.json"
+
+    def remove(self) -> None:
+        _rmtree(self.attempt_dir)
+
+
+def make_sandbox(root: Path, isolation: str) -> Sandbox:
+    d = Path(tempfile.mkdtemp(prefix="a-", dir=root))
+    box, io = d / "box", d / "io"
+    box.mkdir(mode=0o755)
+    io.mkdir(mode=0o700)
+    (io / "owner").write_text(str(os.getpid()))
+    inside = Path(BOX_IN_BWRAP) if isolation == "bwrap" else box
+    return Sandbox(d, box, io, inside)
+
+
+def remove_stale(root: Path) -> int:
+    """Remove sandboxes left by runners that died (killed mid-attempt); returns how many.
+
+    A sandbox whose owner process is still alive belongs to a concurrent run and is kept.
+    """
+    n = 0
+    for d in root.glob("a-*"):
+        try:
+            pid = int((d / "io" / "owner").read_text())
+        except (OSError, ValueError):
+            continue
+        if pid == os.getpid():
+            continue
+        try:
+            os.kill(pid, 0)
+            continue
+        except ProcessLookupError:
+            pass
+        except PermissionError:
+            continue
+        _rmtree(d)
+        n += 1
+    return n
+
+
+def copy_home(sandbox: Sandbox, items: tuple[str, ...]) -> None:
+    """Copy an agent's login/config files into the box's ``$HOME`` at the same relative place."""
+    home = Path.home()
+    for raw in items:
+        src = Path(os.path.expanduser(raw))
+        try:
+            rel = src.resolve().relative_to(home.resolve())
+        except ValueError:
+            raise RunnerError(f"copy_home: {src} is not under the home directory {home}") from None
+        dst = sandbox.box / rel
+        if not src.exists():
+            raise RunnerError(f"copy_home: {src} does not exist")
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        if src.is_dir():
+            shutil.copytree(src, dst, symlinks=True, dirs_exist_ok=True)
+        else:
+            shutil.copy2(src, dst)
+
+
+def _rmtree(path: Path) -> None:
+    def fix(func, p, _exc):  # type: ignore[no-untyped-def]
+        # An agent may leave read-only directories behind; make them writable and retry.
+        try:
+            os.chmod(os.path.dirname(p), 0o700)
+            if os.path.isdir(p) and not os.path.islink(p):
+                os.chmod(p, 0o700)
+            func(p)
+        except OSError:
+            pass
+
+    shutil.rmtree(path, onexc=fix) if sys.version_info >= (3, 12) else shutil.rmtree(path, onerror=fix)
+
+
+def read_solution(path: Path, limit: int) -> tuple[bool, bytes | None, str]:
+    """Read what the agent left at ``path`` without trusting it.
+
+    Returns (present, bytes, note). A symlink, FIFO or directory is not a solution (the runner
+    must not follow a link out of the sandbox or block on a pipe); content beyond ``limit``
+    bytes is cut off, which makes the JSON malformed and the attempt an agent failure.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return False, None, "no solution file"
+    except OSError as exc:
+        return True, None, f"solution path is not a regular file ({exc.strerror})"
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return True, None, "solution path is not a regular file"
+        chunks, size = [], 0
+        while size <= limit:
+            block = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not block:
+                break
+            chunks.append(block)
+            size += len(block)
+        data = b"".join(chunks)
+        if len(data) > limit:
+            return True, data[:limit], f"solution file larger than {limit} bytes (cut off)"
+        return True, data, ""
+    finally:
+        os.close(fd)
+
+
+# ------------------------------------------------------------------------------ environment
+
+
+def agent_env(*, home: str, tmpdir: str, pass_env: tuple[str, ...], hidden: list[Path],
+              visible: tuple[Path, ...] | None) -> dict[str, str]:
+    """The scrubbed environment: the allowlist, HOME, TMPDIR, a PATH without psab's
+    environment, and the variables the user chose to pass through."""
+    env = {k: os.environ[k] for k in ENV_ALLOWLIST if k in os.environ}
+    user_home = Path.home().resolve()
+    # The home directory may hold an agent's own install (~/.local/bin); psab's is refused.
+    refused = [str(h) for h in hidden if h != user_home]
+    shown = [str(v) for v in visible] if visible is not None else None
+
+    def inside(path: str, roots: list[str]) -> bool:
+        return any(path == r or path.startswith(r.rstrip("/") + "/") for r in roots)
+
+    entries: list[str] = []
+    for e in [*os.environ.get("PATH", "").split(os.pathsep), *SYSTEM_PATH]:
+        if not e or not os.path.isabs(e) or e in entries:
+            continue
+        e = os.path.normpath(e)
+        if inside(e, refused) or inside(os.path.realpath(e), refused):
+            continue
+        if shown is not None and not inside(e, shown):
+            continue
+        entries.append(e)
+    env["PATH"] = os.pathsep.join(entries)
+    env["HOME"] = home
+    env["TMPDIR"] = tmpdir
+    for k in pass_env:
+        if k in os.environ:
+            env[k] = os.environ[k]
+    return env
+
+
+# ------------------------------------------------------------------------------------ bwrap
+
+
+def bwrap_args(box: Path, *, network: bool, expose: list[Path], hidden: list[Path]) -> list[str]:
+    """bwrap's arguments (before ``--``) for one attempt."""
+    args = ["--die-with-parent", "--new-session", "--unshare-all"]
+    if network:
+        args.append("--share-net")
+    for d in SYSTEM_DIRS:
+        args += ["--ro-bind", d, d]
+    for d in LIB_DIRS:
+        if os.path.islink(d):
+            args += ["--symlink", os.readlink(d), d]
+        elif os.path.isdir(d):
+            args += ["--ro-bind", d, d]
+    if network:
+        # DNS: /etc/resolv.conf may point into /run (systemd-resolved), which is not mounted.
+        real = os.path.realpath("/etc/resolv.conf")
+        if not real.startswith(("/etc/", "/usr/")) and os.path.exists(real):
+            args += ["--ro-bind", real, real]
+    for p in expose:
+        args += ["--ro-bind", str(p), str(p)]
+    # Anything of psab that happens to live inside a visible tree (a system-wide install under
+    # /usr, a config file in /etc) is covered up.
+    visible_roots = [Path(d) for d in (*SYSTEM_DIRS, *LIB_DIRS)] + expose
+    for m in masks(hidden, visible_roots):
+        args += (["--tmpfs", str(m)] if m.is_dir() else ["--ro-bind", "/dev/null", str(m)])
+    args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    args += ["--bind", str(box), BOX_IN_BWRAP, "--chdir", BOX_IN_BWRAP]
+    return args
+
+
+def masks(hidden: list[Path], visible_roots: list[Path]) -> list[Path]:
+    """Hidden paths (and psab-named entries of /etc) that lie inside a visible tree."""
+    out = [h for h in hidden if any(_within(h, v) for v in visible_roots)]
+    out += [p for p in _psab_named_in_etc() if p not in out]
+    return out
+
+
+@cache
+def _psab_named_in_etc() -> tuple[Path, ...]:
+    hits = []
+    for root, dirs, files in os.walk("/etc", onerror=lambda e: None):
+        for n in dirs + files:
+            if "psab" in n.lower():
+                hits.append(Path(root) / n)
+    return tuple(hits)
+
+
+_PROBE: dict[bool, str | None] = {}
+_PROBE_LOCK = threading.Lock()
+
+
+def bwrap_problem(network: bool = True) -> str | None:
+    """``None`` when bwrap can run an agent here, else why not (cached per process)."""
+    with _PROBE_LOCK:
+        if network in _PROBE:
+            return _PROBE[network]
+        exe = shutil.which("bwrap")
+        if exe is None:
+            problem: str | None = "bwrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
+        else:
+            root = temp_root()
+            sb = make_sandbox(root, "bwrap")
+            try:
+                r = launch(["/bin/sh", "-c", "test -d /sandbox"], sb,
+                           env={"PATH": "/usr/bin:/bin"}, isolation="bwrap", network=network, expose=[],
+                           hidden=[], timeout_s=30, stdin_bytes=None)
+                problem = None if r.exit_code == 0 else f"bwrap failed (exit {r.exit_code}): {r.stderr_tail.strip()[-300:]}"
+            finally:
+                sb.remove()
+        _PROBE[network] = problem
+        return problem
+
+
+def resolve_isolation(requested: str, network: bool) -> str:
+    """``auto`` → ``bwrap`` if it works here, else ``relocate``; ``bwrap`` insists."""
+    if requested not in ISOLATIONS:
+        raise RunnerError(f"--isolation must be one of {', '.join(ISOLATIONS)}")
+    if requested == "relocate":
+        if not network:
+            raise RunnerError("--no-network needs the bwrap sandbox (--isolation bwrap); relocation cannot cut the network")
+        return "relocate"
+    problem = bwrap_problem(network)
+    if problem is None:
+        return "bwrap"
+    if requested == "bwrap" or not network:
+        raise RunnerError(f"--isolation bwrap{' (needed by --no-network)' if not network else ''}: {problem}")
+    return "relocate"
+
+
+# ----------------------------------------------------------------------------------- launch
+
+
+@dataclass(frozen=True)
+class Launch:
+    exit_code: int | None
+    timed_out: bool
+    wall_s: float
+    stdout_tail: str
+    stderr_tail: str
+    stderr_scan: str
+    stdout_scan: str
+
+
+#: Process groups of running agents, so an interrupted run can stop exactly what it started.
+LIVE: dict[int, Path] = {}
+_LIVE_LOCK = threading.Lock()
+#: Set when the run is being stopped: no new agent starts after that.
+STOP = threading.Event()
+
+TAIL_CHARS = 4000
+SCAN_BYTES = 64 * 1024
+
+
+def launch(argv: list[str], sb: Sandbox, *, env: dict[str, str], isolation: str, network: bool,
+           expose: list[Path], hidden: list[Path], timeout_s: float, stdin_bytes: bytes | None) -> Launch:
+    """Run one agent process to completion or timeout; kill everything it started."""
+    import time
+
+    if STOP.is_set():
+        raise RunnerError("the run is stopping; no new agent is started")
+    out_path, err_path = sb.io / "stdout.log", sb.io / "stderr.log"
+    pass_fds: tuple[int, ...] = ()
+    args_r = None
+    if isolation == "bwrap":
+        args_r, args_w = os.pipe()
+        payload = b"\0".join(a.encode() for a in bwrap_args(sb.box, network=network, expose=expose, hidden=hidden)) + b"\0"
+        # bwrap reads the pipe before it forks; the arguments are a few kilobytes, well
+        # under a pipe's buffer, so writing first cannot block.
+        os.write(args_w, payload)
+        os.close(args_w)
+        pass_fds = (args_r,)
+        argv = [shutil.which("bwrap") or "bwrap", "--args", str(args_r), "--", *argv]
+    stdin_file = None
+    if stdin_bytes is not None:
+        stdin_path = sb.io / "stdin"
+        fd = os.open(stdin_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        os.write(fd, stdin_bytes)
+        os.close(fd)
+        stdin_file = open(stdin_path, "rb")  # noqa: SIM115 - closed below
+        stdin_path.unlink()  # the open descriptor is the only way to the payload now
+    started = time.perf_counter()
+    with open(out_path, "wb") as out, open(err_path, "wb") as err:
+        try:
+            proc = subprocess.Popen(
+                argv, cwd=sb.box, env=env, stdin=stdin_file if stdin_file else subprocess.DEVNULL,
+                stdout=out, stderr=err, start_new_session=True, close_fds=True, pass_fds=pass_fds,
+            )
+        except OSError as exc:
+            err.write(f"cannot start the agent: {exc}\n".encode())
+            proc = None
+        finally:
+            if args_r is not None:
+                os.close(args_r)
+            if stdin_file is not None:
+                stdin_file.close()
+        timed_out = False
+        code: int | None = None
+        if proc is not None:
+            with _LIVE_LOCK:
+                LIVE[proc.pid] = sb.box
+                stopping = STOP.is_set()
+            if stopping:  # the run was interrupted while this agent was starting
+                kill_group(proc.pid)
+            try:
+                code = proc.wait(timeout=timeout_s)
+            except subprocess.TimeoutExpired:
+                timed_out = True
+                kill_group(proc.pid)
+                code = proc.wait()
+            finally:
+                # Whatever the agent left running in its group dies with it.
+                kill_group(proc.pid)
+                if isolation == "relocate":
+                    sweep(sb.box)
+                with _LIVE_LOCK:
+                    LIVE.pop(proc.pid, None)
+        else:
+            code = 127
+    wall = time.perf_counter() - started
+    return Launch(
+        exit_code=None if timed_out else code,
+        timed_out=timed_out,
+        wall_s=wall,
+        stdout_tail=_tail(out_path, TAIL_CHARS),
+        stderr_tail=_tail(err_path, TAIL_CHARS),
+        stderr_scan=_tail(err_path, SCAN_BYTES),
+        stdout_scan=_tail(out_path, SCAN_BYTES),
+    )
+
+
+def kill_group(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def sweep(box: Path) -> None:
+    """Relocate mode: kill processes still working in the box (an agent's child that left
+    the process group with setsid is found by its working directory)."""
+    me = os.getpid()
+    prefix = str(box)
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == me:
+            continue
+        try:
+            cwd = os.readlink(f"/proc/{entry}/cwd")
+        except OSError:
+            continue
+        if cwd == prefix or cwd.startswith(prefix + "/"):
+            try:
+                os.kill(int(entry), signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+
+def kill_all_live() -> None:
+    """Stop every agent this process started and has not reaped (on interruption)."""
+    STOP.set()
+    with _LIVE_LOCK:
+        items = list(LIVE.items())
+    for pid, box in items:
+        kill_group(pid)
+        sweep(box)
+
+
+def _tail(path: Path, n: int) -> str:
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            size = f.tell()
+            f.seek(max(0, size - n))
+            return f.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
