@@ -10,6 +10,7 @@ FAMILY_MODULES: tuple[str, ...] = (
     # 2. Short circuit and protection
     "distance_protection_settings",
     "overcurrent_protection",
+    "cable_ampacity_sizing",
 )
 
 
