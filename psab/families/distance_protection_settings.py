@@ -103,13 +103,13 @@ PRESENTATION = {
     "ru": {
         "title": "Уставки трёхступенчатой дистанционной защиты",
         "statement": (
-            "Дистанционная защита на питающей подстанции защищает линию public_inputs.protected_line; от "
-            "шин противоположного конца отходят смежные линии adjacent_lines. Сопротивления прямой "
+            "Дистанционная защита установлена в начале линии public_inputs.protected_line; от шин "
+            "противоположного конца этой линии отходят смежные линии adjacent_lines. Сопротивления прямой "
             "последовательности заданы в первичных омах модулем z_ohm и углом angle_deg. Защита имеет три "
-            "ступени с круговой характеристикой (направленное реле сопротивления, mho), проходящей через "
-            "начало координат, с диаметром (уставкой срабатывания) по углу защищаемой линии; точка z (Ом) "
-            "находится внутри ступени с уставкой R, если |z|² ≤ R·Re(z·e^(−jθ)), где θ — угол защищаемой "
-            "линии. Реле измеряет вторичные омы Z_втор = Z_перв·CTR/VTR (CTR = ct_primary_a/ct_secondary_a "
+            "ступени с круговыми характеристиками срабатывания (направленные реле сопротивления, mho): "
+            "окружности проходят через начало координат, а их диаметр, равный уставке ступени, направлен "
+            "под углом защищаемой линии; точка z (Ом) находится внутри ступени с уставкой R, если "
+            "|z|² ≤ R·Re(z·e^(−jθ)), где θ — угол защищаемой линии. Реле измеряет вторичные омы Z_втор = Z_перв·CTR/VTR (CTR = ct_primary_a/ct_secondary_a "
             "— коэффициент трансформации ТТ, VTR = vt_primary_v/vt_secondary_v — ТН). Обозначим Z_L — "
             "защищаемая линия, Z_k — смежная линия, ρ(z) = |z|²/Re(z·e^(−jθ)) — уставка, при которой точка z "
             "находится на границе характеристики. Уставки должны удовлетворять правилам из "
@@ -393,7 +393,7 @@ SPEC = register(
         provenance=(
             {
                 "title": "Horowitz & Phadke, Power System Relaying, 4th ed., Wiley, 2014",
-                "locator": "ch. 5 Distance protection of transmission lines: §5.2 R-X diagram and CT/VT ratios, mho characteristic, §5.4 stepped distance zones (zone 1 80–90 %, zone 2 ≥ 120 %, zone 3 remote backup), infeed effect, load encroachment",
+                "locator": "ch. 5 Nonpilot distance protection of transmission lines: stepped distance zones (zone 1 80–90 %, zone 2 ≥ 120 %, zone 3 remote backup), R–X diagram and CT/VT ratios, mho characteristic, infeed (remote current source) effect, loadability",
                 "note": "The zone rules are the textbook ones, stated with the case's fractions; zone 3 coverage and zone 2 overreach are judged without infeed, the clearing-time fault set with the case's infeed factors.",
                 "confidence": "medium",
             },

@@ -13,7 +13,7 @@ series radial relays that optimum is the "tightest chain" from the downstream en
 at the smallest TMS its grading allows); the golden case derives it by hand.
 
 Sources: Horowitz & Phadke, *Power System Relaying*, 4th ed. (2014), ch. 4 (radial feeder
-coordination, CTI); IEC 60255-151:2009 eq. (1) and Table 1; Urdaneta, Nadira & Pérez
+coordination, CTI); IEC 60255-151:2009 dependent-time characteristic; Urdaneta, Nadira & Pérez
 Jiménez, IEEE Trans. Power Delivery 3(3):903–911 (1988) (the LP formulation).
 """
 
@@ -57,9 +57,10 @@ PRESENTATION = {
             "of every relay so that (1) for every pair in public_inputs.pairs, the backup relay operates "
             "at least cti_s after the primary relay for the fault at the primary's near end, and (2) every "
             "TMS lies in [tms_min, tms_max]; minimise the sum over all relays of each relay's operating "
-            "time for its own near-end fault. TMS is continuous (no setting steps). ik_min_far_ka and "
-            "i_load_max_a describe the feeder (the pickups already respect them) and do not enter the "
-            "grading."
+            "time for its own near-end fault. TMS is continuous (no setting steps). ik_min_far_ka (minimum "
+            "two-phase fault at the far end of the relay's section, minimum source) and i_load_max_a (maximum "
+            "load current through the relay) describe the feeder: the pickups already respect them, and they "
+            "do not enter the grading."
         ),
         "answer_notes": (
             "Give TMS values unrounded or rounded up: the grading margin is checked to 0.1 ms and the range "
@@ -81,8 +82,9 @@ PRESENTATION = {
             "cti_s (ступень селективности) позже основной при КЗ в начале участка основной защиты и "
             "(2) каждый TMS лежал в диапазоне [tms_min, tms_max]; минимизируйте сумму по всем защитам "
             "времён срабатывания каждой защиты при КЗ в начале её собственного участка. TMS непрерывен "
-            "(без шага уставки). ik_min_far_ka и i_load_max_a описывают линию (токи срабатывания уже им "
-            "соответствуют) и в согласовании не участвуют."
+            "(без шага уставки). ik_min_far_ka (минимальный ток двухфазного КЗ в конце защищаемого участка "
+            "при минимальном режиме источника) и i_load_max_a (максимальный ток нагрузки через защиту) "
+            "описывают линию: токи срабатывания им уже соответствуют, в согласовании они не участвуют."
         ),
         "answer_notes": (
             "Указывайте TMS без округления или с округлением вверх: ступень селективности проверяется с "
@@ -233,7 +235,7 @@ def feeder_inputs(
     return {
         "feeder": f"{un_kv:g} kV radial overhead feeder, source at B1, {n} sections",
         "nominal_voltage_kv": un_kv,
-        "curves": {curve: {"standard": "IEC 60255-151:2009 Table 1", "k_s": c.k_s, "alpha": c.alpha}},
+        "curves": {curve: {"standard": "IEC 60255-151:2009", "k_s": c.k_s, "alpha": c.alpha}},
         "relays": relays,
         "pairs": [{"backup": f"R{i + 1}", "primary": f"R{i + 2}"} for i in range(n - 1)],
         "cti_s": cti_s,
@@ -250,7 +252,7 @@ def generate(public: Task, rng: np.random.Generator) -> Generated:
         s_max = float(rng.uniform(120.0, 350.0))
         z_km = complex(rng.uniform(0.15, 0.45), rng.uniform(0.30, 0.40))
         inputs = feeder_inputs(
-            un_kv=float(rng.choice([11.0, 22.0])) if rng.uniform() < 0.3 else 11.0,
+            un_kv=float(rng.choice([11.0, 11.0, 22.0])),
             s_sc_max_mva=round(s_max, 1),
             s_sc_min_mva=round(s_max * float(rng.uniform(0.55, 0.85)), 1),
             section_km=[round(float(rng.uniform(1.0, 5.0)), 2) for _ in range(n)],
@@ -287,19 +289,19 @@ SPEC = register(
         provenance=(
             {
                 "title": "Horowitz & Phadke, Power System Relaying, 4th ed., Wiley, 2014",
-                "locator": "ch. 4 Non-pilot overcurrent protection of transmission lines: radial systems, time-overcurrent relay coordination, coordination time interval",
+                "locator": "ch. 4 Nonpilot overcurrent protection of transmission lines: radial systems, coordination of inverse-time overcurrent relays, coordination time interval",
                 "note": "The textbook grading of series relays on a radial feeder: each backup operates one CTI after its primary at the primary's maximum (near-end) fault.",
                 "confidence": "medium",
             },
             {
                 "title": "IEC 60255-151:2009 Measuring relays and protection equipment – Part 151: Functional requirements for over/under current protection",
-                "locator": "clause 5.5, eq. (1) and Table 1 (standard, very, extremely and long-time inverse constants)",
+                "locator": "dependent-time characteristic t = TMS·[k/((G/G_S)^α − 1) + c] and its curve constants (A standard inverse 0.14/0.02, B very inverse 13.5/1, C extremely inverse 80/2, long-time inverse 120/1)",
                 "note": "The dependent-time characteristic t = TMS·k/((G/G_S)^α − 1) used for every operating time.",
                 "confidence": "high",
             },
             {
-                "title": "Urdaneta, Nadira & Pérez Jiménez, Optimal coordination of directional overcurrent relays in interconnected power systems, IEEE Trans. Power Delivery 3(3):903–911, 1988",
-                "locator": "doi:10.1109/61.193867, the linear-programming formulation in TMS",
+                "title": "Urdaneta, Nadira & Pérez Jiménez, Optimal coordination of directional overcurrent relays in interconnected power systems, IEEE Transactions on Power Delivery 3(3):903–911, July 1988",
+                "locator": "the linear-programming formulation: time-dial settings as variables, fixed pickups, one coordination row per primary/backup pair",
                 "note": "Operating times are linear in TMS for fixed currents, so the optimal settings solve an LP; on a radial feeder its optimum is the tightest chain from the downstream end.",
                 "confidence": "medium",
             },

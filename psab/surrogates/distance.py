@@ -4,7 +4,7 @@ Conventions (Horowitz & Phadke, *Power System Relaying*, 4th ed., ch. 5):
 
 - Impedances are complex ohms. A relay's secondary impedance is
   ``Z_sec = Z_pri · CTR / VTR`` with ``CTR = I_pri/I_sec`` and ``VTR = V_pri/V_sec``
-  (§5.2: the relay sees secondary voltage over secondary current).
+  (the relay sees secondary voltage over secondary current).
 - The characteristic is the **mho** (self-polarised directional impedance) circle: a circle
   through the origin whose diameter is the zone's reach ``R`` along the characteristic
   (maximum-torque) angle ``θ``. A point ``z`` lies inside it when
@@ -18,7 +18,7 @@ Conventions (Horowitz & Phadke, *Power System Relaying*, 4th ed., ch. 5):
 - The load point: a balanced load of ``S`` at line voltage ``U`` and power factor ``cos φ``
   presents ``|Z_load| = U² / S`` at the angle ``φ`` (lagging load in the first quadrant).
 - Infeed at the remote bus: for a fault at fraction ``y`` of an adjacent line the relay sees
-  ``Z_L + K·y·Z_adj`` with ``K = (I_relay + I_infeed) / I_relay ≥ 1`` (§5.5).
+  ``Z_L + K·y·Z_adj`` with ``K = (I_relay + I_infeed) / I_relay ≥ 1``.
 """
 
 from __future__ import annotations

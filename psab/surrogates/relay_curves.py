@@ -1,11 +1,12 @@
 """Inverse-time overcurrent characteristics (IEC 60255-151:2009).
 
-The dependent-time characteristic of IEC 60255-151, clause 5.5, eq. (1)::
+The dependent-time characteristic of IEC 60255-151:2009::
 
     t(G) = TMS · [ k / ((G / G_S)^α − 1) + c ]
 
 with G the measured current, G_S the setting (pickup) current, TMS the time multiplier
-setting and (k, α, c) the constants of Table 1 (c = 0 for the four IEC curves):
+setting and (k, α, c) the standard's curve constants (c = 0 for the four IEC curves; relay
+manuals list them as curves A, B, C and the long-time inverse):
 
 =====================  ========  ======
 curve                  k (s)     α
@@ -19,7 +20,8 @@ long-time inverse      120       1
 Behaviour at and below pickup: the formula's denominator vanishes at G = G_S and is negative
 below it, where the element does not operate at all. :func:`time_factor` therefore returns
 ``math.inf`` for every multiple ``M = G/G_S <= 1``. The standard guarantees the characteristic
-only within its effective range (at least 2 ≤ G/G_S ≤ 20); the cases of psab keep every
+only within a stated effective range of multiples (typically 2 to 20 × setting); the cases of
+psab keep every
 multiple they use within (1, 20], and nothing here saturates the curve above 20×.
 
 For fixed currents the operating time is linear in TMS — the property the coordination LP
@@ -44,7 +46,7 @@ class InverseCurve:
     c_s: float = 0.0
 
 
-#: IEC 60255-151:2009, Table 1 (the "A", "B", "C" curves and the long-time inverse).
+#: IEC 60255-151:2009 curve constants (the "A", "B", "C" curves and the long-time inverse).
 IEC_CURVES: dict[str, InverseCurve] = {
     "standard_inverse": InverseCurve("IEC 60255-151 standard inverse (curve A)", 0.14, 0.02),
     "very_inverse": InverseCurve("IEC 60255-151 very inverse (curve B)", 13.5, 1.0),
