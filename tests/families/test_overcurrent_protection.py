@@ -1,5 +1,5 @@
 """overcurrent_protection: the LP optimum against an exhaustive grid search and the
-closed-form tightest chain, the golden case, and score properties."""
+closed-form tightest chain, and score properties (golden cases: tests/test_golden.py)."""
 
 from __future__ import annotations
 
@@ -14,8 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import psab
-from psab.golden import check_golden, load_golden
-from psab.paths import case_dir, golden_dirs
+from psab.paths import case_dir
 
 FAMILY = "overcurrent_protection"
 # IEC 60255-151 Table 1, written out here so the test does not reuse the code under test
@@ -101,13 +100,6 @@ def test_reference_is_the_tightest_chain_on_generated_feeders(index: int) -> Non
     for rid, tms in expected.items():
         assert got[rid] == pytest.approx(tms, rel=1e-6, abs=1e-9), rid
 
-
-def test_golden_cases() -> None:
-    need_highs()
-    dirs = golden_dirs(FAMILY)
-    assert dirs
-    for d in dirs:
-        assert check_golden(load_golden(d), "surrogate") == []
 
 
 def test_a_tightened_downstream_setting_breaks_grading_at_the_backup() -> None:
