@@ -7,6 +7,10 @@
 FAMILY_MODULES: tuple[str, ...] = (
     # 1. Network analysis and operating constraints
     "ybus_construction",
+    # 2. Short circuit and protection
+    "distance_protection_settings",
+    "overcurrent_protection",
+    "cable_ampacity_sizing",
 )
 
 

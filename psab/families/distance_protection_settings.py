@@ -1,0 +1,433 @@
+"""distance_protection_settings — set the three mho zones of a line distance relay (optimize).
+
+A distance relay at bus A protects line A–B; lines leave the remote bus B towards other
+buses. Given the line impedances (primary ohms, magnitude and angle), the CT and VT ratios,
+the maximum load and its power factor, and the setting rules of the case, the agent returns
+the zone 1/2/3 reaches (secondary ohms, along the protected line's angle) and the zone 2/3
+time delays. The hard constraints are the textbook setting rules (Horowitz & Phadke ch. 5):
+zone 1 under-reaches the remote bus; zone 2 covers the whole line with margin but stays
+inside zone 1 of every adjacent line; zone 3 covers every adjacent line with margin and keeps
+the load point outside its circle with margin; delays are graded by the coordination interval.
+
+The objective is the sum, over the protected line and each adjacent line, of the mean
+clearing time of faults uniformly distributed along that line, as this relay clears them
+(zone delay + breaker time; adjacent-line faults outside every zone count ``t_not_seen_s``),
+with the infeed at bus B shrinking the relay's view of the adjacent lines. Every reach and
+delay moves this objective, so the evaluator tells a 5 % mistake in any setting; its
+optimum puts every reach at its upper limit and every delay at its lower limit (closed form,
+below), because a larger mho circle contains its smaller nested ones and every fault it adds
+is cleared no later than before.
+
+Sources: Horowitz & Phadke, *Power System Relaying*, 4th ed. (2014), ch. 5 (stepped distance
+zones, mho characteristic, infeed, load encroachment); IEEE Std C37.113-2015 (guide for
+protective relay applications to transmission lines) for the zone practice.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from psab.contract import Task
+from psab.errors import SolverError
+from psab.evaluators import answer_schema as s
+from psab.registry import Assessment, FamilySpec, Generated, Reference, register
+from psab.solvers import algebra
+from psab.solvers.algebra import LinearConstraint
+from psab.surrogates.distance import (
+    Zone,
+    load_impedance,
+    mean_clearing_time,
+    mho_reach,
+    polar,
+    segment_coverage,
+    to_primary,
+    to_secondary,
+)
+
+FAMILY_ID = "distance_protection_settings"
+REACHES = ("zone1_reach_ohm_sec", "zone2_reach_ohm_sec", "zone3_reach_ohm_sec")
+DELAYS = ("zone2_delay_s", "zone3_delay_s")
+
+# ---------------------------------------------------------------------------- contract
+
+
+def submission_schema(inputs: dict[str, Any]) -> dict[str, Any]:
+    words = {
+        "zone1_reach_ohm_sec": "zone 1 mho reach (secondary ohms along the protected line's angle); zone 1 is instantaneous",
+        "zone2_reach_ohm_sec": "zone 2 mho reach (secondary ohms along the protected line's angle)",
+        "zone3_reach_ohm_sec": "zone 3 mho reach (secondary ohms along the protected line's angle)",
+        "zone2_delay_s": "zone 2 time delay (s)",
+        "zone3_delay_s": "zone 3 time delay (s)",
+    }
+    return s.submission({k: s.number(v) for k, v in words.items()}, "distance relay zone settings")
+
+
+PRESENTATION = {
+    "en": {
+        "title": "Three-zone distance protection settings",
+        "statement": (
+            "A distance relay at the sending bus protects the line public_inputs.protected_line; the lines in "
+            "adjacent_lines leave its remote bus. Impedances are positive-sequence primary ohms given as "
+            "magnitude z_ohm and angle angle_deg. The relay has three mho zones whose circles pass through "
+            "the origin with their diameter (the reach) along the protected line's angle; a point z (ohms) "
+            "lies inside a zone of reach R when |z|² ≤ R·Re(z·e^(−jθ)), θ the protected line angle. The "
+            "relay sees secondary ohms Z_sec = Z_pri·CTR/VTR (CTR = ct_primary_a/ct_secondary_a, VTR = "
+            "vt_primary_v/vt_secondary_v). With Z_L the protected line, Z_k an adjacent line and ρ(z) = "
+            "|z|²/Re(z·e^(−jθ)) the reach needed to see z, the settings must satisfy the rules in "
+            "public_inputs.rules: (1) 0 ≤ zone-1 reach ≤ zone1_max_fraction·|Z_L| (zone 1 under-reaches the "
+            "remote bus); (2) zone-2 reach ≥ zone2_min_fraction·|Z_L| (covers the whole line with margin); "
+            "(3) zone-2 reach ≤ ρ(Z_L + adjacent_zone1_fraction·Z_k) for every adjacent line (zone 2 stays "
+            "inside the adjacent lines' zone 1, without infeed); (4) zone-3 reach ≥ ρ(Z_L + "
+            "zone3_adjacent_factor·Z_k) for every adjacent line (covers every adjacent line with margin, "
+            "without infeed); (5) load_margin·(zone-3 reach) ≤ ρ(Z_load), where Z_load = "
+            "(min_voltage_pu·nominal_voltage_kv)²/max_load_mva at the angle arccos(load_power_factor) "
+            "(the load point stays outside zone 3 with margin); (6) zone-2 delay ≥ cti_s (grades over the "
+            "adjacent lines' instantaneous zone 1); (7) zone-3 delay ≥ zone-2 delay + cti_s and ≥ "
+            "adjacent_zone2_delay_s + cti_s. Zone 1 has no intentional delay. Objective (minimise): the sum "
+            "over the protected line and every adjacent line of the mean clearing time of faults uniformly "
+            "distributed along that line, as this relay clears them: a fault is cleared by the fastest zone "
+            "that sees it, in that zone's delay plus breaker_time_s; a fault on an adjacent line at fraction "
+            "y of its length appears at Z_L + infeed_factor·y·Z_k (infeed at the remote bus); adjacent-line "
+            "faults outside every zone count t_not_seen_s."
+        ),
+        "answer_notes": (
+            "Reaches in secondary ohms, delays in seconds. Bounds are checked with a tolerance of 0.001 Ω "
+            "(reaches) and 0.1 ms (delays), so round an upper-bounded reach down, not up. The score is 1 at "
+            "the minimum total clearing time and falls with the relative excess."
+        ),
+    },
+    "ru": {
+        "title": "Уставки трёхступенчатой дистанционной защиты",
+        "statement": (
+            "Дистанционная защита установлена в начале линии public_inputs.protected_line; от шин "
+            "противоположного конца этой линии отходят смежные линии adjacent_lines. Сопротивления прямой "
+            "последовательности заданы в первичных омах модулем z_ohm и углом angle_deg. Защита имеет три "
+            "ступени с круговыми характеристиками срабатывания (направленные реле сопротивления, mho): "
+            "окружности проходят через начало координат, а их диаметр, равный уставке ступени, направлен "
+            "под углом защищаемой линии; точка z (Ом) находится внутри ступени с уставкой R, если "
+            "|z|² ≤ R·Re(z·e^(−jθ)), где θ — угол защищаемой линии. Реле измеряет вторичные омы Z_втор = Z_перв·CTR/VTR (CTR = ct_primary_a/ct_secondary_a "
+            "— коэффициент трансформации ТТ, VTR = vt_primary_v/vt_secondary_v — ТН). Обозначим Z_L — "
+            "защищаемая линия, Z_k — смежная линия, ρ(z) = |z|²/Re(z·e^(−jθ)) — уставка, при которой точка z "
+            "находится на границе характеристики. Уставки должны удовлетворять правилам из "
+            "public_inputs.rules: (1) 0 ≤ уставка I ступени ≤ zone1_max_fraction·|Z_L| (I ступень не "
+            "охватывает шины противоположного конца); (2) уставка II ступени ≥ zone2_min_fraction·|Z_L| "
+            "(охватывает всю линию с запасом); (3) уставка II ступени ≤ ρ(Z_L + adjacent_zone1_fraction·Z_k) "
+            "для каждой смежной линии (II ступень не выходит за I ступень смежных линий, без учёта "
+            "подпитки); (4) уставка III ступени ≥ ρ(Z_L + zone3_adjacent_factor·Z_k) для каждой смежной "
+            "линии (резервирует смежные линии с запасом, без учёта подпитки); (5) load_margin·(уставка III "
+            "ступени) ≤ ρ(Z_нагр), где Z_нагр = (min_voltage_pu·nominal_voltage_kv)²/max_load_mva под углом "
+            "arccos(load_power_factor) (отстройка III ступени от нагрузочного режима с запасом); "
+            "(6) выдержка времени II ступени ≥ cti_s (ступень селективности над мгновенной I ступенью "
+            "смежных линий); (7) выдержка III ступени ≥ выдержка II ступени + cti_s и ≥ "
+            "adjacent_zone2_delay_s + cti_s. I ступень действует без выдержки времени. Целевая функция "
+            "(минимизировать): сумма по защищаемой и всем смежным линиям среднего времени отключения КЗ, "
+            "равномерно распределённых по длине линии, этой защитой: КЗ отключается самой быстрой "
+            "ступенью, которая его видит, за её выдержку плюс breaker_time_s; КЗ на смежной линии в точке y "
+            "её длины защита видит как Z_L + infeed_factor·y·Z_k (подпитка на шинах противоположного "
+            "конца); КЗ на смежных линиях вне всех ступеней учитываются со временем t_not_seen_s."
+        ),
+        "answer_notes": (
+            "Уставки по сопротивлению — во вторичных омах, выдержки — в секундах. Границы проверяются с "
+            "допуском 0,001 Ом (уставки) и 0,1 мс (выдержки), поэтому уставку, ограниченную сверху, "
+            "округляйте вниз. Оценка равна 1 при минимальном суммарном времени отключения и снижается "
+            "пропорционально относительному превышению."
+        ),
+    },
+}
+
+# ---------------------------------------------------------------------------- physics
+
+
+@dataclass(frozen=True)
+class SettingProblem:
+    """Everything the rules and the fault set need, in secondary ohms."""
+
+    angle_deg: float
+    z_line: complex
+    adjacent: tuple[tuple[str, complex, float], ...]  # (id, Z_k, infeed factor)
+    z_load: complex
+    zone1_max: float
+    zone2_min: float
+    zone2_max: tuple[float, ...]  # per adjacent line
+    zone3_min: tuple[float, ...]  # per adjacent line
+    zone3_max: float
+    cti_s: float
+    adjacent_zone2_delay_s: float
+    breaker_time_s: float
+    not_seen_s: float
+    ct_ratio: float
+    vt_ratio: float
+
+
+def setting_problem(inputs: dict[str, Any]) -> SettingProblem:
+    """The rules' bounds (secondary ohms) and the fault segments of a case."""
+    ctr = float(inputs["ct_primary_a"]) / float(inputs["ct_secondary_a"])
+    vtr = float(inputs["vt_primary_v"]) / float(inputs["vt_secondary_v"])
+    line = inputs["protected_line"]
+    theta = float(line["angle_deg"])
+    zl = to_secondary(polar(float(line["z_ohm"]), theta), ctr, vtr)
+    adj = tuple(
+        (a["id"], to_secondary(polar(float(a["z_ohm"]), float(a["angle_deg"])), ctr, vtr), float(a["infeed_factor"]))
+        for a in inputs["adjacent_lines"]
+    )
+    rules = inputs["rules"]
+    u_load_kv = float(inputs["min_voltage_pu"]) * float(inputs["nominal_voltage_kv"])
+    z_load = to_secondary(load_impedance(u_load_kv, float(inputs["max_load_mva"]), float(inputs["load_power_factor"])), ctr, vtr)
+    return SettingProblem(
+        angle_deg=theta,
+        z_line=zl,
+        adjacent=adj,
+        z_load=z_load,
+        zone1_max=float(rules["zone1_max_fraction"]) * mho_reach(zl, theta),
+        zone2_min=float(rules["zone2_min_fraction"]) * mho_reach(zl, theta),
+        zone2_max=tuple(mho_reach(zl + float(rules["adjacent_zone1_fraction"]) * zk, theta) for _, zk, _ in adj),
+        zone3_min=tuple(mho_reach(zl + float(rules["zone3_adjacent_factor"]) * zk, theta) for _, zk, _ in adj),
+        zone3_max=mho_reach(z_load, theta) / float(rules["load_margin"]),
+        cti_s=float(inputs["cti_s"]),
+        adjacent_zone2_delay_s=float(inputs["adjacent_zone2_delay_s"]),
+        breaker_time_s=float(inputs["breaker_time_s"]),
+        not_seen_s=float(inputs["t_not_seen_s"]),
+        ct_ratio=ctr,
+        vt_ratio=vtr,
+    )
+
+
+def setting_constraints(p: SettingProblem) -> list[LinearConstraint]:
+    """The setting rules as linear rows in (reach[0..2], delay[0..1])."""
+    adj_ids = [a[0] for a in p.adjacent]
+    k_index = list(range(len(adj_ids)))
+    return [
+        LinearConstraint("zone1_underreach", "zone 1 reach between 0 and zone1_max_fraction of the protected line (under-reaches the remote bus)",
+                         [0], lambda v, i: v.reach[0], lower=0.0, upper=p.zone1_max,
+                         field=lambda i: "/zone1_reach_ohm_sec", slack="reach_ohm"),
+        LinearConstraint("zone2_covers_line", "zone 2 reach at least zone2_min_fraction of the protected line (covers the whole line)",
+                         [0], lambda v, i: v.reach[1], lower=p.zone2_min,
+                         field=lambda i: "/zone2_reach_ohm_sec", slack="reach_ohm"),
+        LinearConstraint("zone2_inside_adjacent_zone1", "zone 2 must not overreach zone 1 of adjacent line {1}",
+                         [(k, adj_ids[k]) for k in k_index], lambda v, i: v.reach[1], upper=lambda i: p.zone2_max[i[0]],
+                         field=lambda i: "/zone2_reach_ohm_sec", slack="reach_ohm"),
+        LinearConstraint("zone3_covers_adjacent", "zone 3 must cover adjacent line {1} with the zone3_adjacent_factor margin",
+                         [(k, adj_ids[k]) for k in k_index], lambda v, i: v.reach[2], lower=lambda i: p.zone3_min[i[0]],
+                         field=lambda i: "/zone3_reach_ohm_sec", slack="reach_ohm"),
+        LinearConstraint("zone3_load", "zone 3 must keep the load point outside its circle with load_margin",
+                         [0], lambda v, i: v.reach[2], upper=p.zone3_max,
+                         field=lambda i: "/zone3_reach_ohm_sec", slack="reach_ohm"),
+        LinearConstraint("zone2_grading", "zone 2 delay at least cti_s (grades over the adjacent lines' zone 1)",
+                         [0], lambda v, i: v.delay[0], lower=p.cti_s,
+                         field=lambda i: "/zone2_delay_s", slack="delay_s"),
+        LinearConstraint("zone3_over_zone2", "zone 3 delay at least zone 2 delay + cti_s",
+                         [0], lambda v, i: v.delay[1] - v.delay[0], lower=p.cti_s,
+                         field=lambda i: "/zone3_delay_s", slack="delay_s"),
+        LinearConstraint("zone3_over_adjacent_zone2", "zone 3 delay at least the adjacent lines' zone 2 delay + cti_s",
+                         [0], lambda v, i: v.delay[1], lower=p.adjacent_zone2_delay_s + p.cti_s,
+                         field=lambda i: "/zone3_delay_s", slack="delay_s"),
+    ]
+
+
+def clearing(p: SettingProblem, reach: list[float], delay: list[float]) -> tuple[float, dict[str, Any]]:
+    """The objective (s) and, per line, its mean clearing time and the share each zone clears."""
+    zones = [Zone(reach[0], 0.0), Zone(reach[1], delay[0]), Zone(reach[2], delay[1])]
+    segments = [("protected", 0j, p.z_line)] + [(aid, p.z_line, k * zk) for aid, zk, k in p.adjacent]
+    total = 0.0
+    per_line = {}
+    for name, start, step in segments:
+        mean, first = mean_clearing_time(start, step, zones, p.angle_deg, p.breaker_time_s, p.not_seen_s)
+        total += mean
+        per_line[name] = {"mean_clearing_time_s": mean, "share_zone1": first[0], "share_zone2": first[1],
+                          "share_zone3": first[2], "share_not_seen": max(0.0, 1.0 - sum(first))}
+    return total, per_line
+
+
+def optimal_settings(p: SettingProblem) -> tuple[list[float], list[float]]:
+    """Every reach at its upper limit, every delay at its lower limit.
+
+    Why this is optimal: the rows bound each reach from above independently, a larger reach
+    only adds faults to its (nested) circle, and every added fault is then cleared by a zone no
+    slower than before (0 ≤ T2 ≤ T3 ≤ t_not_seen); delays enter the clearing times with
+    positive weight, and the lowest zone-2 delay also gives zone 3 its lowest admissible delay.
+    """
+    z2 = min(p.zone2_max)
+    if z2 < p.zone2_min or p.zone3_max < max(p.zone3_min) or p.zone1_max <= 0.0:
+        raise SolverError("the setting rules leave no admissible reach (zone-2 or zone-3 window is empty)")
+    t2 = p.cti_s
+    t3 = max(t2 + p.cti_s, p.adjacent_zone2_delay_s + p.cti_s)
+    return [p.zone1_max, z2, p.zone3_max], [t2, t3]
+
+
+def solve(task: Task, backend: str) -> Reference:
+    p = setting_problem(task.public_inputs)
+    reach, delay = optimal_settings(p)
+    objective, _ = clearing(p, reach, delay)
+    answer = dict(zip(REACHES, reach, strict=True)) | dict(zip(DELAYS, delay, strict=True))
+    return Reference(answer=answer, objective=objective,
+                     method="closed form: reaches at their rule limits, delays at their grading limits")
+
+
+def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
+    p = setting_problem(task.public_inputs)
+    reach = [float(answer[k]) for k in REACHES]
+    delay = [float(answer[k]) for k in DELAYS]
+    violations = algebra.check(algebra.values(reach=reach, delay=delay), setting_constraints(p), ctx.tol.slack)
+    objective, per_line = clearing(p, reach, delay)
+    return Assessment(
+        violations=violations,
+        objective=objective,
+        evidence={
+            "per_line": per_line,
+            "reach_limits_ohm_sec": {
+                "zone1_max": p.zone1_max, "zone2_min": p.zone2_min, "zone2_max": min(p.zone2_max),
+                "zone3_min": max(p.zone3_min), "zone3_max": p.zone3_max,
+            },
+            "reaches_ohm_primary": [to_primary(r, p.ct_ratio, p.vt_ratio) for r in reach],
+            "load_impedance_ohm_sec": {"magnitude": abs(p.z_load), "angle_deg": math.degrees(math.atan2(p.z_load.imag, p.z_load.real))},
+        },
+    )
+
+
+# ---------------------------------------------------------------------------- held-out draws
+
+
+CT_PRIMARIES = (400, 600, 800, 1000, 1200, 1600, 2000, 2500)
+
+
+def _network_inputs(draw: dict[str, Any], base_km: float) -> dict[str, Any]:
+    """Public inputs of a drawn network whose protected line is ``base_km`` long (lengths of
+    the adjacent lines in proportion)."""
+    un_kv = draw["un_kv"]
+
+    def line(lid: str) -> dict[str, Any]:
+        length = round(base_km * draw["relative_length"][lid], 1)
+        return {"id": lid, "from_bus": lid[0], "to_bus": lid[-1], "length_km": length,
+                "z_ohm": round(draw["z_per_km"][lid] * length, 3), "angle_deg": draw["angle_deg"][lid]}
+
+    return {
+        "system": f"{un_kv:g} kV overhead transmission, relay at bus A protecting line A-B",
+        "nominal_voltage_kv": un_kv,
+        "ct_primary_a": draw["ct_primary_a"], "ct_secondary_a": 1.0,
+        "vt_primary_v": un_kv * 1e3, "vt_secondary_v": 110.0,
+        "protected_line": line("A-B"),
+        "adjacent_lines": [line(lid) | {"infeed_factor": k} for lid, k in draw["infeed"].items()],
+        "max_load_mva": draw["max_load_mva"],
+        "rules": draw["rules"],
+    } | draw["scalars"]
+
+
+def generate(public: Task, rng: np.random.Generator) -> Generated:
+    """Redraw the lines (relative lengths, per-km impedances, angles, number of adjacent lines),
+    the infeed factors, maximum load, CT/VT ratios, setting rules and grading times.
+
+    The maximum load is drawn for the voltage level (132 kV: 120–320 MVA, 220 kV: 300–800 MVA)
+    and the CT is the smallest standard one that carries it; the network is then scaled as a
+    whole so that the load-limited zone-3 reach falls between the zone-3 coverage rule and full
+    coverage of the adjacent lines with infeed (where the reach matters), keeping the protected
+    line 30–200 km long.
+    """
+    for _ in range(100):
+        un_kv = float(rng.choice([132.0, 220.0]))
+        s_max = round(float(rng.uniform(120.0, 320.0) if un_kv < 200 else rng.uniform(300.0, 800.0)), 0)
+        i_load = s_max * 1e3 / (math.sqrt(3.0) * un_kv)
+        draw: dict[str, Any] = {
+            "un_kv": un_kv,
+            "max_load_mva": s_max,
+            "ct_primary_a": float(next((c for c in CT_PRIMARIES if c >= i_load), CT_PRIMARIES[-1])),
+            "z_per_km": {"A-B": float(rng.uniform(0.30, 0.45))},
+            "angle_deg": {"A-B": round(float(rng.uniform(74.0, 86.0)), 1)},
+            "relative_length": {"A-B": 1.0},
+            "infeed": {},
+        }
+        for k, bus in enumerate("CDE"[: int(rng.choice([2, 3]))]):
+            lid = f"B-{bus}"
+            draw["z_per_km"][lid] = float(rng.uniform(0.30, 0.45))
+            draw["angle_deg"][lid] = round(float(rng.uniform(74.0, 86.0)), 1)
+            draw["relative_length"][lid] = float(rng.uniform(0.35, 1.8))
+            draw["infeed"][lid] = round(float(rng.uniform(1.35, 2.2) if k == 0 else rng.uniform(1.0, 2.2)), 2)
+        draw["rules"] = {
+            "zone1_max_fraction": float(rng.choice([0.8, 0.85])),
+            "zone2_min_fraction": 1.2,
+            "adjacent_zone1_fraction": float(rng.choice([0.8, 0.85])),
+            "zone3_adjacent_factor": 1.2,
+            "load_margin": float(rng.choice([1.2, 1.25, 1.3])),
+        }
+        u = float(rng.uniform(0.15, 0.85))
+        draw["scalars"] = {
+            "load_power_factor": float(rng.choice([0.85, 0.9, 0.95])),
+            "min_voltage_pu": float(rng.choice([0.9, 0.95])),
+            "cti_s": float(rng.choice([0.25, 0.3, 0.35])),
+            "adjacent_zone2_delay_s": float(rng.choice([0.3, 0.35, 0.4, 0.5])),
+            "breaker_time_s": float(rng.choice([0.04, 0.06, 0.08])),
+            "t_not_seen_s": float(rng.choice([1.5, 2.0, 3.0])),
+        }
+        p = setting_problem(_network_inputs(draw, 100.0))
+        lo = max(p.zone3_min)
+        hi = max(mho_reach(p.z_line + k * zk, p.angle_deg) for _, zk, k in p.adjacent)
+        scale = p.zone3_max / (lo + u * (hi - lo))  # impedances scale with length, the load does not
+        if 30.0 <= 100.0 * scale <= 200.0:
+            return Generated(public_inputs=_network_inputs(draw, 100.0 * scale))
+    return Generated(public_inputs=dict(public.public_inputs))
+
+
+def accept(task: Task, ref: Reference) -> str | None:
+    """Non-degenerate windows, and zone 3 limited by load with an adjacent line partly unseen."""
+    p = setting_problem(task.public_inputs)
+    if min(p.zone2_max) < 1.02 * p.zone2_min:
+        return "zone-2 window narrower than 2 %"
+    if p.zone3_max < 1.01 * max(p.zone3_min):
+        return "zone-3 window narrower than 1 %"
+    unseen = [1.0 - segment_coverage(p.z_line, k * zk, p.zone3_max, p.angle_deg)[1] for _, zk, k in p.adjacent]
+    if max(unseen) < 0.02:
+        return "zone 3 sees every adjacent line entirely: its reach would not affect clearing"
+    return None
+
+
+SPEC = register(
+    FamilySpec(
+        id=FAMILY_ID,
+        area="short_circuit_protection",
+        scoring_kind="optimize",
+        confidence="medium",
+        version="1",
+        provenance=(
+            {
+                "title": "Horowitz & Phadke, Power System Relaying, 4th ed., Wiley, 2014",
+                "locator": "ch. 5 Nonpilot distance protection of transmission lines: stepped distance zones (zone 1 80–90 %, zone 2 ≥ 120 %, zone 3 remote backup), R–X diagram and CT/VT ratios, mho characteristic, infeed (remote current source) effect, loadability",
+                "note": "The zone rules are the textbook ones, stated with the case's fractions; zone 3 coverage and zone 2 overreach are judged without infeed, the clearing-time fault set with the case's infeed factors.",
+                "confidence": "medium",
+            },
+            {
+                "title": "IEEE Std C37.113-2015, IEEE Guide for Protective Relay Applications to Transmission Lines",
+                "locator": "clause 5 (step distance schemes: zone reach and time-delay practice), load encroachment",
+                "note": "Practice for zone 2/3 time coordination with the adjacent lines' zones and for keeping zone 3 clear of maximum load.",
+                "confidence": "medium",
+            },
+        ),
+        submission_schema=submission_schema,
+        hard_constraints=(
+            "0 ≤ zone-1 reach ≤ zone1_max_fraction·|Z_L| (secondary ohms; tolerance 0.001 Ω)",
+            "zone-2 reach ≥ zone2_min_fraction·|Z_L| and ≤ ρ(Z_L + adjacent_zone1_fraction·Z_k) for every adjacent line",
+            "zone-3 reach ≥ ρ(Z_L + zone3_adjacent_factor·Z_k) for every adjacent line and load_margin·reach ≤ ρ(Z_load)",
+            "zone-2 delay ≥ cti_s; zone-3 delay ≥ zone-2 delay + cti_s and ≥ adjacent_zone2_delay_s + cti_s (tolerance 1e-4 s)",
+        ),
+        metrics=(
+            {"name": "per_line", "direction": "minimize", "description": "mean clearing time of each line's faults and the share each zone clears", "unit": "s"},
+        ),
+        tolerances={
+            "relative": 1e-3,
+            "absolute_floors": {"default": 1e-4},
+            "feasibility": {"reach_ohm": 1e-3, "delay_s": 1e-4},
+            "objective": {"relative": 1e-4, "absolute": 1e-6},
+        },
+        presentation=PRESENTATION,
+        backends=("surrogate",),
+        solve=solve,
+        evaluate=evaluate,
+        generate=generate,
+        objective_sense="minimize",
+        objective_unit="s",
+        objective_scale_floor=0.1,
+        accept=accept,
+    )
+)
