@@ -7,8 +7,16 @@ import os
 import shutil
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 STRICT = os.environ.get("PSAB_STRICT") == "1"
+
+# Property tests: no per-example deadline (the first example of a test pays imports and
+# reference solves), and in CI a fixed derandomized run so a landing is never decided by luck;
+# locally they explore new examples every run.
+settings.register_profile("psab", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("psab-ci", parent=settings.get_profile("psab"), derandomize=True, print_blob=True)
+settings.load_profile("psab-ci" if STRICT else "psab")
 
 
 def need(condition: bool, reason: str) -> None:

@@ -162,3 +162,13 @@ def test_fast_path_never_accepts_what_jsonschema_rejects(family: str, data: st.D
     if fast:
         assert not schema_violations(task.submission_schema, candidate)
         assert not number_violations(candidate)
+
+
+def test_hostile_nesting_is_one_violation_not_a_recursion_error() -> None:
+    deep: object = 1.0
+    for _ in range(20000):
+        deep = [deep]
+    task = psab.load_case(case_dir("ybus_construction"))
+    result = psab.evaluate(task, {"answer": {"bus_order": deep}})
+    assert not result.feasible and [v.field for v in result.violations] == [""]
+    assert "nested" in result.violations[0].constraint

@@ -18,6 +18,25 @@ from psab.contract import Violation
 
 #: Largest magnitude accepted for any number in an answer.
 MAX_MAGNITUDE = 1e12
+#: Deepest nesting accepted in an answer (the deepest submission schema is a few levels).
+MAX_DEPTH = 64
+
+
+def nesting_depth(value: Any, limit: int = MAX_DEPTH) -> int:
+    """Depth of nested arrays/objects in ``value``, counted iteratively and stopping past
+    ``limit`` (so a hostile 100 000-deep answer costs nothing and recurses nowhere)."""
+    deepest = 0
+    stack = [(value, 0)]
+    while stack:
+        v, d = stack.pop()
+        deepest = max(deepest, d)
+        if deepest > limit:
+            return deepest
+        if isinstance(v, Mapping):
+            stack.extend((x, d + 1) for x in v.values())
+        elif isinstance(v, (list, tuple)):
+            stack.extend((x, d + 1) for x in v)
+    return deepest
 
 
 def _pointer(parts: Any) -> str:
@@ -196,6 +215,8 @@ def answer_violations(schema: Mapping[str, Any], answer: Any) -> list[Violation]
     """Everything malformed in an answer, one violation per field; empty when well formed."""
     if not isinstance(answer, Mapping):
         return [Violation("", "answer must be a JSON object", "object", type(answer).__name__ if answer is not None else None)]
+    if nesting_depth(answer) > MAX_DEPTH:
+        return [Violation("", f"answer must not be nested more than {MAX_DEPTH} levels deep", f"<= {MAX_DEPTH} levels", "deeper")]
     try:
         if _fast_valid(schema, answer):
             return []
