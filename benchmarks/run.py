@@ -51,9 +51,12 @@ def per_family(families: list[str], repeat: int) -> None:
                 continue
             solution = psab.solve(task, backend)  # warms imports, nets and the cache
             n = repeat if backend == "surrogate" else max(5, repeat // 5)
-            cached = median_time(lambda: psab.evaluate(task, solution, backend), repeat=n)
-            uncached = median_time(lambda: psab.evaluate(task, solution, backend), repeat=n, setup=clear_reference_cache)
-            solve = median_time(lambda: psab.solve(task, backend), repeat=n, setup=clear_reference_cache)
+            def evaluate(task=task, solution=solution, backend=backend):  # bind this iteration's values
+                return psab.evaluate(task, solution, backend)
+
+            cached = median_time(evaluate, repeat=n)
+            uncached = median_time(evaluate, repeat=n, setup=clear_reference_cache)
+            solve = median_time(lambda task=task, backend=backend: psab.solve(task, backend), repeat=n, setup=clear_reference_cache)
             rows.append((spec.id, backend, fmt_ms(cached), fmt_ms(uncached), fmt_ms(solve)))
     print_table(
         "Evaluation and reference solve per family (median ms)",

@@ -219,8 +219,8 @@ class FamilySpec:
 
     def public_task(self) -> Task:
         """The family's public case, from ``cases/<id>/``."""
-        from psab.paths import case_dir
         from psab.io import load_case
+        from psab.paths import case_dir
 
         return load_case(case_dir(self.id))
 

@@ -7,7 +7,16 @@ import json
 import pytest
 
 import psab
-from psab.contract import EvaluationResult, Solution, Task, Violation, digest, dumps, schema_errors, to_jsonable
+from psab.contract import (
+    EvaluationResult,
+    Solution,
+    Task,
+    Violation,
+    digest,
+    dumps,
+    schema_errors,
+    to_jsonable,
+)
 from psab.paths import case_dir
 
 

@@ -136,7 +136,12 @@ def test_evaluate_accepts_objects_dicts_and_paths() -> None:
 
 
 # The fast validity path may only ever say "valid" when jsonschema agrees.
-from psab.evaluators.validation import _fast_valid, _Unsupported, number_violations, schema_violations  # noqa: E402
+from psab.evaluators.validation import (  # noqa: E402
+    _fast_valid,
+    _Unsupported,
+    number_violations,
+    schema_violations,
+)
 from psab.mutations import mutations  # noqa: E402
 
 _leaf = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.floats(allow_nan=True, allow_infinity=True),

@@ -9,12 +9,13 @@ import math
 
 import numpy as np
 import pytest
-from conftest import need_highs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import psab
 from psab.paths import case_dir
+
+from conftest import need_highs
 
 FAMILY = "overcurrent_protection"
 # IEC 60255-151 Table 1, written out here so the test does not reuse the code under test

@@ -7,9 +7,6 @@ import json
 import os
 from pathlib import Path
 
-from conftest import need, need_bwrap
-from runner_helpers import FAMILY, PUBLIC_ID, artifact, by_agent, records, run
-
 import psab
 from psab.mutations import KINDS
 from psab.paths import case_dir
@@ -17,6 +14,9 @@ from psab.runner import load_agents_file
 from psab.runner.agent_script import HANG_MARKER
 from psab.runner.execute import AGENT_FAILURE, INFRA_FAILURE, SCORED, CaseJob, Settings, run_case
 from psab.runner.sandbox import bwrap_problem, temp_root
+
+from conftest import need, need_bwrap
+from runner_helpers import FAMILY, PUBLIC_ID, artifact, by_agent, records, run
 
 AGENTS_TOML = """
 [agents.reference]

@@ -12,12 +12,13 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import need
-from runner_helpers import FAMILY, PYTHON, cli_env, records, resume_run, run, strip_timing
 
 from psab.errors import RunnerError
 from psab.generators.rng import seed_int
 from psab.generators.seeds import commitment, manifest_entry
+
+from conftest import need
+from runner_helpers import FAMILY, PYTHON, cli_env, records, resume_run, run, strip_timing
 
 
 def _keys(recs):

@@ -4,10 +4,10 @@ floods of output."""
 
 from __future__ import annotations
 
-from runner_helpers import artifact, by_agent, records, run
-
 from psab.runner import AgentSpec
 from psab.runner.execute import AGENT_FAILURE, SCORED
+
+from runner_helpers import artifact, by_agent, records, run
 
 PY = "/usr/bin/python3"
 
