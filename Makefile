@@ -19,6 +19,7 @@ run: $(STAMP)
 	$(BIN)/psab run --agent builtin:reference --agent builtin:mutant --split heldout --seed demo-seed --count 1
 
 test: $(STAMP) system-deps
+	$(BIN)/ruff check psab tests benchmarks
 	PSAB_STRICT=1 $(BIN)/python -m pytest -q
 
 install: $(STAMP)

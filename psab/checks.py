@@ -20,6 +20,7 @@ class CheckReport:
 
 def run_checks(backends: Sequence[str] | None = None, families: Sequence[str] | None = None) -> CheckReport:
     import psab
+    from psab.evaluators.cache import clear_reference_cache
     from psab.golden import check_golden, load_golden
     from psab.paths import case_dir, golden_dirs
 
@@ -50,6 +51,7 @@ def run_checks(backends: Sequence[str] | None = None, families: Sequence[str] | 
             if b not in spec.backends:
                 row.append("n/a")
                 continue
+            clear_reference_cache()  # time a real solve, not the sample's cached reference
             t0 = time.perf_counter()
             try:
                 result = psab.evaluate(task, psab.solve(task, b), b)
