@@ -13,7 +13,10 @@ depend on it), branches by :func:`psab.backends.pandapower_net.add_branches`, bu
   so the prepared net is reused).
 
 Build a net once per task (:func:`prepared_net` keeps it in
-:data:`psab.backends.pandapower_net.NETS`) and let :func:`run` deep-copy it per evaluation.
+:data:`psab.backends.pandapower_net.NETS`). :func:`run` works on the prepared net itself rather
+than on a deep copy: it changes only the injection sgens' ``q_mvar`` (restored afterwards) and
+pandapower's result tables, under a per-net lock (pandapower is not thread-safe). Measured here,
+that saves the deep copy (about a quarter of an evaluation) and gives bit-identical voltages.
 
 :func:`network_from_ppc` goes the other way: it reads a pandapower net's internal MATPOWER-style
 case (``net._ppc`` after a power flow) into an :class:`AcNetwork` — used to check the surrogate
@@ -22,10 +25,10 @@ against pandapower on the MATPOWER test cases.
 
 from __future__ import annotations
 
-import copy
 import math
+import threading
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -52,6 +55,7 @@ class PreparedNet:
     net: Any
     bus_index: list[int]
     injection_sgen: dict[int, int]
+    lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
 
 
 def build_net(network: AcNetwork, *, injection_buses: Sequence[int] = (), f_hz: float = 50.0) -> PreparedNet:
@@ -96,26 +100,31 @@ def build_net(network: AcNetwork, *, injection_buses: Sequence[int] = (), f_hz: 
 
 
 def prepared_net(key: Hashable, network: AcNetwork, *, injection_buses: Sequence[int] = ()) -> PreparedNet:
-    """The prepared net for ``key`` (built once per process; callers must not mutate it —
-    :func:`run` works on a deep copy)."""
+    """The prepared net for ``key`` (built once per process; callers must not mutate it)."""
     return ppn.NETS.get_or_compute(("pandapower_pf", key), lambda: build_net(network, injection_buses=injection_buses))
 
 
 def run(prepared: PreparedNet, *, q_injection_mvar: dict[int, float] | None = None,
         enforce_q_limits: bool = False) -> PandapowerFlow:
-    """pandapower's AC Newton-Raphson on a copy of ``prepared.net`` with the reactive
-    injections ``{bus position: Mvar}`` on the prepared sgens; voltages in case bus order."""
+    """pandapower's AC Newton-Raphson on ``prepared.net`` with the reactive injections
+    ``{bus position: Mvar}`` on the prepared sgens; voltages in case bus order. The sgens are
+    reset to zero afterwards, so the prepared net is unchanged for the next caller."""
     pp = ppn.pandapower()
-    net = copy.deepcopy(prepared.net)
-    for bus, q in (q_injection_mvar or {}).items():
-        net.sgen.at[prepared.injection_sgen[int(bus)], "q_mvar"] = float(q)
-    try:
-        ppn.run_power_flow(net, enforce_q_lims=enforce_q_limits)
-    except pp.LoadflowNotConverged:
-        nan = np.full(len(prepared.bus_index), math.nan)
-        return PandapowerFlow(nan, nan.copy(), False)
-    res = net.res_bus.loc[prepared.bus_index]
-    return PandapowerFlow(res.vm_pu.to_numpy(dtype=float), res.va_degree.to_numpy(dtype=float), True)
+    net = prepared.net
+    with prepared.lock:
+        try:
+            for bus, q in (q_injection_mvar or {}).items():
+                net.sgen.at[prepared.injection_sgen[int(bus)], "q_mvar"] = float(q)
+            try:
+                ppn.run_power_flow(net, enforce_q_lims=enforce_q_limits)
+            except pp.LoadflowNotConverged:
+                nan = np.full(len(prepared.bus_index), math.nan)
+                return PandapowerFlow(nan, nan.copy(), False)
+            res = net.res_bus.loc[prepared.bus_index]
+            return PandapowerFlow(res.vm_pu.to_numpy(dtype=float, copy=True), res.va_degree.to_numpy(dtype=float, copy=True), True)
+        finally:
+            for sgen in prepared.injection_sgen.values():
+                net.sgen.at[sgen, "q_mvar"] = 0.0
 
 
 def network_from_ppc(ppc: dict[str, Any]) -> AcNetwork:

@@ -190,8 +190,12 @@ def power_derivatives(Y: np.ndarray, V: np.ndarray) -> tuple[np.ndarray, np.ndar
     """``(∂S/∂θ, ∂S/∂|V|)``, dense ``n × n`` (MATPOWER Technical Note 2, eqs. (16)-(17))."""
     current = Y @ V
     v_norm = V / np.abs(V)
-    ds_dva = 1j * V[:, None] * np.conj(np.diag(current) - Y * V[None, :])
-    ds_dvm = V[:, None] * np.conj(Y * v_norm[None, :]) + np.diag(np.conj(current) * v_norm)
+    y_v = Y * V[None, :]  # Y diag(V)
+    diag = np.diag_indices(len(V))
+    ds_dva = -1j * V[:, None] * np.conj(y_v)
+    ds_dva[diag] += 1j * V * np.conj(current)
+    ds_dvm = V[:, None] * np.conj(y_v / np.abs(V)[None, :])
+    ds_dvm[diag] += np.conj(current) * v_norm
     return ds_dva, ds_dvm
 
 
