@@ -11,7 +11,7 @@ Every value is recomputed with the IEEE Std 738-2012 heat balance
 (:mod:`psab.surrogates.ieee738`) and compared with the shared tolerance helper.
 
 Sources: IEEE Std 738-2012, *Standard for Calculating the Current-Temperature Relationship of
-Bare Overhead Conductors*, §4.4 (steady-state heat balance) and its equations; the day-ahead
+Bare Overhead Conductors*, clause 4 (steady-state heat balance) and its equations; the day-ahead
 hourly dynamic thermal line rating as the quantity targeted in Safari, Mazhari, Chung & Ko,
 *Secure Probabilistic Prediction of Dynamic Thermal Line Rating*, J. Mod. Power Syst. Clean
 Energy 10(2), 2022.
@@ -285,7 +285,7 @@ SPEC = register(
         provenance=(
             {
                 "title": "IEEE Std 738-2012, IEEE Standard for Calculating the Current-Temperature Relationship of Bare Overhead Conductors",
-                "locator": "§4.4 steady-state heat balance, eqs. (1b), (2c), (3a), (3b), (4a), (5a), (6), (7a), (8), (9), (10), (13a), (14a), (15a), (16a), (16b), (17a), (17b), (18)-(20), Tables 2-3",
+                "locator": "clause 4, steady-state heat balance: eqs. (1b), (2c), (3a), (3b), (4a), (5a), (6), (7a), (8), (9), (10), (13a), (14a), (15a), (16a), (16b), (17a), (17b), (18)-(20), Tables 2-3",
                 "note": "Each hourly ampacity and the static rating are the standard's steady-state rating at the conductor's maximum temperature; the conductor data, weather and solar inputs are the standard's, in SI units.",
                 "confidence": "high",
             },

@@ -233,7 +233,7 @@ def heat_balance(
     q_c1 = forced_convection_low_wind(k_angle, n_re, k_f, t_surface_c, t_ambient_c)
     q_c2 = forced_convection_high_wind(k_angle, n_re, k_f, t_surface_c, t_ambient_c)
     q_cn = natural_convection(rho, d, t_surface_c, t_ambient_c)
-    # §4.4.3.1: the larger forced form at any wind speed; natural convection if larger still
+    # the standard: the larger forced form at any wind speed; natural convection if larger still
     q_c = max(q_c1, q_c2, q_cn)
     q_r = radiated_heat_loss(d, conductor.emissivity, t_surface_c, t_ambient_c)
     q_s = solar_heat_gain(conductor.absorptivity, solar_flux_w_m2, solar_incidence_deg, d)
