@@ -7,6 +7,8 @@
 FAMILY_MODULES: tuple[str, ...] = (
     # 1. Network analysis and operating constraints
     "ybus_construction",
+    "pf_voltage_repair",
+    "dynamic_thermal_rating",
     # 2. Short circuit and protection
     "distance_protection_settings",
     "overcurrent_protection",

@@ -1,0 +1,317 @@
+"""dynamic_thermal_rating — hourly ampacity of an overhead conductor by IEEE 738 (exact).
+
+Given a conductor (diameter, AC resistance at two temperatures, emissivity, absorptivity,
+maximum temperature), the line's location and orientation, 24 hourly weather rows (ambient
+temperature, wind speed and its angle to the conductor, measured solar flux) and the
+conservative weather of the static rating, the agent returns the steady-state ampacity for
+every hour, the day's dynamic rating (the minimum of the hours), the static rating, and the
+ratio of the dynamic to the static rating.
+
+Every value is recomputed with the IEEE Std 738-2012 heat balance
+(:mod:`psab.surrogates.ieee738`) and compared with the shared tolerance helper.
+
+Sources: IEEE Std 738-2012, *Standard for Calculating the Current-Temperature Relationship of
+Bare Overhead Conductors*, clause 4 (steady-state heat balance) and its equations; the day-ahead
+hourly dynamic thermal line rating as the quantity targeted in Safari, Mazhari, Chung & Ko,
+*Secure Probabilistic Prediction of Dynamic Thermal Line Rating*, J. Mod. Power Syst. Clean
+Energy 10(2), 2022.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from psab.contract import Task
+from psab.evaluators import answer_schema as s
+from psab.registry import Assessment, FamilySpec, Generated, Reference, register
+from psab.surrogates import ieee738
+
+FAMILY_ID = "dynamic_thermal_rating"
+HOURS = 24
+
+# ---------------------------------------------------------------------------- contract
+
+
+def submission_schema(inputs: dict[str, Any]) -> dict[str, Any]:
+    n = len(inputs["weather"])
+    return s.submission(
+        {
+            "ampacity_a": s.array(
+                s.number("steady-state ampacity at the conductor's maximum temperature, A", minimum=0),
+                "ampacity for every weather row, in the order of the rows, A", length=n,
+            ),
+            "dynamic_rating_a": s.number("the day's dynamic rating: the smallest hourly ampacity, A", minimum=0),
+            "static_rating_a": s.number("ampacity under the case's static (conservative) weather, A", minimum=0),
+            "ratio_to_static": s.number("dynamic_rating_a / static_rating_a", minimum=0),
+        },
+        "hourly and daily thermal ratings",
+    )
+
+
+_N = {"type": "number"}
+INPUTS_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["conductor", "line", "step_minutes", "weather", "static_weather"],
+    "properties": {
+        "conductor": {
+            "type": "object",
+            "required": ["diameter_mm", "t_low_c", "r_ac_low_ohm_per_km", "t_high_c", "r_ac_high_ohm_per_km",
+                         "emissivity", "absorptivity", "t_max_c"],
+            "properties": {k: _N for k in ("diameter_mm", "t_low_c", "r_ac_low_ohm_per_km", "t_high_c",
+                                           "r_ac_high_ohm_per_km", "emissivity", "absorptivity", "t_max_c")},
+        },
+        "line": {
+            "type": "object",
+            "required": ["latitude_deg", "line_azimuth_deg", "elevation_m", "day_of_year"],
+            "properties": {"latitude_deg": _N, "line_azimuth_deg": _N, "elevation_m": _N, "day_of_year": {"type": "integer"}},
+        },
+        "step_minutes": {"type": "integer"},
+        "weather": {
+            "type": "array", "minItems": 1,
+            "items": {
+                "type": "object",
+                "required": ["solar_time_h", "ambient_c", "wind_speed_m_per_s", "wind_angle_deg", "solar_flux_w_per_m2"],
+                "properties": {k: _N for k in ("solar_time_h", "ambient_c", "wind_speed_m_per_s", "wind_angle_deg", "solar_flux_w_per_m2")},
+            },
+        },
+        "static_weather": {
+            "type": "object",
+            "required": ["ambient_c", "wind_speed_m_per_s", "wind_angle_deg", "solar_time_h", "atmosphere"],
+            "properties": {"atmosphere": {"enum": list(ieee738.SOLAR_FLUX_COEFFICIENTS)}},
+        },
+    },
+}
+
+PRESENTATION = {
+    "en": {
+        "title": "Dynamic thermal rating of an overhead line (IEEE 738)",
+        "statement": (
+            "Compute the steady-state thermal rating of the conductor in public_inputs at its maximum temperature "
+            "t_max_c with the IEEE Std 738-2012 heat balance I = sqrt((q_c + q_r − q_s)/R(t_max_c)): forced "
+            "convection q_c1 (eq. 3a) and q_c2 (eq. 3b), using the larger, with the wind direction factor K_angle "
+            "(eq. 4a; wind_angle_deg is the angle between the wind and the conductor axis); natural convection "
+            "q_cn (eq. 5a) when it is larger; air properties at the film temperature (T_s + T_a)/2 (eqs. 13a, "
+            "14a, 15a, with the line's elevation); radiation q_r (eq. 7a); solar gain q_s = α·Q·sin θ·D (eq. 8) "
+            "with θ from the solar altitude and azimuth at the row's solar time (eqs. 9, 16a, 16b, 17a, 17b, "
+            "Table 2) and the line azimuth; R by linear interpolation between the two given AC resistances "
+            "(eq. 10). In the hourly rows Q is the measured flux solar_flux_w_per_m2 on a surface normal to the "
+            "sun's rays; in static_weather Q is the flux of the stated atmosphere (eq. 18, Table 3) corrected for "
+            "elevation (eqs. 19, 20). Report the ampacity of every weather row, the day's dynamic rating (the "
+            "smallest of them), the static rating, and their ratio dynamic/static."
+        ),
+        "answer_notes": "Every value must match within 0.1 % (0.5 A or 0.001 for the ratio at least).",
+    },
+    "ru": {
+        "title": "Динамическая пропускная способность воздушной линии по нагреву (IEEE 738)",
+        "statement": (
+            "Рассчитайте длительно допустимый ток провода из public_inputs при его максимально допустимой "
+            "температуре t_max_c по уравнению теплового баланса IEEE Std 738-2012 I = sqrt((q_c + q_r − q_s)/R(t_max_c)): "
+            "вынужденная конвекция q_c1 (ф. 3a) и q_c2 (ф. 3b) — берётся большая из них — с коэффициентом "
+            "направления ветра K_angle (ф. 4a; wind_angle_deg — угол между направлением ветра и осью провода); "
+            "естественная конвекция q_cn (ф. 5a), если она больше; свойства воздуха при температуре плёнки "
+            "(T_s + T_a)/2 (ф. 13a, 14a, 15a, с учётом высоты линии над уровнем моря); излучение q_r (ф. 7a); "
+            "солнечный нагрев q_s = α·Q·sin θ·D (ф. 8), где θ определяется высотой и азимутом Солнца в истинное "
+            "солнечное время строки (ф. 9, 16a, 16b, 17a, 17b, табл. 2) и азимутом линии; сопротивление R — "
+            "линейной интерполяцией между двумя заданными значениями сопротивления переменному току (ф. 10). В "
+            "почасовых строках Q — измеренная плотность потока solar_flux_w_per_m2 на поверхность, "
+            "перпендикулярную солнечным лучам; в static_weather Q — поток для указанного состояния атмосферы "
+            "(ф. 18, табл. 3) с поправкой на высоту (ф. 19, 20). Укажите допустимый ток для каждой строки "
+            "погоды, динамическую пропускную способность за сутки (наименьшее из почасовых значений), "
+            "статическую пропускную способность и их отношение (динамическая/статическая)."
+        ),
+        "answer_notes": "Каждое значение должно совпасть с точностью 0,1 % (не менее 0,5 А, для отношения — 0,001).",
+    },
+}
+
+# ---------------------------------------------------------------------------- physics
+
+
+def conductor_of(inputs: dict[str, Any]) -> ieee738.Conductor:
+    c = inputs["conductor"]
+    return ieee738.Conductor(
+        diameter_m=float(c["diameter_mm"]) / 1000.0,
+        emissivity=float(c["emissivity"]), absorptivity=float(c["absorptivity"]),
+        t_low_c=float(c["t_low_c"]), r_low_ohm_m=float(c["r_ac_low_ohm_per_km"]) / 1000.0,
+        t_high_c=float(c["t_high_c"]), r_high_ohm_m=float(c["r_ac_high_ohm_per_km"]) / 1000.0,
+    )
+
+
+def hourly_balance(inputs: dict[str, Any], row: dict[str, Any]) -> ieee738.HeatBalance:
+    """The heat balance of one weather row (measured solar flux)."""
+    line = inputs["line"]
+    sun = ieee738.solar_position(float(line["latitude_deg"]), int(line["day_of_year"]), float(row["solar_time_h"]),
+                                 float(line["line_azimuth_deg"]))
+    return ieee738.heat_balance(
+        conductor_of(inputs), t_surface_c=float(inputs["conductor"]["t_max_c"]), t_ambient_c=float(row["ambient_c"]),
+        wind_speed_m_s=float(row["wind_speed_m_per_s"]), wind_angle_deg=float(row["wind_angle_deg"]),
+        elevation_m=float(line["elevation_m"]), solar_flux_w_m2=float(row["solar_flux_w_per_m2"]),
+        solar_incidence_deg=sun.incidence_deg,
+    )
+
+
+def static_balance(inputs: dict[str, Any]) -> ieee738.HeatBalance:
+    """The heat balance under the static rating's weather (modelled clear/industrial sky)."""
+    line = inputs["line"]
+    w = inputs["static_weather"]
+    sun = ieee738.solar_position(float(line["latitude_deg"]), int(line["day_of_year"]), float(w["solar_time_h"]),
+                                 float(line["line_azimuth_deg"]))
+    flux = ieee738.solar_flux_sea_level(sun.altitude_deg, w["atmosphere"]) * ieee738.elevation_correction(float(line["elevation_m"]))
+    return ieee738.heat_balance(
+        conductor_of(inputs), t_surface_c=float(inputs["conductor"]["t_max_c"]), t_ambient_c=float(w["ambient_c"]),
+        wind_speed_m_s=float(w["wind_speed_m_per_s"]), wind_angle_deg=float(w["wind_angle_deg"]),
+        elevation_m=float(line["elevation_m"]), solar_flux_w_m2=flux, solar_incidence_deg=sun.incidence_deg,
+    )
+
+
+def solve(task: Task, backend: str) -> Reference:
+    inputs = task.public_inputs
+    hourly = [hourly_balance(inputs, row) for row in inputs["weather"]]
+    static = static_balance(inputs)
+    amps = [h.ampacity_a for h in hourly]
+    dynamic = min(amps)
+    ratio = dynamic / static.ampacity_a if static.ampacity_a > 0 else 0.0
+    worst = int(np.argmin(amps))
+    return Reference(
+        answer={
+            "ampacity_a": [round(a, 3) for a in amps],
+            "dynamic_rating_a": round(dynamic, 3),
+            "static_rating_a": round(static.ampacity_a, 3),
+            "ratio_to_static": round(ratio, 6),
+        },
+        evidence={
+            "limiting_row": worst,
+            "limiting_row_terms_w_per_m": {
+                "q_c": hourly[worst].q_c_w_m, "q_r": hourly[worst].q_r_w_m, "q_s": hourly[worst].q_s_w_m,
+            },
+            "static_terms_w_per_m": {"q_c": static.q_c_w_m, "q_r": static.q_r_w_m, "q_s": static.q_s_w_m},
+            "resistance_ohm_per_m": static.resistance_ohm_m,
+        },
+        method="IEEE Std 738-2012 steady-state heat balance, eqs. (1b)-(20)",
+    )
+
+
+def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
+    ref = ctx.reference().answer
+    checks = ctx.checks()
+    for i, (want, got) in enumerate(zip(ref["ampacity_a"], answer["ampacity_a"], strict=True)):
+        checks.close(f"/ampacity_a/{i}", want, got, f"ampacity of weather row {i}")
+    checks.close("/dynamic_rating_a", ref["dynamic_rating_a"], answer["dynamic_rating_a"], "the day's dynamic rating")
+    checks.close("/static_rating_a", ref["static_rating_a"], answer["static_rating_a"], "the static rating")
+    checks.close("/ratio_to_static", ref["ratio_to_static"], answer["ratio_to_static"], "dynamic / static rating")
+    return Assessment(violations=checks.violations, evidence={"checks": len(checks.records), "checks_failed": len(checks.violations)})
+
+
+# ---------------------------------------------------------------------------- held-out draws
+
+
+def synthesize_weather(line: dict[str, Any], rng: np.random.Generator) -> list[dict[str, Any]]:
+    """24 hourly rows of a summer day at the line: an ambient cycle peaking mid-afternoon, a
+    wind that freshens in the afternoon and may fall calm at night, a wind direction drifting
+    around a prevailing angle to the line, and the clear-sky flux (eq. 18, elevation-corrected)
+    dimmed by passing cloud. Rows are at the middle of each solar hour."""
+    mean = float(rng.uniform(16.0, 30.0))
+    swing = float(rng.uniform(4.0, 9.0))
+    wind_base = float(rng.uniform(0.6, 3.5))
+    prevailing = float(rng.uniform(10.0, 90.0))
+    cloud = np.clip(1.0 - np.abs(np.cumsum(rng.normal(0.0, 0.12, HOURS))), 0.25, 1.0)
+    calm_night = rng.uniform() < 0.5
+    rows = []
+    for h in range(HOURS):
+        t = h + 0.5
+        ambient = mean + swing * math.cos(2 * math.pi * (t - 15.0) / 24.0) + float(rng.normal(0.0, 0.4))
+        daytime = 0.6 + 0.4 * max(0.0, math.sin(math.pi * (t - 6.0) / 14.0))
+        wind = wind_base * daytime * float(rng.uniform(0.7, 1.3))
+        if calm_night and (t < 5.0 or t > 22.0):
+            wind = float(rng.uniform(0.0, 0.25))
+        angle = float(np.clip(prevailing + rng.normal(0.0, 15.0), 0.0, 90.0))
+        sun = ieee738.solar_position(float(line["latitude_deg"]), int(line["day_of_year"]), t, float(line["line_azimuth_deg"]))
+        clear = ieee738.solar_flux_sea_level(sun.altitude_deg) * ieee738.elevation_correction(float(line["elevation_m"]))
+        flux = clear * float(cloud[h]) if sun.altitude_deg > 2.0 else 0.0
+        rows.append({
+            "solar_time_h": t,
+            "ambient_c": round(ambient, 1),
+            "wind_speed_m_per_s": round(wind, 2),
+            "wind_angle_deg": round(angle, 1),
+            "solar_flux_w_per_m2": round(flux, 1),
+        })
+    return rows
+
+
+def generate(public: Task, rng: np.random.Generator) -> Generated:
+    """Redraw the conductor's surface state (emissivity, absorptivity) and maximum temperature,
+    the line's latitude, orientation, elevation and the summer day, the static rating's
+    ambient temperature, and a new day of weather (:func:`synthesize_weather`). The conductor's
+    geometry and resistances are kept: they are catalogue data, not something to invent."""
+    inputs = public.public_inputs
+    conductor = dict(inputs["conductor"])
+    eps = round(float(rng.uniform(0.5, 0.9)), 2)
+    conductor["emissivity"] = eps
+    conductor["absorptivity"] = round(float(np.clip(eps + rng.uniform(-0.05, 0.1), 0.3, 0.95)), 2)
+    conductor["t_max_c"] = float(rng.choice([70.0, 75.0, 80.0, 90.0]))
+    line = {
+        "latitude_deg": round(float(rng.uniform(35.0, 62.0)), 2),
+        "line_azimuth_deg": round(float(rng.uniform(0.0, 180.0)), 1),
+        "elevation_m": round(float(rng.uniform(0.0, 1200.0)), 0),
+        "day_of_year": int(rng.integers(152, 244)),
+    }
+    static = dict(inputs["static_weather"])
+    static["ambient_c"] = float(rng.choice([35.0, 40.0]))
+    out = dict(inputs)
+    out["conductor"] = conductor
+    out["line"] = line
+    out["static_weather"] = static
+    out["weather"] = synthesize_weather(line, rng)
+    return Generated(public_inputs=out)
+
+
+def accept(task: Task, reference: Reference) -> str | None:
+    """Reject days where some hour has no rating at all (the sun alone would heat the
+    conductor past its limit) — not a realistic summer day for a transmission line."""
+    if min(reference.answer["ampacity_a"]) <= 0.0 or reference.answer["static_rating_a"] <= 0.0:
+        return "an hour (or the static weather) has zero ampacity"
+    return None
+
+
+SPEC = register(
+    FamilySpec(
+        id=FAMILY_ID,
+        area="network",
+        scoring_kind="exact",
+        confidence="medium",
+        version="1",
+        provenance=(
+            {
+                "title": "IEEE Std 738-2012, IEEE Standard for Calculating the Current-Temperature Relationship of Bare Overhead Conductors",
+                "locator": "clause 4, steady-state heat balance: eqs. (1b), (2c), (3a), (3b), (4a), (5a), (6), (7a), (8), (9), (10), (13a), (14a), (15a), (16a), (16b), (17a), (17b), (18)-(20), Tables 2-3",
+                "note": "Each hourly ampacity and the static rating are the standard's steady-state rating at the conductor's maximum temperature; the conductor data, weather and solar inputs are the standard's, in SI units.",
+                "confidence": "high",
+            },
+            {
+                "title": "N. Safari, S. M. Mazhari, C. Y. Chung, S. B. Ko, Secure Probabilistic Prediction of Dynamic Thermal Line Rating, Journal of Modern Power Systems and Clean Energy, vol. 10, no. 2, March 2022",
+                "locator": "§I-§II: the hourly dynamic thermal line rating computed from weather by the IEEE 738 heat balance, against the static rating's conservative assumptions",
+                "note": "Motivates the task: a day of hourly DTLR values, its minimum, and its ratio to the static rating; the probabilistic prediction itself is not part of this task.",
+                "confidence": "medium",
+            },
+        ),
+        submission_schema=submission_schema,
+        hard_constraints=(
+            "every hourly ampacity matches the IEEE 738 recomputation within max(0.1 %, 0.5 A)",
+            "the dynamic rating, the static rating and their ratio match within 0.1 % (0.5 A, 0.001 for the ratio)",
+        ),
+        metrics=(),
+        tolerances={
+            "relative": 1e-3,
+            "absolute_floors": {"default": 0.5, "/ratio_to_static": 1e-3},
+        },
+        presentation=PRESENTATION,
+        backends=("surrogate",),
+        solve=solve,
+        evaluate=evaluate,
+        generate=generate,
+        accept=accept,
+        inputs_schema=INPUTS_SCHEMA,
+    )
+)

@@ -1,0 +1,67 @@
+"""dynamic_thermal_rating: the evaluator catches the usual slips of an IEEE 738 calculation."""
+
+from __future__ import annotations
+
+import copy
+
+import psab
+from psab.families import dynamic_thermal_rating as F
+from psab.paths import case_dir
+from psab.surrogates import ieee738
+
+
+def _public() -> psab.Task:
+    return psab.load_case(case_dir(F.FAMILY_ID))
+
+
+def _answer_with(task: psab.Task, **changes: object) -> dict:
+    """The reference answer recomputed with one slip in the hourly heat balance."""
+    inputs = copy.deepcopy(task.public_inputs)
+    amps = []
+    for row in inputs["weather"]:
+        line = inputs["line"]
+        sun = ieee738.solar_position(line["latitude_deg"], line["day_of_year"], row["solar_time_h"], line["line_azimuth_deg"])
+        kwargs = dict(
+            t_surface_c=inputs["conductor"]["t_max_c"], t_ambient_c=row["ambient_c"],
+            wind_speed_m_s=row["wind_speed_m_per_s"], wind_angle_deg=row["wind_angle_deg"],
+            elevation_m=line["elevation_m"], solar_flux_w_m2=row["solar_flux_w_per_m2"],
+            solar_incidence_deg=sun.incidence_deg,
+        )
+        kwargs.update(changes)
+        amps.append(ieee738.heat_balance(F.conductor_of(inputs), **kwargs).ampacity_a)
+    ref = psab.solve(task).answer
+    return {**ref, "ampacity_a": amps, "dynamic_rating_a": min(amps), "ratio_to_static": min(amps) / ref["static_rating_a"]}
+
+
+def test_reference_recomputed_independently_scores_one() -> None:
+    task = _public()
+    result = psab.evaluate(task, {"answer": _answer_with(task)})
+    assert result.feasible and result.score == 1.0
+
+
+def test_ignoring_the_wind_angle_is_caught_hour_by_hour() -> None:
+    task = _public()
+    result = psab.evaluate(task, {"answer": _answer_with(task, wind_angle_deg=90.0)})
+    assert not result.feasible
+    oblique = {i for i, row in enumerate(task.public_inputs["weather"]) if row["wind_angle_deg"] < 80.0 and row["wind_speed_m_per_s"] > 0.5}
+    flagged = {int(v.field.split("/")[2]) for v in result.violations if v.field.startswith("/ampacity_a/")}
+    assert oblique and oblique <= flagged
+
+
+def test_ignoring_the_sun_is_caught_in_daylight_only() -> None:
+    task = _public()
+    result = psab.evaluate(task, {"answer": _answer_with(task, solar_flux_w_m2=0.0)})
+    flagged = {int(v.field.split("/")[2]) for v in result.violations if v.field.startswith("/ampacity_a/")}
+    sunny = {i for i, row in enumerate(task.public_inputs["weather"]) if row["solar_flux_w_per_m2"] > 100.0}
+    dark = {i for i, row in enumerate(task.public_inputs["weather"]) if row["solar_flux_w_per_m2"] == 0.0}
+    assert sunny and sunny <= flagged and not (dark & flagged)
+
+
+def test_public_case_has_a_calm_hour_governed_by_natural_convection() -> None:
+    """The public case exercises eq. (5a): its limiting hour is calm, and natural convection
+    beats both forced forms there."""
+    task = _public()
+    ref = psab.solve(task)
+    worst = ref.answer["ampacity_a"].index(ref.answer["dynamic_rating_a"])
+    hb = F.hourly_balance(task.public_inputs, task.public_inputs["weather"][worst])
+    assert hb.q_cn_w_m > max(hb.q_c1_w_m, hb.q_c2_w_m)
