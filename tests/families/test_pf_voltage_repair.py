@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import need_backend, need_highs
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import psab
 from psab.families import pf_voltage_repair as F
 from psab.paths import case_dir
+
+from conftest import need_backend, need_highs
 
 SEED = 4242
 GENERATED = 6

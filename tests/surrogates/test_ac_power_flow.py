@@ -13,7 +13,6 @@ import math
 
 import numpy as np
 import pytest
-from conftest import need_backend
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -27,6 +26,8 @@ from psab.surrogates.ac_power_flow import (
     sensitivity_at,
     solve_ac,
 )
+
+from conftest import need_backend
 
 MATPOWER_CASES = ("case9", "case14", "case30")
 
