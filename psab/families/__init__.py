@@ -7,6 +7,8 @@
 FAMILY_MODULES: tuple[str, ...] = (
     # 1. Network analysis and operating constraints
     "ybus_construction",
+    # 2. Short circuit and protection
+    "three_phase_short_circuit",
 )
 
 
