@@ -147,7 +147,10 @@ def calc(prep: PreparedNet, buses: Sequence[str], *, fault: str = "3ph", case: s
         options.update(topology="meshed" if kappa_method == "B" else "auto", kappa_method=kappa_method)
     idx = [prep.bus[b] for b in buses]
     with prep.lock, warnings.catch_warnings():
-        warnings.simplefilter("ignore", FutureWarning)  # pandas downcasting notices inside pandapower
+        # pandas downcasting notices inside pandapower, and its notice that bus voltages (which
+        # psab does not read) are unsupported with off-nominal transformer ratios
+        warnings.simplefilter("ignore", FutureWarning)
+        warnings.simplefilter("ignore", UserWarning)
         calc_sc(prep.net, bus=idx, fault=fault, case=case, ip=ip, ith=ith, tk_s=t_k_s or 1.0,
                 r_fault_ohm=r_fault_ohm, lv_tol_percent=int(lv_tolerance_pct), branch_results=False, **options)
         res = prep.net.res_bus_sc
