@@ -170,7 +170,8 @@ def motor_impedance_ohm(pn_mw: float, efficiency_pct: float, cos_phi: float, vn_
 
 def kappa(r_over_x: float) -> float:
     """Peak factor ``κ = 1.02 + 0.98·e^(−3R/X)`` (§8.1.1, eq. 55)."""
-    return 1.02 + 0.98 * math.exp(-3.0 * r_over_x)
+    # 1.02 + 0.98 rounds above 2 in binary floating point; κ never exceeds 2 for R/X >= 0
+    return min(2.0, 1.02 + 0.98 * math.exp(-3.0 * r_over_x))
 
 
 def kappa_method_b(r_over_x: float, un_kv: float, *, all_branches_below_0_3: bool = False) -> float:
