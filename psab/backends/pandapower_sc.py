@@ -26,6 +26,7 @@ Element mapping (the same data :mod:`psab.surrogates.iec60909` reads):
 
 from __future__ import annotations
 
+import math
 import threading
 import warnings
 from collections.abc import Sequence
@@ -126,7 +127,7 @@ class BusResult:
     """pandapower's ``res_bus_sc`` row of one bus."""
 
     ikss_ka: float
-    skss_mva: float
+    skss_mva: float | None
     ip_ka: float | None
     ith_ka: float | None
 
@@ -157,9 +158,10 @@ def calc(prep: PreparedNet, buses: Sequence[str], *, fault: str = "3ph", case: s
         out = {}
         for b, i in zip(buses, idx, strict=True):
             row = res.loc[i]
+            skss = float(row["skss_mw"]) if "skss_mw" in row else math.nan  # pandapower's skss_mw is MVA
             out[b] = BusResult(
                 ikss_ka=float(row["ikss_ka"]),
-                skss_mva=float(row["skss_mw"]) if "skss_mw" in row else float("nan"),
+                skss_mva=skss if math.isfinite(skss) else None,
                 ip_ka=float(row["ip_ka"]) if ip else None,
                 ith_ka=float(row["ith_ka"]) if ith else None,
             )

@@ -9,6 +9,7 @@ FAMILY_MODULES: tuple[str, ...] = (
     "ybus_construction",
     # 2. Short circuit and protection
     "three_phase_short_circuit",
+    "earth_fault_calculation",
 )
 
 

@@ -48,6 +48,12 @@ one power base. A branch is a series impedance with an off-nominal ratio on its 
 π stamp of :mod:`psab.surrogates.ybus` without shunt charging. This is the same circuit
 pandapower's ``calc_sc`` assembles, so the two agree to rounding on the same data.
 
+Zero sequence (for line-to-earth faults, §7.5): feeders with their ``X_(0)Q/X_(1)Q`` and
+``R_(0)Q/X_(0)Q``; transformers by vector group and star-point earthing
+(:func:`psab.surrogates.symmetrical.transformer_zero_sequence`), with ``K_T`` on ``Z_(0)T`` for
+maximum currents (§6.3.3); lines with ``R_(0)L`` (at θe for minimum currents) and ``X_(0)L``;
+generators, motors and line capacitances have no zero-sequence path. ``Z_(2) = Z_(1)``.
+
 Where the standard leaves a choice, this module follows pandapower's reading (so that a case
 judged by either backend gets one answer), and says so: ``K_T`` is applied for maximum
 currents only; the feeder impedance uses the voltage factor of the case (``c_max`` with
@@ -63,6 +69,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
+from psab.surrogates.symmetrical import ShuntFault, shunt_fault, transformer_zero_sequence
 
 SQRT3 = math.sqrt(3.0)
 
@@ -795,15 +803,206 @@ ELEMENT_SCHEMAS: dict[str, dict[str, Any]] = {
 }
 
 
+def _clone(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _clone(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_clone(v) for v in value]
+    return value
+
+
 def network_input_schema(extra: Mapping[str, Any], required: Sequence[str], *,
                          elements: Sequence[str] = tuple(ELEMENT_SCHEMAS)) -> dict[str, Any]:
     """JSON Schema of a case's ``public_inputs``: the network lists of ``elements`` (``buses``
-    required), ``frequency_hz``, ``lv_tolerance_pct``, and the family's ``extra`` fields."""
+    required), ``frequency_hz``, ``lv_tolerance_pct``, and the family's ``extra`` fields (a fresh
+    copy: a family may tighten its own)."""
     props: dict[str, Any] = {
         "frequency_hz": {"enum": [50, 60], "description": "system frequency (Hz)"},
         "lv_tolerance_pct": {"enum": [6, 10], "description": "voltage tolerance of low-voltage systems (%), Table 1"},
     }
     for name in elements:
-        props[name] = {"type": "array", "items": ELEMENT_SCHEMAS[name], "minItems": 1 if name == "buses" else 0}
-    props.update(extra)
+        props[name] = {"type": "array", "items": _clone(ELEMENT_SCHEMAS[name]), "minItems": 1 if name == "buses" else 0}
+    props.update(_clone(dict(extra)))
     return _obj(props, ["buses", *required])
+
+
+# --------------------------------------------------------------------------- zero sequence
+
+
+def zero_sequence_model(net: Network, case: str, base_mva: float = 100.0) -> NodalModel:
+    """The zero-sequence network of ``net`` for ``case`` as a nodal model (see the module
+    docstring). A transformer's zero-sequence T adds a midpoint node when its earth leg is a
+    finite impedance; earth legs and earthed windings are shunts."""
+    if net.transformers_3w or net.power_station_units:
+        raise ValueError("three-winding transformers and power station units have no zero-sequence model here")
+    idx = net.bus_index()
+    un = [b.vn_kv for b in net.buses]
+    fr: list[int] = []
+    to: list[int] = []
+    zb: list[complex] = []
+    tap: list[float] = []
+    sb: list[int] = []
+    zs: list[complex] = []
+
+    def zbase(kv: float) -> float:
+        return kv * kv / base_mva
+
+    for q in net.feeders:
+        if q.x0_x1 is None or q.r0_x0 is None:
+            raise ValueError(f"feeder {q.id} needs x0_x1 and r0_x0 for the zero sequence")
+        kv = un[idx[q.bus]]
+        s_sc, rx = (q.skss_max_mva, q.rx_max) if case == "max" else (q.skss_min_mva, q.rx_min)
+        if s_sc is None or rx is None:
+            raise ValueError(f"feeder {q.id} needs skss_min_mva and rx_min for minimum currents")
+        x1 = feeder_impedance_ohm(kv, s_sc, rx, voltage_factor(kv, case, net.lv_tolerance_pct)).imag
+        x0 = q.x0_x1 * x1
+        sb.append(idx[q.bus])
+        zs.append(complex(q.r0_x0 * x0, x0) / zbase(kv))
+
+    for t in net.transformers:
+        if t.vector_group is None:
+            raise ValueError(f"transformer {t.id} needs a vector_group for the zero sequence")
+        h, lo = idx[t.hv_bus], idx[t.lv_bus]
+        uk0 = t.uk0_pct if t.uk0_pct is not None else t.uk_pct
+        ukr0 = t.ukr0_pct if t.ukr0_pct is not None else t.ukr_pct
+        z0 = transformer_impedance_ohm(uk0, ukr0, t.sn_mva, t.vn_lv_kv)
+        z_m0 = None if t.mag0_ratio is None else 1j * t.mag0_ratio * abs(z0) / t.parallel
+        if case == "max":
+            z0 *= transformer_correction_factor(t.uk_pct, t.ukr_pct, _c_max_of(net, un[lo]))
+        z0 /= t.parallel
+        zn = complex(t.neutral_r_ohm, t.neutral_x_ohm)
+        if t.vector_group == "YNyn" and zn != 0:
+            raise ValueError(f"transformer {t.id}: a YNyn star-point impedance must be given per winding; only solid earthing is modelled")
+        hv_earthed = t.vector_group in ("YNd", "YNy")
+        T = transformer_zero_sequence(t.vector_group, z0, neutral_hv_ohm=zn if hv_earthed else 0.0,
+                                      neutral_lv_ohm=0.0 if hv_earthed else zn,
+                                      ratio=t.vn_hv_kv / t.vn_lv_kv, z_m0_ohm=z_m0, hv_share=t.hv_share0)
+        zl = zbase(un[lo])
+        tau = (t.vn_hv_kv / t.vn_lv_kv) / (un[h] / un[lo])
+        if T.earth == 0:
+            if T.hv is not None:  # an HV leg to an earthed midpoint: a shunt seen through the ratio
+                sb.append(h)
+                zs.append(T.hv / zl * tau * tau)
+            if T.lv is not None:
+                sb.append(lo)
+                zs.append(T.lv / zl)
+        elif T.earth is None:
+            if T.hv is not None and T.lv is not None:
+                fr.append(h)
+                to.append(lo)
+                zb.append((T.hv + T.lv) / zl)
+                tap.append(tau)
+        else:
+            mid = len(un)
+            un.append(un[lo])
+            sb.append(mid)
+            zs.append(T.earth / zl)
+            if T.hv is not None:
+                fr.append(h)
+                to.append(mid)
+                zb.append(T.hv / zl)
+                tap.append(tau)
+            if T.lv is not None:
+                fr.append(mid)
+                to.append(lo)
+                zb.append(T.lv / zl)
+                tap.append(1.0)
+
+    for ln in net.lines:
+        if ln.r0_ohm_per_km is None or ln.x0_ohm_per_km is None:
+            raise ValueError(f"line {ln.id} needs r0_ohm_per_km and x0_ohm_per_km for the zero sequence")
+        a = idx[ln.from_bus]
+        r0 = ln.r0_ohm_per_km
+        if case == "min":
+            if ln.end_temp_c is None:
+                raise ValueError(f"line {ln.id} needs end_temp_c for minimum currents")
+            r0 *= resistance_temperature_factor(ln.end_temp_c)
+        fr.append(a)
+        to.append(idx[ln.to_bus])
+        zb.append(complex(r0, ln.x0_ohm_per_km) * ln.length_km / ln.parallel / zbase(un[a]))
+        tap.append(1.0)
+
+    return NodalModel(
+        base_mva=base_mva, f_hz=net.f_hz, un_kv=np.asarray(un, float), n_case_buses=len(net.buses),
+        branch_from=np.asarray(fr, int), branch_to=np.asarray(to, int),
+        branch_z_pu=np.asarray(zb, complex), branch_tap=np.asarray(tap, float),
+        shunt_bus=np.asarray(sb, int), shunt_z_pu=np.asarray(zs, complex), shunt_z_peak_pu=np.asarray(zs, complex),
+    )
+
+
+def _earthed_component(model: NodalModel, node: int) -> list[int] | None:
+    """The nodes connected to ``node`` in ``model``, or ``None`` when that part of the network
+    has no connection to earth (an isolated neutral: no zero-sequence current can flow)."""
+    adj: dict[int, set[int]] = {i: set() for i in range(model.n_nodes)}
+    for a, b in zip(model.branch_from.tolist(), model.branch_to.tolist(), strict=True):
+        adj[a].add(b)
+        adj[b].add(a)
+    seen = {node}
+    stack = [node]
+    while stack:
+        for nb in adj[stack.pop()]:
+            if nb not in seen:
+                seen.add(nb)
+                stack.append(nb)
+    if not seen & set(model.shunt_bus.tolist()):
+        return None
+    return sorted(seen)
+
+
+def driving_point_impedance_pu(model: NodalModel, node: int) -> complex | None:
+    """``Z_kk`` of ``node`` (per unit), ``None`` when its part of the network is not earthed."""
+    comp = _earthed_component(model, node)
+    if comp is None:
+        return None
+    Y = bus_admittance(model)[np.ix_(comp, comp)]
+    e = np.zeros(len(comp), dtype=complex)
+    e[comp.index(node)] = 1.0
+    return complex(np.linalg.solve(Y, e)[comp.index(node)])
+
+
+@dataclass(frozen=True)
+class EarthFault:
+    """A line-to-earth short circuit (phase a) at one bus: IEC 60909 §7.5 with the sequence
+    currents and the phase voltages at the fault (symmetrical components, ``E_a`` the angle
+    reference). Currents in kA, voltages in per unit of ``U_n/√3``, impedances in ohm."""
+
+    bus: str
+    un_kv: float
+    c: float
+    z1_ohm: complex
+    z2_ohm: complex
+    z0_ohm: complex
+    zf_ohm: complex
+    fault: ShuntFault
+
+    @property
+    def ikss1_ka(self) -> float:
+        """``I″k1 = |I_a| = 3·|I_0|``."""
+        return abs(self.fault.i_phase[0])
+
+    @property
+    def i_seq_ka(self) -> tuple[complex, complex, complex]:
+        return self.fault.i_seq
+
+    @property
+    def v_phase_pu(self) -> tuple[float, float, float]:
+        base = self.un_kv / SQRT3
+        return tuple(abs(v) / base for v in self.fault.v_phase)  # type: ignore[return-value]
+
+
+def line_to_earth_fault(net: Network, bus: str, case: str = "max", r_fault_ohm: float = 0.0,
+                        base_mva: float = 100.0) -> EarthFault:
+    """Line-to-earth short circuit at ``bus``: ``I_0 = I_1 = I_2 = E/(Z_1 + Z_2 + Z_0 + 3R_f)``
+    with ``E = c·U_n/√3`` (kV → kA with impedances in ohm); raises ``ValueError`` when the
+    fault bus has no zero-sequence path to earth (an isolated neutral, outside IEC 60909)."""
+    k = net.bus_index()[bus]
+    un = net.buses[k].vn_kv
+    zb = un * un / base_mva
+    z1 = complex(bus_impedance(positive_sequence_model(net, case, base_mva))[k, k]) * zb
+    z0_pu = driving_point_impedance_pu(zero_sequence_model(net, case, base_mva), k)
+    if z0_pu is None:
+        raise ValueError(f"bus {bus} has no zero-sequence path to earth (isolated neutral): no earth-fault current by IEC 60909")
+    z0 = z0_pu * zb
+    c = voltage_factor(un, case, net.lv_tolerance_pct)
+    zf = complex(r_fault_ohm, 0.0)
+    return EarthFault(bus, un, c, z1, z1, z0, zf, shunt_fault("1ph", c * un / SQRT3, z1, z1, z0, zf))
