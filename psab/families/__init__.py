@@ -10,6 +10,7 @@ FAMILY_MODULES: tuple[str, ...] = (
     # 2. Short circuit and protection
     "three_phase_short_circuit",
     "earth_fault_calculation",
+    "breaker_relay_short_circuit",
 )
 
 
