@@ -57,8 +57,26 @@ generators, motors and line capacitances have no zero-sequence path. ``Z_(2) = Z
 Where the standard leaves a choice, this module follows pandapower's reading (so that a case
 judged by either backend gets one answer), and says so: ``K_T`` is applied for maximum
 currents only; the feeder impedance uses the voltage factor of the case (``c_max`` with
-``S″kQmax``, ``c_min`` with ``S″kQmin``); the three-winding correction uses ``c_max`` of the
+``S″kQmax``, ``c_min`` with ``S″kQmin``); generators and power station units keep their
+``c_max``-based factors in minimum currents; the three-winding correction uses ``c_max`` of the
 lowest-voltage winding (pandapower fixes 1.1, the same value unless that winding is LV).
+
+Where pandapower 3.5 departs from the standard, this module follows the standard and the
+families pose their cases so that both agree:
+
+- ``m`` of I_th at κ → 2: the standard's limit is m = 2; pandapower sets m = 0 for κ > 1.99
+  (cases keep κ ≤ 1.98) and uses f = 50 Hz in eq. 102 whatever the frequency (cases are 50 Hz);
+- method B: the standard drops the factor 1.15 when every branch has R/X < 0.3; pandapower
+  decides per source path (no family uses method B);
+- method C: pandapower replaces the whole shunt of a generator's bus by the generator's
+  peak admittance, dropping any other source on that bus (cases put no feeder or motor on a
+  generator bus);
+- low voltage is U_n ≤ 1 kV here (Table 1: 100 V to 1000 V) and U_n < 1 kV in pandapower (no
+  case uses exactly 1 kV);
+- zero sequence: pandapower models an open winding as a 1e20 p.u. branch, which spoils its
+  zero-sequence matrix wherever part of the network has no earth path (earth-fault cases are
+  earthed everywhere), and adds a YNyn star-point impedance on mixed bases (this module
+  refuses YNyn with a star-point impedance).
 """
 
 from __future__ import annotations
