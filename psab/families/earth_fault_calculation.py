@@ -101,7 +101,11 @@ PRESENTATION = {
             "V_b, V_c at the fault in per unit of U_n/√3, from V_0 = −Z_0·I_0, V_1 = E − Z_1·I_1, "
             "V_2 = −Z_2·I_2, V_b = V_0 + a²·V_1 + a·V_2, V_c = V_0 + a·V_1 + a²·V_2, a = e^(j120°)."
         ),
-        "answer_notes": "Every value must match within 0.1 % or 1 A (1e-3 p.u. for voltages), whichever is larger.",
+        "answer_notes": (
+            "Every value must match within 0.1 % or 1 A (1e-3 p.u. for voltages), whichever is larger. Under the "
+            "pandapower backend I″k1 is recomputed by pandapower's calc_sc; the sequence currents and the "
+            "healthy-phase voltages are recomputed by symmetrical components under both backends."
+        ),
     },
     "ru": {
         "title": "Однофазное замыкание на землю методом симметричных составляющих",
@@ -128,7 +132,12 @@ PRESENTATION = {
             "U_n/√3, где V_0 = −Z_0·I_0, V_1 = E − Z_1·I_1, V_2 = −Z_2·I_2, V_b = V_0 + a²·V_1 + a·V_2, "
             "V_c = V_0 + a·V_1 + a²·V_2, a = e^(j120°)."
         ),
-        "answer_notes": "Каждое значение должно совпасть с точностью 0,1 % или 1 А (1e-3 о.е. для напряжений) — что больше.",
+        "answer_notes": (
+            "Каждое значение должно совпасть с точностью 0,1 % или 1 А (1e-3 о.е. для напряжений) — что больше. "
+            "При проверке средствами pandapower ток I″k1 пересчитывается функцией calc_sc, а симметричные "
+            "составляющие токов и напряжения неповреждённых фаз — методом симметричных составляющих при любом "
+            "способе проверки."
+        ),
     },
 }
 
