@@ -516,46 +516,85 @@ def _c_max_of(net: Network, kv: float) -> float:
     return voltage_factor(kv, "max", net.lv_tolerance_pct)
 
 
+class _Stamps:
+    """Collects the branches and shunts of a nodal model in per unit, node by node."""
+
+    def __init__(self, net: Network, base_mva: float) -> None:
+        self.net = net
+        self.base_mva = base_mva
+        self.idx = net.bus_index()
+        self.un = [b.vn_kv for b in net.buses]
+        self.branches: list[tuple[int, int, complex, float]] = []
+        self.shunts: list[tuple[int, complex, complex]] = []
+
+    def kv(self, bus: str) -> float:
+        return self.un[self.idx[bus]]
+
+    def zbase(self, kv: float) -> float:
+        return kv * kv / self.base_mva
+
+    def node(self, kv: float) -> int:
+        """A new internal node at nominal voltage ``kv``."""
+        self.un.append(kv)
+        return len(self.un) - 1
+
+    def branch(self, a: int, b: int, z_pu: complex, tap: float = 1.0) -> None:
+        self.branches.append((a, b, z_pu, tap))
+
+    def shunt(self, node: int, z_pu: complex, z_peak_pu: complex | None = None) -> None:
+        self.shunts.append((node, z_pu, z_pu if z_peak_pu is None else z_peak_pu))
+
+    def line(self, ln: Line, r_ohm_per_km: float, x_ohm_per_km: float, case: str) -> None:
+        """A line's series impedance, its resistance at θe for minimum currents (§7.2)."""
+        a, b = self.idx[ln.from_bus], self.idx[ln.to_bus]
+        if self.un[a] != self.un[b]:
+            raise ValueError(f"line {ln.id} joins buses of different nominal voltage")
+        r = r_ohm_per_km
+        if case == "min":
+            if ln.end_temp_c is None:
+                raise ValueError(f"line {ln.id} needs end_temp_c for minimum currents")
+            r *= resistance_temperature_factor(ln.end_temp_c)
+        self.branch(a, b, complex(r, x_ohm_per_km) * ln.length_km / ln.parallel / self.zbase(self.un[a]))
+
+    def model(self) -> NodalModel:
+        fr, to, zb, tap = zip(*self.branches, strict=True) if self.branches else ((), (), (), ())
+        sb, zs, zp = zip(*self.shunts, strict=True) if self.shunts else ((), (), ())
+        return NodalModel(
+            base_mva=self.base_mva, f_hz=self.net.f_hz, un_kv=np.asarray(self.un, float),
+            n_case_buses=len(self.net.buses),
+            branch_from=np.asarray(fr, int), branch_to=np.asarray(to, int),
+            branch_z_pu=np.asarray(zb, complex), branch_tap=np.asarray(tap, float),
+            shunt_bus=np.asarray(sb, int), shunt_z_pu=np.asarray(zs, complex), shunt_z_peak_pu=np.asarray(zp, complex),
+        )
+
+
+def _feeder_case(q: Feeder, case: str) -> tuple[float, float]:
+    """``(S″kQ, R/X)`` of a feeder for ``case``."""
+    if case == "max":
+        return q.skss_max_mva, q.rx_max
+    if q.skss_min_mva is None or q.rx_min is None:
+        raise ValueError(f"feeder {q.id} needs skss_min_mva and rx_min for minimum currents")
+    return q.skss_min_mva, q.rx_min
+
+
 def positive_sequence_model(net: Network, case: str, base_mva: float = 100.0) -> NodalModel:
     """The corrected positive-sequence network of ``net`` for ``case`` (``"max"``/``"min"``)."""
     if case not in ("max", "min"):
         raise ValueError(f"case must be 'max' or 'min', not {case!r}")
-    idx = net.bus_index()
-    un = [b.vn_kv for b in net.buses]
-    fr: list[int] = []
-    to: list[int] = []
-    zb: list[complex] = []
-    tap: list[float] = []
-    sb: list[int] = []
-    zs: list[complex] = []
-    zp: list[complex] = []
-
-    def zbase(kv: float) -> float:
-        return kv * kv / base_mva
+    st = _Stamps(net, base_mva)
+    un, idx = st.un, st.idx
 
     for q in net.feeders:
-        kv = un[idx[q.bus]]
-        if case == "max":
-            s, rx = q.skss_max_mva, q.rx_max
-        else:
-            if q.skss_min_mva is None or q.rx_min is None:
-                raise ValueError(f"feeder {q.id} needs skss_min_mva and rx_min for minimum currents")
-            s, rx = q.skss_min_mva, q.rx_min
-        c = voltage_factor(kv, case, net.lv_tolerance_pct)
-        z = feeder_impedance_ohm(kv, s, rx, c) / zbase(kv)
-        sb.append(idx[q.bus])
-        zs.append(z)
-        zp.append(z)
+        kv = st.kv(q.bus)
+        s_sc, rx = _feeder_case(q, case)
+        st.shunt(idx[q.bus], feeder_impedance_ohm(kv, s_sc, rx, voltage_factor(kv, case, net.lv_tolerance_pct)) / st.zbase(kv))
 
     for t in net.transformers:
         h, lo = idx[t.hv_bus], idx[t.lv_bus]
         z = transformer_impedance_ohm(t.uk_pct, t.ukr_pct, t.sn_mva, t.vn_lv_kv)
         if case == "max":
             z *= transformer_correction_factor(t.uk_pct, t.ukr_pct, _c_max_of(net, un[lo]))
-        fr.append(h)
-        to.append(lo)
-        zb.append(z / zbase(un[lo]) / t.parallel)
-        tap.append((t.vn_hv_kv / t.vn_lv_kv) / (un[h] / un[lo]))
+        st.branch(h, lo, z / st.zbase(un[lo]) / t.parallel, (t.vn_hv_kv / t.vn_lv_kv) / (un[h] / un[lo]))
 
     for t in net.transformers_3w:
         h, m, lo = idx[t.hv_bus], idx[t.mv_bus], idx[t.lv_bus]
@@ -575,43 +614,23 @@ def positive_sequence_model(net: Network, case: str, base_mva: float = 100.0) ->
         z_a = 0.5 * (z_ab + z_ac - z_bc)  # eq. 11, all referred to the HV rated voltage
         z_b = 0.5 * (z_bc + z_ab - z_ac)
         z_c = 0.5 * (z_ac + z_bc - z_ab)
-        star = len(un)
-        un.append(un[h])
-        fr.append(h)
-        to.append(star)
-        zb.append(z_a / zbase(un[h]))
-        tap.append(1.0)
+        star = st.node(un[h])
+        st.branch(h, star, z_a / st.zbase(un[h]))
         for bus, vr, zw in ((m, t.vn_mv_kv, z_b), (lo, t.vn_lv_kv, z_c)):
-            fr.append(star)
-            to.append(bus)
-            zb.append(zw * (vr / t.vn_hv_kv) ** 2 / zbase(un[bus]))
-            tap.append((t.vn_hv_kv / vr) / (un[h] / un[bus]))
+            st.branch(star, bus, zw * (vr / t.vn_hv_kv) ** 2 / st.zbase(un[bus]), (t.vn_hv_kv / vr) / (un[h] / un[bus]))
 
     for ln in net.lines:
-        a, b = idx[ln.from_bus], idx[ln.to_bus]
-        if un[a] != un[b]:
-            raise ValueError(f"line {ln.id} joins buses of different nominal voltage")
-        r = ln.r_ohm_per_km
-        if case == "min":
-            if ln.end_temp_c is None:
-                raise ValueError(f"line {ln.id} needs end_temp_c for minimum currents")
-            r *= resistance_temperature_factor(ln.end_temp_c)
-        fr.append(a)
-        to.append(b)
-        zb.append(complex(r, ln.x_ohm_per_km) * ln.length_km / ln.parallel / zbase(un[a]))
-        tap.append(1.0)
+        st.line(ln, ln.r_ohm_per_km, ln.x_ohm_per_km, case)
 
     for g in net.generators:
-        kv = un[idx[g.bus]]
+        kv = st.kv(g.bus)
         x = g.xdss_pu * g.vn_kv ** 2 / g.sn_mva
         k = generator_correction_factor(kv, g.vn_kv, _c_max_of(net, kv), g.xdss_pu, g.cos_phi, g.pg_pct)
         r_f = generator_fictitious_resistance_ohm(x, g.sn_mva, g.vn_kv)
-        sb.append(idx[g.bus])
-        zs.append(k * complex(g.r_ohm, x) / zbase(kv))
-        zp.append(k * complex(r_f, x) / zbase(kv))
+        st.shunt(idx[g.bus], k * complex(g.r_ohm, x) / st.zbase(kv), k * complex(r_f, x) / st.zbase(kv))
 
     for u in net.power_station_units:
-        kv = un[idx[u.hv_bus]]
+        kv = st.kv(u.hv_bus)
         x_g = u.xdss_pu * u.vn_g_kv ** 2 / u.sn_g_mva
         z_t = transformer_impedance_ohm(u.uk_pct, u.ukr_pct, u.sn_t_mva, u.vn_hv_kv)
         x_t_pu = math.sqrt(u.uk_pct ** 2 - u.ukr_pct ** 2) / 100.0
@@ -619,27 +638,17 @@ def positive_sequence_model(net: Network, case: str, base_mva: float = 100.0) ->
                                       u.xdss_pu, x_t_pu, u.cos_phi, oltc=u.oltc, pg_pct=u.pg_pct, pt_pct=u.pt_pct)
         tr2 = (u.vn_hv_kv / u.vn_lv_kv) ** 2
         r_f = generator_fictitious_resistance_ohm(x_g, u.sn_g_mva, u.vn_g_kv)
-        sb.append(idx[u.hv_bus])
-        zs.append(k * (tr2 * complex(u.r_g_ohm, x_g) + z_t) / zbase(kv))
-        zp.append(k * (tr2 * complex(r_f, x_g) + z_t) / zbase(kv))
+        st.shunt(idx[u.hv_bus], k * (tr2 * complex(u.r_g_ohm, x_g) + z_t) / st.zbase(kv),
+                 k * (tr2 * complex(r_f, x_g) + z_t) / st.zbase(kv))
 
     if case == "max":  # motors are neglected for minimum currents (§7.2)
         for mo in net.motors:
-            kv = un[idx[mo.bus]]
             z = motor_impedance_ohm(mo.pn_mw, mo.efficiency_pct, mo.cos_phi, mo.vn_kv, mo.ilr_ratio, mo.rx)
-            sb.append(idx[mo.bus])
-            zs.append(z / mo.count / zbase(kv))
-            zp.append(z / mo.count / zbase(kv))
+            st.shunt(idx[mo.bus], z / mo.count / st.zbase(st.kv(mo.bus)))
 
-    if not sb:
+    if not st.shunts:
         raise ValueError("the network has no short-circuit source")
-    return NodalModel(
-        base_mva=base_mva, f_hz=net.f_hz, un_kv=np.asarray(un, float), n_case_buses=len(net.buses),
-        branch_from=np.asarray(fr, int), branch_to=np.asarray(to, int),
-        branch_z_pu=np.asarray(zb, complex), branch_tap=np.asarray(tap, float),
-        shunt_bus=np.asarray(sb, int), shunt_z_pu=np.asarray(zs, complex),
-        shunt_z_peak_pu=np.asarray(zp, complex),
-    )
+    return st.model()
 
 
 # --------------------------------------------------------------------------- fault currents
@@ -853,29 +862,16 @@ def zero_sequence_model(net: Network, case: str, base_mva: float = 100.0) -> Nod
     finite impedance; earth legs and earthed windings are shunts."""
     if net.transformers_3w or net.power_station_units:
         raise ValueError("three-winding transformers and power station units have no zero-sequence model here")
-    idx = net.bus_index()
-    un = [b.vn_kv for b in net.buses]
-    fr: list[int] = []
-    to: list[int] = []
-    zb: list[complex] = []
-    tap: list[float] = []
-    sb: list[int] = []
-    zs: list[complex] = []
-
-    def zbase(kv: float) -> float:
-        return kv * kv / base_mva
+    st = _Stamps(net, base_mva)
+    un, idx = st.un, st.idx
 
     for q in net.feeders:
         if q.x0_x1 is None or q.r0_x0 is None:
             raise ValueError(f"feeder {q.id} needs x0_x1 and r0_x0 for the zero sequence")
-        kv = un[idx[q.bus]]
-        s_sc, rx = (q.skss_max_mva, q.rx_max) if case == "max" else (q.skss_min_mva, q.rx_min)
-        if s_sc is None or rx is None:
-            raise ValueError(f"feeder {q.id} needs skss_min_mva and rx_min for minimum currents")
-        x1 = feeder_impedance_ohm(kv, s_sc, rx, voltage_factor(kv, case, net.lv_tolerance_pct)).imag
-        x0 = q.x0_x1 * x1
-        sb.append(idx[q.bus])
-        zs.append(complex(q.r0_x0 * x0, x0) / zbase(kv))
+        kv = st.kv(q.bus)
+        s_sc, rx = _feeder_case(q, case)
+        x0 = q.x0_x1 * feeder_impedance_ohm(kv, s_sc, rx, voltage_factor(kv, case, net.lv_tolerance_pct)).imag
+        st.shunt(idx[q.bus], complex(q.r0_x0 * x0, x0) / st.zbase(kv))
 
     for t in net.transformers:
         if t.vector_group is None:
@@ -895,57 +891,30 @@ def zero_sequence_model(net: Network, case: str, base_mva: float = 100.0) -> Nod
         T = transformer_zero_sequence(t.vector_group, z0, neutral_hv_ohm=zn if hv_earthed else 0.0,
                                       neutral_lv_ohm=0.0 if hv_earthed else zn,
                                       ratio=t.vn_hv_kv / t.vn_lv_kv, z_m0_ohm=z_m0, hv_share=t.hv_share0)
-        zl = zbase(un[lo])
+        zl = st.zbase(un[lo])
         tau = (t.vn_hv_kv / t.vn_lv_kv) / (un[h] / un[lo])
         if T.earth == 0:
             if T.hv is not None:  # an HV leg to an earthed midpoint: a shunt seen through the ratio
-                sb.append(h)
-                zs.append(T.hv / zl * tau * tau)
+                st.shunt(h, T.hv / zl * tau * tau)
             if T.lv is not None:
-                sb.append(lo)
-                zs.append(T.lv / zl)
+                st.shunt(lo, T.lv / zl)
         elif T.earth is None:
             if T.hv is not None and T.lv is not None:
-                fr.append(h)
-                to.append(lo)
-                zb.append((T.hv + T.lv) / zl)
-                tap.append(tau)
+                st.branch(h, lo, (T.hv + T.lv) / zl, tau)
         else:
-            mid = len(un)
-            un.append(un[lo])
-            sb.append(mid)
-            zs.append(T.earth / zl)
+            mid = st.node(un[lo])
+            st.shunt(mid, T.earth / zl)
             if T.hv is not None:
-                fr.append(h)
-                to.append(mid)
-                zb.append(T.hv / zl)
-                tap.append(tau)
+                st.branch(h, mid, T.hv / zl, tau)
             if T.lv is not None:
-                fr.append(mid)
-                to.append(lo)
-                zb.append(T.lv / zl)
-                tap.append(1.0)
+                st.branch(mid, lo, T.lv / zl)
 
     for ln in net.lines:
         if ln.r0_ohm_per_km is None or ln.x0_ohm_per_km is None:
             raise ValueError(f"line {ln.id} needs r0_ohm_per_km and x0_ohm_per_km for the zero sequence")
-        a = idx[ln.from_bus]
-        r0 = ln.r0_ohm_per_km
-        if case == "min":
-            if ln.end_temp_c is None:
-                raise ValueError(f"line {ln.id} needs end_temp_c for minimum currents")
-            r0 *= resistance_temperature_factor(ln.end_temp_c)
-        fr.append(a)
-        to.append(idx[ln.to_bus])
-        zb.append(complex(r0, ln.x0_ohm_per_km) * ln.length_km / ln.parallel / zbase(un[a]))
-        tap.append(1.0)
+        st.line(ln, ln.r0_ohm_per_km, ln.x0_ohm_per_km, case)
 
-    return NodalModel(
-        base_mva=base_mva, f_hz=net.f_hz, un_kv=np.asarray(un, float), n_case_buses=len(net.buses),
-        branch_from=np.asarray(fr, int), branch_to=np.asarray(to, int),
-        branch_z_pu=np.asarray(zb, complex), branch_tap=np.asarray(tap, float),
-        shunt_bus=np.asarray(sb, int), shunt_z_pu=np.asarray(zs, complex), shunt_z_peak_pu=np.asarray(zs, complex),
-    )
+    return st.model()
 
 
 def _earthed_component(model: NodalModel, node: int) -> list[int] | None:
