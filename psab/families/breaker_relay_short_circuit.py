@@ -138,20 +138,16 @@ PRESENTATION = {
 
 
 def network(inputs: dict[str, Any]) -> iec.Network:
-    try:
-        net = iec.network_from_inputs(inputs)
-        problems = iec.network_problems(net)
-    except (KeyError, TypeError, ValueError) as exc:
-        raise InvalidTaskError(f"{FAMILY_ID}: the network in public_inputs is not usable: {exc}") from None
-    buses = {b.id for b in net.buses}
+    net, problems = iec.checked_network(inputs)
+    buses = {b.id for b in net.buses} if net is not None else set()
     breakers = {b["id"] for b in inputs["breakers"]}
     problems += [f"breaker {b['id']} is at unknown bus {b['bus']!r}" for b in inputs["breakers"] if b["bus"] not in buses]
     problems += [f"relay {r['id']} has unknown zone end {r['zone_end_bus']!r}" for r in inputs["relays"] if r["zone_end_bus"] not in buses]
     problems += [f"relay {r['id']} acts on unknown breaker {r['breaker']!r}" for r in inputs["relays"] if r["breaker"] not in breakers]
     if len({c["type"] for c in inputs["breaker_catalog"]}) != len(inputs["breaker_catalog"]):
         problems.append("breaker catalog types are not unique")
-    if problems:
-        raise InvalidTaskError(f"{FAMILY_ID}: {'; '.join(problems)}")
+    if problems or net is None:
+        raise InvalidTaskError(f"{FAMILY_ID}: the network in public_inputs is not usable: {'; '.join(problems)}")
     return net
 
 

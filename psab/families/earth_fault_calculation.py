@@ -145,14 +145,10 @@ PRESENTATION = {
 
 
 def network(inputs: dict[str, Any]) -> iec.Network:
-    try:
-        net = iec.network_from_inputs(inputs)
-        problems = iec.network_problems(net)
-    except (KeyError, TypeError, ValueError) as exc:
-        raise InvalidTaskError(f"{FAMILY_ID}: the network in public_inputs is not usable: {exc}") from None
-    if inputs.get("fault_bus") not in {b.id for b in net.buses}:
-        problems.append(f"fault bus {inputs.get('fault_bus')!r} is not a bus of the network")
-    if problems:
+    net, problems = iec.checked_network(inputs)
+    if net is not None and inputs["fault_bus"] not in {b.id for b in net.buses}:
+        problems.append(f"fault bus {inputs['fault_bus']!r} is not a bus of the network")
+    if problems or net is None:
         raise InvalidTaskError(f"{FAMILY_ID}: the network in public_inputs is not usable: {'; '.join(problems)}")
     return net
 

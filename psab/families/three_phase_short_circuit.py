@@ -131,14 +131,11 @@ PRESENTATION = {
 
 def network(inputs: dict[str, Any]) -> iec.Network:
     """The kernel's network of a case; a case whose references do not resolve is the caller's error."""
-    try:
-        net = iec.network_from_inputs(inputs)
-        problems = iec.network_problems(net)
-    except (KeyError, TypeError, ValueError) as exc:
-        raise InvalidTaskError(f"{FAMILY_ID}: the network in public_inputs is not usable: {exc}") from None
-    known = {b.id for b in net.buses}
-    problems += [f"fault bus {b!r} is not a bus of the network" for b in inputs.get("fault_buses", ()) if b not in known]
-    if problems:
+    net, problems = iec.checked_network(inputs)
+    if net is not None:
+        known = {b.id for b in net.buses}
+        problems += [f"fault bus {b!r} is not a bus of the network" for b in inputs["fault_buses"] if b not in known]
+    if problems or net is None:
         raise InvalidTaskError(f"{FAMILY_ID}: the network in public_inputs is not usable: {'; '.join(problems)}")
     return net
 

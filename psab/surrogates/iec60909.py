@@ -420,6 +420,16 @@ def network_from_inputs(inputs: Mapping[str, Any]) -> Network:
     )
 
 
+def checked_network(inputs: Mapping[str, Any]) -> tuple[Network | None, list[str]]:
+    """:func:`network_from_inputs` and :func:`network_problems` in one: the network (``None``
+    when its data cannot be read) and everything that makes it unusable."""
+    try:
+        net = network_from_inputs(inputs)
+    except (KeyError, TypeError, ValueError) as exc:
+        return None, [f"unreadable network data ({type(exc).__name__}: {exc})"]
+    return net, network_problems(net)
+
+
 def network_problems(net: Network) -> list[str]:
     """What makes ``net`` unusable (unknown or duplicate ids, a line between voltage levels,
     no source); empty when the network can be assembled."""
