@@ -233,13 +233,14 @@ def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
         checks.at_least(ptr, c["rated_voltage_kv"], lv["un_kv"], f"{b['id']}: rated voltage of {t} must be at least U_n of bus {b['bus']} (kV)")
         checks.at_least(ptr, c["breaking_ka"], margin * lv["ikss_ka"], f"{b['id']}: breaking current of {t} must be at least margin·I″k max at bus {b['bus']} (kA)")
         checks.at_least(ptr, c["making_ka"], margin * lv["ip_ka"], f"{b['id']}: making current of {t} must be at least margin·i_p at bus {b['bus']} (kA)")
-    for j, ((lo, hi), r, p) in enumerate(zip(pickup_band_a(inputs, levels), inputs["relays"], answer["relay_pickups_a"], strict=True)):
+    bands = pickup_band_a(inputs, levels)
+    for j, ((lo, hi), r, p) in enumerate(zip(bands, inputs["relays"], answer["relay_pickups_a"], strict=True)):
         ptr = f"/relay_pickups_a/{j}"
         checks.at_least(ptr, p, lo, f"{r['id']}: pickup must be at least pickup_load_factor·max_load_a (A)")
         checks.at_most(ptr, p, hi, f"{r['id']}: pickup must be at most I″k2 min at {r['zone_end_bus']} / pickup_fault_factor (A)")
     cost = float(sum(cat[t]["cost_keur"] for t in answer["breaker_types"]))
     return Assessment(violations=checks.violations, objective=cost,
-                      evidence={"total_cost_keur": cost, "pickup_bands_a": pickup_band_a(inputs, levels)})
+                      evidence={"total_cost_keur": cost, "pickup_bands_a": bands})
 
 
 # ---------------------------------------------------------------------------- held-out draws
