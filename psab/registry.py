@@ -39,6 +39,9 @@ AREAS: dict[str, tuple[str, str]] = {
 }
 
 CONFIDENCE_LEVELS = ("high", "medium", "low")
+
+#: (family id, task digest) of tasks whose inputs already passed the family's input schema.
+_VALID_INPUTS: dict[tuple[str, str], None] = {}
 KNOWN_BACKENDS = ("surrogate", "pandapower")
 
 
@@ -228,6 +231,11 @@ class FamilySpec:
         """Raise :class:`InvalidTaskError` when the task's inputs do not fit this family."""
         if self.inputs_schema is None:
             return
+        # A task is validated once per process: evaluating many answers to one task must not
+        # re-run the (network-sized) input schema every time.
+        key = (self.id, task.digest)
+        if key in _VALID_INPUTS:
+            return
         from psab.evaluators.validation import schema_violations
 
         problems = schema_violations(self.inputs_schema, task.public_inputs)
@@ -237,6 +245,9 @@ class FamilySpec:
                 f"task {task.id}: public_inputs{v.field} {v.constraint}; "
                 f"a {self.id} task needs inputs matching the family's input schema"
             )
+        if len(_VALID_INPUTS) >= 4096:
+            _VALID_INPUTS.clear()
+        _VALID_INPUTS[key] = None
 
 
 def default_metrics(spec: FamilySpec) -> list[dict[str, str]]:

@@ -10,6 +10,9 @@ FAMILY_MODULES: tuple[str, ...] = (
     "pf_voltage_repair",
     "dynamic_thermal_rating",
     # 2. Short circuit and protection
+    "three_phase_short_circuit",
+    "earth_fault_calculation",
+    "breaker_relay_short_circuit",
     "distance_protection_settings",
     "overcurrent_protection",
     "cable_ampacity_sizing",

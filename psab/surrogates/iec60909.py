@@ -1,0 +1,1005 @@
+"""Short-circuit currents in three-phase AC systems by IEC 60909-0:2016 (equivalent voltage source).
+
+The method: every source is replaced by its internal impedance (corrected by the standard's
+impedance correction factors), and the only active source is the equivalent voltage source
+``c·U_n/√3`` at the short-circuit location. Line capacitances, non-rotating loads and the
+magnetizing branches of transformers are neglected (§1, §5 of the standard). Then
+
+    I″k = c·U_n / (√3·|Z_k|)                                     (§7.1.1, eq. 29)
+
+with ``Z_k`` the short-circuit impedance at the fault location — here the diagonal entry of
+the bus impedance matrix ``Z_bus = Y_bus⁻¹`` of the positive-sequence network, so that every
+bus of a meshed network is handled by one inversion.
+
+Element models (all impedances in ohm; §6):
+
+- network feeder Q: ``Z_Q = c_Q·U_nQ² / S″kQ`` with its R/X (§6.2, eqs. 1–2), ``c_Q`` the
+  voltage factor of the case (max or min) at the feeder's nominal voltage;
+- two-winding transformer: ``Z_T = u_kr/100·U_rT²/S_rT``, ``R_T`` from ``u_Rr`` (§6.3.1,
+  eqs. 7–9), corrected by ``K_T = 0.95·c_max / (1 + 0.6·x_T)`` (§6.3.3, eq. 12a); the
+  network on the other side is referred through the rated transformation ratio ``t_r``;
+- three-winding transformer: pair impedances ``Z_AB, Z_AC, Z_BC`` on the smaller rating of
+  each pair, each corrected by its own ``K_T`` (eqs. 13a–c), then the star equivalent (eq. 11);
+- line or cable: ``R_L + jX_L``; for minimum currents ``R_L`` at the conductor end
+  temperature θe: ``R_L = [1 + 0.004/K·(θe − 20 °C)]·R_L20`` (§7.2);
+- synchronous generator: ``Z_GK = K_G·(R_G + jX″d)`` with
+  ``K_G = U_n/(U_rG·(1 + p_G))·c_max/(1 + x″d·sin φ_rG)`` (§6.6.1, eq. 18);
+- power station unit (generator + unit transformer, seen from its HV bus):
+  ``Z_S = K_S·(t_r²·Z_G + Z_THV)`` with ``K_S`` for an on-load tap changer (§6.7.1, eq. 22)
+  or ``K_SO`` without (§6.7.2, eq. 24); no ``K_T`` on unit transformers;
+- asynchronous motor: ``Z_M = 1/(I_LR/I_rM)·U_rM²/S_rM``, ``S_rM = P_rM/(η_r·cos φ_r)`` (§6.8),
+  included in maximum currents only.
+
+Derived currents:
+
+- peak current ``i_p = κ·√2·I″k`` with ``κ = 1.02 + 0.98·e^(−3R/X)`` (§8.1, eq. 55), R/X
+  taken from ``Z_k`` (radial network), or for meshed networks by method B (``1.15·κ_b``,
+  capped at 1.8 in LV and 2.0 in MV/HV) or method C (equivalent frequency f_c = 20 Hz at
+  50 Hz, 24 Hz at 60 Hz: ``R/X = (R_c/X_c)·(f_c/f)``, generators with their fictitious
+  resistance ``R_Gf``) (§8.1.3.2);
+- short-circuit power ``S″k = √3·U_n·I″k`` (§3.6, eq. 1 of the definitions);
+- thermal equivalent current ``I_th = I″k·√(m + n)`` with
+  ``m = (e^(4·f·T_k·ln(κ−1)) − 1) / (2·f·T_k·ln(κ−1))`` and ``n = 1`` far from generators
+  (§12, eqs. 100–102).
+
+Per-unit implementation: each bus has its nominal voltage as voltage base and the system has
+one power base. A branch is a series impedance with an off-nominal ratio on its from side
+(a transformer whose rated ratio differs from the ratio of the nominal voltages), exactly the
+π stamp of :mod:`psab.surrogates.ybus` without shunt charging. This is the same circuit
+pandapower's ``calc_sc`` assembles, so the two agree to rounding on the same data.
+
+Zero sequence (for line-to-earth faults, §7.5): feeders with their ``X_(0)Q/X_(1)Q`` and
+``R_(0)Q/X_(0)Q``; transformers by vector group and star-point earthing
+(:func:`psab.surrogates.symmetrical.transformer_zero_sequence`), with ``K_T`` on ``Z_(0)T`` for
+maximum currents (§6.3.3); lines with ``R_(0)L`` (at θe for minimum currents) and ``X_(0)L``;
+generators, motors and line capacitances have no zero-sequence path. ``Z_(2) = Z_(1)``.
+
+Where the standard leaves a choice, this module follows pandapower's reading (so that a case
+judged by either backend gets one answer), and says so: ``K_T`` is applied for maximum
+currents only; the feeder impedance uses the voltage factor of the case (``c_max`` with
+``S″kQmax``, ``c_min`` with ``S″kQmin``); generators and power station units keep their
+``c_max``-based factors in minimum currents; the three-winding correction uses ``c_max`` of the
+lowest-voltage winding (pandapower fixes 1.1, the same value unless that winding is LV).
+
+Where pandapower 3.5 departs from the standard, this module follows the standard and the
+families pose their cases so that both agree:
+
+- ``m`` of I_th at κ → 2: the standard's limit is m = 2; pandapower sets m = 0 for κ > 1.99
+  (cases keep κ ≤ 1.98) and uses f = 50 Hz in eq. 102 whatever the frequency (cases are 50 Hz);
+- method B: the standard drops the factor 1.15 when every branch has R/X < 0.3; pandapower
+  decides per source path (no family uses method B);
+- method C: pandapower replaces the whole shunt of a generator's bus by the generator's
+  peak admittance, dropping any other source on that bus (cases put no feeder or motor on a
+  generator bus);
+- low voltage is U_n ≤ 1 kV here (Table 1: 100 V to 1000 V) and U_n < 1 kV in pandapower (no
+  case uses exactly 1 kV);
+- zero sequence: pandapower models an open winding as a 1e20 p.u. branch, which spoils its
+  zero-sequence matrix wherever part of the network has no earth path (earth-fault cases are
+  earthed everywhere), and adds a YNyn star-point impedance on mixed bases (this module
+  refuses YNyn with a star-point impedance).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from psab.surrogates.symmetrical import ShuntFault, shunt_fault, transformer_zero_sequence
+
+SQRT3 = math.sqrt(3.0)
+
+#: Temperature coefficient of conductor resistance used by IEC 60909-0 §7.2 (1/K).
+ALPHA_PER_K = 0.004
+#: Equivalent frequency of method C, as a fraction of the system frequency (20/50 = 24/60).
+METHOD_C_FREQUENCY_RATIO = 0.4
+KAPPA_METHODS = ("radial", "B", "C")
+
+
+# --------------------------------------------------------------------------- factors
+
+
+def is_low_voltage(un_kv: float) -> bool:
+    """Whether a nominal voltage is low voltage in the sense of Table 1 (100 V to 1000 V)."""
+    return un_kv <= 1.0
+
+
+def voltage_factor(un_kv: float, case: str, lv_tolerance_pct: float = 10.0) -> float:
+    """Voltage factor c of IEC 60909-0:2016 Table 1.
+
+    Low voltage (≤ 1 kV): c_max 1.05 / c_min 0.95 for systems with a +6 % tolerance,
+    c_max 1.10 / c_min 0.90 for +10 %; medium and high voltage: c_max 1.10, c_min 1.00.
+    """
+    if case not in ("max", "min"):
+        raise ValueError(f"case must be 'max' or 'min', not {case!r}")
+    if is_low_voltage(un_kv):
+        if lv_tolerance_pct == 6:
+            return 1.05 if case == "max" else 0.95
+        if lv_tolerance_pct == 10:
+            return 1.10 if case == "max" else 0.90
+        raise ValueError("the low-voltage tolerance must be 6 or 10 percent (IEC 60909-0 Table 1)")
+    return 1.10 if case == "max" else 1.00
+
+
+def feeder_impedance_ohm(un_kv: float, skss_mva: float, r_over_x: float, c: float) -> complex:
+    """Network feeder impedance ``Z_Q = c·U_nQ²/S″kQ`` split by its R/X (§6.2, eqs. 1–2)."""
+    if skss_mva <= 0:
+        raise ValueError("the feeder short-circuit power must be positive")
+    z = c * un_kv * un_kv / skss_mva
+    x = z / math.sqrt(1.0 + r_over_x * r_over_x)
+    return complex(r_over_x * x, x)
+
+
+def transformer_impedance_ohm(uk_pct: float, ukr_pct: float, sn_mva: float, ur_kv: float) -> complex:
+    """Two-winding transformer impedance referred to the side of rated voltage ``ur_kv``
+    (§6.3.1, eqs. 7–9): ``Z_T = u_kr/100·U_rT²/S_rT``, ``R_T = u_Rr/100·U_rT²/S_rT``."""
+    if not 0 <= ukr_pct < uk_pct:
+        raise ValueError("a transformer needs 0 <= u_Rr < u_kr")
+    base = ur_kv * ur_kv / sn_mva
+    return complex(ukr_pct / 100.0 * base, math.sqrt(uk_pct * uk_pct - ukr_pct * ukr_pct) / 100.0 * base)
+
+
+def transformer_correction_factor(uk_pct: float, ukr_pct: float, c_max: float) -> float:
+    """``K_T = 0.95·c_max / (1 + 0.6·x_T)`` with ``x_T`` the relative reactance (§6.3.3, eq. 12a)."""
+    x_t = math.sqrt(uk_pct * uk_pct - ukr_pct * ukr_pct) / 100.0
+    return 0.95 * c_max / (1.0 + 0.6 * x_t)
+
+
+def resistance_temperature_factor(end_temp_c: float) -> float:
+    """``1 + 0.004/K·(θe − 20 °C)``: line resistance at the end temperature θe (§7.2)."""
+    return 1.0 + ALPHA_PER_K * (end_temp_c - 20.0)
+
+
+def generator_correction_factor(un_kv: float, ur_kv: float, c_max: float, xdss_pu: float,
+                                cos_phi: float, pg_pct: float = 0.0) -> float:
+    """``K_G = U_n/(U_rG·(1 + p_G))·c_max/(1 + x″d·sin φ_rG)`` (§6.6.1, eq. 18)."""
+    sin_phi = math.sqrt(max(0.0, 1.0 - cos_phi * cos_phi))
+    return un_kv / (ur_kv * (1.0 + pg_pct / 100.0)) * c_max / (1.0 + xdss_pu * sin_phi)
+
+
+def generator_fictitious_resistance_ohm(xdss_ohm: float, sn_mva: float, vn_kv: float) -> float:
+    """``R_Gf`` for the peak current (§6.6.1): 0.05·X″d for U_rG > 1 kV and S_rG ≥ 100 MVA,
+    0.07·X″d for U_rG > 1 kV and S_rG < 100 MVA, 0.15·X″d for U_rG ≤ 1 kV."""
+    if vn_kv <= 1.0:
+        return 0.15 * xdss_ohm
+    return (0.05 if sn_mva >= 100.0 else 0.07) * xdss_ohm
+
+
+def power_station_unit_factor(un_q_kv: float, ur_g_kv: float, ur_thv_kv: float, ur_tlv_kv: float,
+                              c_max: float, xdss_pu: float, x_t_pu: float, cos_phi: float, *,
+                              oltc: bool, pg_pct: float = 0.0, pt_pct: float = 0.0) -> float:
+    """Correction factor of a power station unit.
+
+    With on-load tap changer (§6.7.1, eq. 22):
+    ``K_S = U_nQ²/U_rG² · U_rTLV²/U_rTHV² · c_max/(1 + |x″d − x_T|·sin φ_rG)``.
+    Without (§6.7.2, eq. 24):
+    ``K_SO = U_nQ/(U_rG(1 + p_G)) · U_rTLV/U_rTHV · (1 − p_T) · c_max/(1 + x″d·sin φ_rG)``.
+    """
+    sin_phi = math.sqrt(max(0.0, 1.0 - cos_phi * cos_phi))
+    if oltc:
+        return (un_q_kv / ur_g_kv) ** 2 * (ur_tlv_kv / ur_thv_kv) ** 2 * c_max / (1.0 + abs(xdss_pu - x_t_pu) * sin_phi)
+    return (un_q_kv / (ur_g_kv * (1.0 + pg_pct / 100.0)) * (ur_tlv_kv / ur_thv_kv) * (1.0 - pt_pct / 100.0)
+            * c_max / (1.0 + xdss_pu * sin_phi))
+
+
+def motor_impedance_ohm(pn_mw: float, efficiency_pct: float, cos_phi: float, vn_kv: float,
+                        ilr_ratio: float, r_over_x: float) -> complex:
+    """Asynchronous motor ``Z_M = 1/(I_LR/I_rM)·U_rM²/S_rM`` with ``S_rM = P_rM/(η_r cos φ_r)`` (§6.8)."""
+    s_rm = pn_mw / (efficiency_pct / 100.0 * cos_phi)
+    z = vn_kv * vn_kv / (ilr_ratio * s_rm)
+    x = z / math.sqrt(1.0 + r_over_x * r_over_x)
+    return complex(r_over_x * x, x)
+
+
+def kappa(r_over_x: float) -> float:
+    """Peak factor ``κ = 1.02 + 0.98·e^(−3R/X)`` (§8.1.1, eq. 55)."""
+    # 1.02 + 0.98 rounds above 2 in binary floating point; κ never exceeds 2 for R/X >= 0
+    return min(2.0, 1.02 + 0.98 * math.exp(-3.0 * r_over_x))
+
+
+def kappa_method_b(r_over_x: float, un_kv: float, *, all_branches_below_0_3: bool = False) -> float:
+    """Method B for meshed networks (§8.1.3.2 b): ``κ = 1.15·κ_b`` from the R/X of ``Z_k``,
+    capped at 1.8 in low voltage and 2.0 above; the factor 1.15 is dropped when every branch
+    has R/X < 0.3."""
+    kb = kappa(r_over_x)
+    if all_branches_below_0_3:
+        return kb
+    return min(1.15 * kb, 1.8 if is_low_voltage(un_kv) else 2.0)
+
+
+def peak_current_ka(ikss_ka: float, kappa_value: float) -> float:
+    """``i_p = κ·√2·I″k`` (§8.1, eq. 54)."""
+    return kappa_value * math.sqrt(2.0) * ikss_ka
+
+
+def short_circuit_power_mva(ikss_ka: float, un_kv: float) -> float:
+    """Initial symmetrical short-circuit power ``S″k = √3·U_n·I″k``."""
+    return SQRT3 * un_kv * ikss_ka
+
+
+def thermal_factor_m(kappa_value: float, t_k_s: float, f_hz: float = 50.0) -> float:
+    """Heat effect of the d.c. component (§12, eq. 102):
+    ``m = (e^(4·f·T_k·ln(κ−1)) − 1) / (2·f·T_k·ln(κ−1))``; its limit 2 at κ = 2."""
+    if t_k_s <= 0:
+        raise ValueError("the short-circuit duration T_k must be positive")
+    if not 1.0 < kappa_value <= 2.0:
+        raise ValueError("κ must lie in (1, 2]")
+    u = 4.0 * f_hz * t_k_s * math.log(kappa_value - 1.0)
+    if abs(u) < 1e-12:
+        return 2.0
+    return 2.0 * math.expm1(u) / u
+
+
+def thermal_current_ka(ikss_ka: float, kappa_value: float, t_k_s: float, f_hz: float = 50.0,
+                       n: float = 1.0) -> float:
+    """Thermal equivalent short-circuit current ``I_th = I″k·√(m + n)`` (§12, eqs. 100–101);
+    ``n = 1`` far from generators (I″k = I_k)."""
+    return ikss_ka * math.sqrt(thermal_factor_m(kappa_value, t_k_s, f_hz) + n)
+
+
+# --------------------------------------------------------------------------- network data
+
+
+@dataclass(frozen=True)
+class Bus:
+    id: str
+    vn_kv: float
+
+
+@dataclass(frozen=True)
+class Feeder:
+    """Network feeder Q with its maximum/minimum initial short-circuit power and R/X."""
+
+    id: str
+    bus: str
+    skss_max_mva: float
+    rx_max: float
+    skss_min_mva: float | None = None
+    rx_min: float | None = None
+    x0_x1: float | None = None
+    r0_x0: float | None = None
+
+
+@dataclass(frozen=True)
+class Transformer:
+    """Two-winding transformer; the zero-sequence data are read by :mod:`psab.surrogates.symmetrical`."""
+
+    id: str
+    hv_bus: str
+    lv_bus: str
+    sn_mva: float
+    vn_hv_kv: float
+    vn_lv_kv: float
+    uk_pct: float
+    ukr_pct: float
+    parallel: int = 1
+    vector_group: str | None = None
+    uk0_pct: float | None = None
+    ukr0_pct: float | None = None
+    neutral_r_ohm: float = 0.0
+    neutral_x_ohm: float = 0.0
+    mag0_ratio: float | None = None
+    hv_share0: float = 0.5
+
+
+@dataclass(frozen=True)
+class Transformer3W:
+    """Three-winding transformer; each pair's u_k refers to the smaller rating of the pair."""
+
+    id: str
+    hv_bus: str
+    mv_bus: str
+    lv_bus: str
+    sn_hv_mva: float
+    sn_mv_mva: float
+    sn_lv_mva: float
+    vn_hv_kv: float
+    vn_mv_kv: float
+    vn_lv_kv: float
+    uk_hv_mv_pct: float
+    ukr_hv_mv_pct: float
+    uk_mv_lv_pct: float
+    ukr_mv_lv_pct: float
+    uk_hv_lv_pct: float
+    ukr_hv_lv_pct: float
+
+
+@dataclass(frozen=True)
+class Line:
+    """Overhead line or cable; ``end_temp_c`` is the conductor temperature at the end of the
+    short circuit, used for minimum currents."""
+
+    id: str
+    from_bus: str
+    to_bus: str
+    length_km: float
+    r_ohm_per_km: float
+    x_ohm_per_km: float
+    parallel: int = 1
+    end_temp_c: float | None = None
+    r0_ohm_per_km: float | None = None
+    x0_ohm_per_km: float | None = None
+
+
+@dataclass(frozen=True)
+class Generator:
+    """Synchronous generator connected directly to a bus (not through a unit transformer)."""
+
+    id: str
+    bus: str
+    sn_mva: float
+    vn_kv: float
+    xdss_pu: float
+    r_ohm: float
+    cos_phi: float
+    pg_pct: float = 0.0
+
+
+@dataclass(frozen=True)
+class PowerStationUnit:
+    """Generator and unit transformer, seen from the transformer's HV bus."""
+
+    id: str
+    hv_bus: str
+    sn_g_mva: float
+    vn_g_kv: float
+    xdss_pu: float
+    r_g_ohm: float
+    cos_phi: float
+    sn_t_mva: float
+    vn_hv_kv: float
+    vn_lv_kv: float
+    uk_pct: float
+    ukr_pct: float
+    oltc: bool
+    pg_pct: float = 0.0
+    pt_pct: float = 0.0
+
+
+@dataclass(frozen=True)
+class Motor:
+    """Asynchronous motor (or group of identical motors, ``count``)."""
+
+    id: str
+    bus: str
+    pn_mw: float
+    efficiency_pct: float
+    cos_phi: float
+    vn_kv: float
+    ilr_ratio: float
+    rx: float
+    count: int = 1
+
+
+@dataclass(frozen=True)
+class Network:
+    """A compact IEC 60909 network: buses (nominal voltages) and the elements between them."""
+
+    buses: tuple[Bus, ...]
+    feeders: tuple[Feeder, ...] = ()
+    transformers: tuple[Transformer, ...] = ()
+    transformers_3w: tuple[Transformer3W, ...] = ()
+    lines: tuple[Line, ...] = ()
+    generators: tuple[Generator, ...] = ()
+    power_station_units: tuple[PowerStationUnit, ...] = ()
+    motors: tuple[Motor, ...] = ()
+    f_hz: float = 50.0
+    lv_tolerance_pct: float = 10.0
+
+    def bus_index(self) -> dict[str, int]:
+        return {b.id: i for i, b in enumerate(self.buses)}
+
+    def vn_kv(self, bus_id: str) -> float:
+        return self.buses[self.bus_index()[bus_id]].vn_kv
+
+
+def _tuple(cls: type, rows: Iterable[Mapping[str, Any]] | None) -> tuple[Any, ...]:
+    names = set(cls.__dataclass_fields__)  # type: ignore[attr-defined]
+    return tuple(cls(**{k: v for k, v in row.items() if k in names}) for row in (rows or ()))
+
+
+def network_from_inputs(inputs: Mapping[str, Any]) -> Network:
+    """The :class:`Network` of a compact case (the ``public_inputs`` of the short-circuit
+    families): lists ``buses``, ``feeders``, ``transformers``, ``transformers_3w``, ``lines``,
+    ``generators``, ``power_station_units``, ``motors`` whose fields are the dataclass fields
+    above; ``frequency_hz`` and ``lv_tolerance_pct`` at the top level."""
+    return Network(
+        buses=_tuple(Bus, inputs["buses"]),
+        feeders=_tuple(Feeder, inputs.get("feeders")),
+        transformers=_tuple(Transformer, inputs.get("transformers")),
+        transformers_3w=_tuple(Transformer3W, inputs.get("transformers_3w")),
+        lines=_tuple(Line, inputs.get("lines")),
+        generators=_tuple(Generator, inputs.get("generators")),
+        power_station_units=_tuple(PowerStationUnit, inputs.get("power_station_units")),
+        motors=_tuple(Motor, inputs.get("motors")),
+        f_hz=float(inputs.get("frequency_hz", 50.0)),
+        lv_tolerance_pct=float(inputs.get("lv_tolerance_pct", 10.0)),
+    )
+
+
+def checked_network(inputs: Mapping[str, Any]) -> tuple[Network | None, list[str]]:
+    """:func:`network_from_inputs` and :func:`network_problems` in one: the network (``None``
+    when its data cannot be read) and everything that makes it unusable."""
+    try:
+        net = network_from_inputs(inputs)
+    except (KeyError, TypeError, ValueError) as exc:
+        return None, [f"unreadable network data ({type(exc).__name__}: {exc})"]
+    return net, network_problems(net)
+
+
+def network_problems(net: Network) -> list[str]:
+    """What makes ``net`` unusable (unknown or duplicate ids, a line between voltage levels,
+    no source); empty when the network can be assembled."""
+    out: list[str] = []
+    ids = [b.id for b in net.buses]
+    if len(set(ids)) != len(ids):
+        out.append("bus ids are not unique")
+    known = set(ids)
+    refs: list[tuple[str, str]] = []
+    for q in net.feeders:
+        refs.append((q.id, q.bus))
+    for t in net.transformers:
+        refs += [(t.id, t.hv_bus), (t.id, t.lv_bus)]
+        if t.hv_bus == t.lv_bus:
+            out.append(f"transformer {t.id} connects a bus to itself")
+    for t3 in net.transformers_3w:
+        refs += [(t3.id, t3.hv_bus), (t3.id, t3.mv_bus), (t3.id, t3.lv_bus)]
+    for ln in net.lines:
+        refs += [(ln.id, ln.from_bus), (ln.id, ln.to_bus)]
+        if ln.from_bus == ln.to_bus:
+            out.append(f"line {ln.id} connects a bus to itself")
+    for g in net.generators:
+        refs.append((g.id, g.bus))
+    for u in net.power_station_units:
+        refs.append((u.id, u.hv_bus))
+    for m in net.motors:
+        refs.append((m.id, m.bus))
+    out += [f"{element} refers to unknown bus {bus!r}" for element, bus in refs if bus not in known]
+    if not out:
+        kv = {b.id: b.vn_kv for b in net.buses}
+        out += [f"line {ln.id} joins buses of different nominal voltage" for ln in net.lines
+                if kv[ln.from_bus] != kv[ln.to_bus]]
+    if not (net.feeders or net.generators or net.power_station_units):
+        out.append("the network has no short-circuit source (feeder, generator or power station unit)")
+    return out
+
+
+# --------------------------------------------------------------------------- nodal model
+
+
+@dataclass(frozen=True, eq=False)
+class NodalModel:
+    """A per-unit nodal model on ``base_mva``: series branches (with an off-nominal ratio on
+    the from side) and shunt source impedances. ``shunt_z_peak_pu`` are the source impedances
+    for method C (generators with ``R_Gf``); the first ``n_case_buses`` nodes are the case's
+    buses in order, any further nodes are internal (three-winding star points)."""
+
+    base_mva: float
+    f_hz: float
+    un_kv: np.ndarray
+    n_case_buses: int
+    branch_from: np.ndarray
+    branch_to: np.ndarray
+    branch_z_pu: np.ndarray
+    branch_tap: np.ndarray
+    shunt_bus: np.ndarray
+    shunt_z_pu: np.ndarray
+    shunt_z_peak_pu: np.ndarray = field(default_factory=lambda: np.zeros(0, complex))
+
+    @property
+    def n_nodes(self) -> int:
+        return int(self.un_kv.shape[0])
+
+
+def bus_admittance(model: NodalModel, x_scale: float = 1.0, peak: bool = False) -> np.ndarray:
+    """``Y_bus`` of the model; reactances scaled by ``x_scale`` (method C), source impedances
+    taken from ``shunt_z_peak_pu`` when ``peak``."""
+    n = model.n_nodes
+    Y = np.zeros((n, n), dtype=complex)
+    z = model.branch_z_pu.real + 1j * model.branch_z_pu.imag * x_scale
+    y = 1.0 / z
+    t = model.branch_tap
+    f, k = model.branch_from, model.branch_to
+    np.add.at(Y, (f, f), y / (t * t))
+    np.add.at(Y, (k, k), y)
+    np.add.at(Y, (f, k), -y / t)
+    np.add.at(Y, (k, f), -y / t)
+    zs = model.shunt_z_peak_pu if peak else model.shunt_z_pu
+    zs = zs.real + 1j * zs.imag * x_scale
+    np.add.at(Y, (model.shunt_bus, model.shunt_bus), 1.0 / zs)
+    return Y
+
+
+def bus_impedance(model: NodalModel, x_scale: float = 1.0, peak: bool = False) -> np.ndarray:
+    """``Z_bus = Y_bus⁻¹``; raises ``ValueError`` when some bus has no path to a source."""
+    Y = bus_admittance(model, x_scale, peak)
+    try:
+        return np.linalg.inv(Y)
+    except np.linalg.LinAlgError:
+        raise ValueError("the network has a bus without a path to a short-circuit source") from None
+
+
+def _c_max_of(net: Network, kv: float) -> float:
+    return voltage_factor(kv, "max", net.lv_tolerance_pct)
+
+
+class _Stamps:
+    """Collects the branches and shunts of a nodal model in per unit, node by node."""
+
+    def __init__(self, net: Network, base_mva: float) -> None:
+        self.net = net
+        self.base_mva = base_mva
+        self.idx = net.bus_index()
+        self.un = [b.vn_kv for b in net.buses]
+        self.branches: list[tuple[int, int, complex, float]] = []
+        self.shunts: list[tuple[int, complex, complex]] = []
+
+    def kv(self, bus: str) -> float:
+        return self.un[self.idx[bus]]
+
+    def zbase(self, kv: float) -> float:
+        return kv * kv / self.base_mva
+
+    def node(self, kv: float) -> int:
+        """A new internal node at nominal voltage ``kv``."""
+        self.un.append(kv)
+        return len(self.un) - 1
+
+    def branch(self, a: int, b: int, z_pu: complex, tap: float = 1.0) -> None:
+        self.branches.append((a, b, z_pu, tap))
+
+    def shunt(self, node: int, z_pu: complex, z_peak_pu: complex | None = None) -> None:
+        self.shunts.append((node, z_pu, z_pu if z_peak_pu is None else z_peak_pu))
+
+    def line(self, ln: Line, r_ohm_per_km: float, x_ohm_per_km: float, case: str) -> None:
+        """A line's series impedance, its resistance at θe for minimum currents (§7.2)."""
+        a, b = self.idx[ln.from_bus], self.idx[ln.to_bus]
+        if self.un[a] != self.un[b]:
+            raise ValueError(f"line {ln.id} joins buses of different nominal voltage")
+        r = r_ohm_per_km
+        if case == "min":
+            if ln.end_temp_c is None:
+                raise ValueError(f"line {ln.id} needs end_temp_c for minimum currents")
+            r *= resistance_temperature_factor(ln.end_temp_c)
+        self.branch(a, b, complex(r, x_ohm_per_km) * ln.length_km / ln.parallel / self.zbase(self.un[a]))
+
+    def model(self) -> NodalModel:
+        fr, to, zb, tap = zip(*self.branches, strict=True) if self.branches else ((), (), (), ())
+        sb, zs, zp = zip(*self.shunts, strict=True) if self.shunts else ((), (), ())
+        return NodalModel(
+            base_mva=self.base_mva, f_hz=self.net.f_hz, un_kv=np.asarray(self.un, float),
+            n_case_buses=len(self.net.buses),
+            branch_from=np.asarray(fr, int), branch_to=np.asarray(to, int),
+            branch_z_pu=np.asarray(zb, complex), branch_tap=np.asarray(tap, float),
+            shunt_bus=np.asarray(sb, int), shunt_z_pu=np.asarray(zs, complex), shunt_z_peak_pu=np.asarray(zp, complex),
+        )
+
+
+def _feeder_case(q: Feeder, case: str) -> tuple[float, float]:
+    """``(S″kQ, R/X)`` of a feeder for ``case``."""
+    if case == "max":
+        return q.skss_max_mva, q.rx_max
+    if q.skss_min_mva is None or q.rx_min is None:
+        raise ValueError(f"feeder {q.id} needs skss_min_mva and rx_min for minimum currents")
+    return q.skss_min_mva, q.rx_min
+
+
+def positive_sequence_model(net: Network, case: str, base_mva: float = 100.0) -> NodalModel:
+    """The corrected positive-sequence network of ``net`` for ``case`` (``"max"``/``"min"``)."""
+    if case not in ("max", "min"):
+        raise ValueError(f"case must be 'max' or 'min', not {case!r}")
+    st = _Stamps(net, base_mva)
+    un, idx = st.un, st.idx
+
+    for q in net.feeders:
+        kv = st.kv(q.bus)
+        s_sc, rx = _feeder_case(q, case)
+        st.shunt(idx[q.bus], feeder_impedance_ohm(kv, s_sc, rx, voltage_factor(kv, case, net.lv_tolerance_pct)) / st.zbase(kv))
+
+    for t in net.transformers:
+        h, lo = idx[t.hv_bus], idx[t.lv_bus]
+        z = transformer_impedance_ohm(t.uk_pct, t.ukr_pct, t.sn_mva, t.vn_lv_kv)
+        if case == "max":
+            z *= transformer_correction_factor(t.uk_pct, t.ukr_pct, _c_max_of(net, un[lo]))
+        st.branch(h, lo, z / st.zbase(un[lo]) / t.parallel, (t.vn_hv_kv / t.vn_lv_kv) / (un[h] / un[lo]))
+
+    for t in net.transformers_3w:
+        h, m, lo = idx[t.hv_bus], idx[t.mv_bus], idx[t.lv_bus]
+        c_max = _c_max_of(net, min(un[h], un[m], un[lo]))
+        pairs = (
+            (t.uk_hv_mv_pct, t.ukr_hv_mv_pct, min(t.sn_hv_mva, t.sn_mv_mva)),
+            (t.uk_hv_lv_pct, t.ukr_hv_lv_pct, min(t.sn_hv_mva, t.sn_lv_mva)),
+            (t.uk_mv_lv_pct, t.ukr_mv_lv_pct, min(t.sn_mv_mva, t.sn_lv_mva)),
+        )
+        z_pair = []
+        for uk, ukr, sn in pairs:
+            z = transformer_impedance_ohm(uk, ukr, sn, t.vn_hv_kv)
+            if case == "max":
+                z *= transformer_correction_factor(uk, ukr, c_max)  # eqs. 13a-c, before the star conversion
+            z_pair.append(z)
+        z_ab, z_ac, z_bc = z_pair
+        z_a = 0.5 * (z_ab + z_ac - z_bc)  # eq. 11, all referred to the HV rated voltage
+        z_b = 0.5 * (z_bc + z_ab - z_ac)
+        z_c = 0.5 * (z_ac + z_bc - z_ab)
+        star = st.node(un[h])
+        st.branch(h, star, z_a / st.zbase(un[h]))
+        for bus, vr, zw in ((m, t.vn_mv_kv, z_b), (lo, t.vn_lv_kv, z_c)):
+            st.branch(star, bus, zw * (vr / t.vn_hv_kv) ** 2 / st.zbase(un[bus]), (t.vn_hv_kv / vr) / (un[h] / un[bus]))
+
+    for ln in net.lines:
+        st.line(ln, ln.r_ohm_per_km, ln.x_ohm_per_km, case)
+
+    for g in net.generators:
+        kv = st.kv(g.bus)
+        x = g.xdss_pu * g.vn_kv ** 2 / g.sn_mva
+        k = generator_correction_factor(kv, g.vn_kv, _c_max_of(net, kv), g.xdss_pu, g.cos_phi, g.pg_pct)
+        r_f = generator_fictitious_resistance_ohm(x, g.sn_mva, g.vn_kv)
+        st.shunt(idx[g.bus], k * complex(g.r_ohm, x) / st.zbase(kv), k * complex(r_f, x) / st.zbase(kv))
+
+    for u in net.power_station_units:
+        kv = st.kv(u.hv_bus)
+        x_g = u.xdss_pu * u.vn_g_kv ** 2 / u.sn_g_mva
+        z_t = transformer_impedance_ohm(u.uk_pct, u.ukr_pct, u.sn_t_mva, u.vn_hv_kv)
+        x_t_pu = math.sqrt(u.uk_pct ** 2 - u.ukr_pct ** 2) / 100.0
+        k = power_station_unit_factor(kv, u.vn_g_kv, u.vn_hv_kv, u.vn_lv_kv, _c_max_of(net, u.vn_g_kv),
+                                      u.xdss_pu, x_t_pu, u.cos_phi, oltc=u.oltc, pg_pct=u.pg_pct, pt_pct=u.pt_pct)
+        tr2 = (u.vn_hv_kv / u.vn_lv_kv) ** 2
+        r_f = generator_fictitious_resistance_ohm(x_g, u.sn_g_mva, u.vn_g_kv)
+        st.shunt(idx[u.hv_bus], k * (tr2 * complex(u.r_g_ohm, x_g) + z_t) / st.zbase(kv),
+                 k * (tr2 * complex(r_f, x_g) + z_t) / st.zbase(kv))
+
+    if case == "max":  # motors are neglected for minimum currents (§7.2)
+        for mo in net.motors:
+            z = motor_impedance_ohm(mo.pn_mw, mo.efficiency_pct, mo.cos_phi, mo.vn_kv, mo.ilr_ratio, mo.rx)
+            st.shunt(idx[mo.bus], z / mo.count / st.zbase(st.kv(mo.bus)))
+
+    if not st.shunts:
+        raise ValueError("the network has no short-circuit source")
+    return st.model()
+
+
+# --------------------------------------------------------------------------- fault currents
+
+
+@dataclass(frozen=True)
+class FaultLevel:
+    """Three-phase short-circuit quantities at one bus for one case."""
+
+    bus: str
+    un_kv: float
+    case: str
+    c: float
+    z_k_ohm: complex
+    ikss_ka: float
+    skss_mva: float
+    kappa: float | None = None
+    ip_ka: float | None = None
+    ith_ka: float | None = None
+
+
+def nodal_ikss_ka(model: NodalModel, c: np.ndarray, Z: np.ndarray | None = None,
+                  z_fault_pu: np.ndarray | float = 0.0) -> np.ndarray:
+    """``I″k`` (kA) at every node: ``c·S_base / (√3·U_n·|Z_kk + Z_f|)`` (eq. 29)."""
+    Zbus = bus_impedance(model) if Z is None else Z
+    zk = np.diag(Zbus) + z_fault_pu
+    return c * model.base_mva / (SQRT3 * model.un_kv * np.abs(zk))
+
+
+def _kappas(model: NodalModel, Z: np.ndarray, method: str, buses: Sequence[int]) -> np.ndarray:
+    b = np.asarray(buses, int)
+    if method == "radial":
+        zk = np.diag(Z)[b]
+        return np.array([kappa(v.real / v.imag) for v in zk])
+    if method == "B":
+        below = bool(np.all(model.branch_z_pu.real / model.branch_z_pu.imag < 0.3))
+        zk = np.diag(Z)[b]
+        return np.array([kappa_method_b(v.real / v.imag, model.un_kv[i], all_branches_below_0_3=below)
+                         for v, i in zip(zk, b, strict=True)])
+    if method == "C":
+        ratio = METHOD_C_FREQUENCY_RATIO
+        Zc = bus_impedance(model, x_scale=ratio, peak=True)
+        zc = np.diag(Zc)[b]
+        return np.array([kappa(v.real / v.imag * ratio) for v in zc])
+    raise ValueError(f"kappa method must be one of {KAPPA_METHODS}, not {method!r}")
+
+
+def fault_levels(net: Network, case: str, buses: Sequence[str] | None = None, *,
+                 kappa_method: str | None = None, t_k_s: float | None = None,
+                 r_fault_ohm: float = 0.0, x_fault_ohm: float = 0.0,
+                 base_mva: float = 100.0) -> tuple[FaultLevel, ...]:
+    """Three-phase short-circuit quantities at ``buses`` (default: every bus) for ``case``.
+
+    ``kappa_method`` (``"radial"``, ``"B"`` or ``"C"``) adds κ and i_p; ``t_k_s`` adds I_th
+    (needs κ). A fault impedance ``r_fault_ohm + j·x_fault_ohm`` adds to ``Z_k`` (it is not
+    part of IEC 60909, which computes bolted faults; cases that pose one say so).
+    """
+    model = positive_sequence_model(net, case, base_mva)
+    Z = bus_impedance(model)
+    idx = net.bus_index()
+    wanted = list(buses) if buses is not None else [b.id for b in net.buses]
+    pos = [idx[b] for b in wanted]
+    un = model.un_kv[pos]
+    c = np.array([voltage_factor(v, case, net.lv_tolerance_pct) for v in un])
+    zf = np.array([complex(r_fault_ohm, x_fault_ohm) / (v * v / base_mva) for v in un])
+    zk = np.diag(Z)[pos] + zf
+    ikss = c * base_mva / (SQRT3 * un * np.abs(zk))
+    kap = _kappas(model, Z, kappa_method, pos) if kappa_method else None
+    out = []
+    for i, bus in enumerate(wanted):
+        k = float(kap[i]) if kap is not None else None
+        ik = float(ikss[i])
+        out.append(FaultLevel(
+            bus=bus, un_kv=float(un[i]), case=case, c=float(c[i]),
+            z_k_ohm=complex(zk[i] * un[i] * un[i] / base_mva), ikss_ka=ik,
+            skss_mva=short_circuit_power_mva(ik, float(un[i])),
+            kappa=k, ip_ka=peak_current_ka(ik, k) if k is not None else None,
+            ith_ka=thermal_current_ka(ik, k, t_k_s, net.f_hz) if (k is not None and t_k_s) else None,
+        ))
+    return tuple(out)
+
+
+# --------------------------------------------------------------------------- case format
+
+def _num(desc: str, **bounds: float) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": "number", "description": desc}
+    for k, v in bounds.items():
+        out[{"gt": "exclusiveMinimum", "ge": "minimum", "le": "maximum", "lt": "exclusiveMaximum"}[k]] = v
+    return out
+
+
+def _obj(props: dict[str, Any], required: Sequence[str]) -> dict[str, Any]:
+    return {"type": "object", "properties": props, "required": list(required), "additionalProperties": False}
+
+
+_ID = {"type": "string", "minLength": 1}
+_PCT = {"gt": 0.0, "lt": 100.0}
+
+#: JSON Schema of each element list that :func:`network_from_inputs` reads (pure data).
+ELEMENT_SCHEMAS: dict[str, dict[str, Any]] = {
+    "buses": _obj({"id": _ID, "vn_kv": _num("nominal system voltage U_n (kV)", gt=0.0)}, ["id", "vn_kv"]),
+    "feeders": _obj({
+        "id": _ID, "bus": _ID,
+        "skss_max_mva": _num("maximum initial short-circuit power S″kQmax at the connection point (MVA)", gt=0.0),
+        "rx_max": _num("R/X of the feeder impedance for maximum currents", ge=0.0),
+        "skss_min_mva": _num("minimum initial short-circuit power S″kQmin (MVA)", gt=0.0),
+        "rx_min": _num("R/X of the feeder impedance for minimum currents", ge=0.0),
+        "x0_x1": _num("X_(0)Q / X_(1)Q of the feeder", gt=0.0),
+        "r0_x0": _num("R_(0)Q / X_(0)Q of the feeder", ge=0.0),
+    }, ["id", "bus", "skss_max_mva", "rx_max"]),
+    "transformers": _obj({
+        "id": _ID, "hv_bus": _ID, "lv_bus": _ID,
+        "sn_mva": _num("rated power S_rT (MVA)", gt=0.0),
+        "vn_hv_kv": _num("rated HV voltage U_rTHV (kV)", gt=0.0),
+        "vn_lv_kv": _num("rated LV voltage U_rTLV (kV)", gt=0.0),
+        "uk_pct": _num("rated short-circuit voltage u_kr (%)", **_PCT),
+        "ukr_pct": _num("rated resistive short-circuit voltage u_Rr (%)", ge=0.0, lt=100.0),
+        "parallel": {"type": "integer", "minimum": 1, "description": "number of identical units in parallel"},
+        "vector_group": {"enum": ["Dyn", "YNd", "Yyn", "YNy", "YNyn", "Dy", "Yd", "Yy", "Dd"],
+                         "description": "vector group without the clock number"},
+        "uk0_pct": _num("zero-sequence short-circuit voltage u_(0)k (%)", **_PCT),
+        "ukr0_pct": _num("resistive part of u_(0)k (%)", ge=0.0, lt=100.0),
+        "neutral_r_ohm": _num("resistance of the star-point earthing impedance Z_N (ohm)", ge=0.0),
+        "neutral_x_ohm": _num("reactance of the star-point earthing impedance Z_N (ohm)", ge=0.0),
+        "mag0_ratio": _num("zero-sequence magnetizing reactance X_m0 / |Z_(0)T|", gt=0.0),
+        "hv_share0": _num("share of Z_(0)T on the HV winding in the zero-sequence T", gt=0.0, lt=1.0),
+    }, ["id", "hv_bus", "lv_bus", "sn_mva", "vn_hv_kv", "vn_lv_kv", "uk_pct", "ukr_pct"]),
+    "transformers_3w": _obj({
+        "id": _ID, "hv_bus": _ID, "mv_bus": _ID, "lv_bus": _ID,
+        **{f"sn_{w}_mva": _num(f"rated power of the {w.upper()} winding (MVA)", gt=0.0) for w in ("hv", "mv", "lv")},
+        **{f"vn_{w}_kv": _num(f"rated voltage of the {w.upper()} winding (kV)", gt=0.0) for w in ("hv", "mv", "lv")},
+        **{f"uk_{p}_pct": _num(f"u_kr of the {p.upper().replace('_', '-')} pair on the smaller rating of the pair (%)", **_PCT)
+           for p in ("hv_mv", "mv_lv", "hv_lv")},
+        **{f"ukr_{p}_pct": _num(f"u_Rr of the {p.upper().replace('_', '-')} pair (%)", ge=0.0, lt=100.0)
+           for p in ("hv_mv", "mv_lv", "hv_lv")},
+    }, ["id", "hv_bus", "mv_bus", "lv_bus", "sn_hv_mva", "sn_mv_mva", "sn_lv_mva", "vn_hv_kv", "vn_mv_kv",
+        "vn_lv_kv", "uk_hv_mv_pct", "ukr_hv_mv_pct", "uk_mv_lv_pct", "ukr_mv_lv_pct", "uk_hv_lv_pct", "ukr_hv_lv_pct"]),
+    "lines": _obj({
+        "id": _ID, "from_bus": _ID, "to_bus": _ID,
+        "length_km": _num("length (km)", gt=0.0),
+        "r_ohm_per_km": _num("positive-sequence resistance at 20 °C (ohm/km)", ge=0.0),
+        "x_ohm_per_km": _num("positive-sequence reactance (ohm/km)", gt=0.0),
+        "parallel": {"type": "integer", "minimum": 1, "description": "number of identical circuits in parallel"},
+        "end_temp_c": _num("conductor temperature at the end of the short circuit θe (°C), for minimum currents", ge=20.0),
+        "r0_ohm_per_km": _num("zero-sequence resistance at 20 °C (ohm/km)", ge=0.0),
+        "x0_ohm_per_km": _num("zero-sequence reactance (ohm/km)", gt=0.0),
+    }, ["id", "from_bus", "to_bus", "length_km", "r_ohm_per_km", "x_ohm_per_km"]),
+    "generators": _obj({
+        "id": _ID, "bus": _ID,
+        "sn_mva": _num("rated power S_rG (MVA)", gt=0.0), "vn_kv": _num("rated voltage U_rG (kV)", gt=0.0),
+        "xdss_pu": _num("subtransient reactance x″d (p.u. of the rating)", gt=0.0),
+        "r_ohm": _num("stator resistance R_G (ohm)", ge=0.0),
+        "cos_phi": _num("rated power factor cos φ_rG", gt=0.0, le=1.0),
+        "pg_pct": _num("voltage regulation range p_G (%)", ge=0.0, lt=100.0),
+    }, ["id", "bus", "sn_mva", "vn_kv", "xdss_pu", "r_ohm", "cos_phi"]),
+    "power_station_units": _obj({
+        "id": _ID, "hv_bus": _ID,
+        "sn_g_mva": _num("generator rated power S_rG (MVA)", gt=0.0), "vn_g_kv": _num("generator rated voltage U_rG (kV)", gt=0.0),
+        "xdss_pu": _num("generator x″d (p.u.)", gt=0.0), "r_g_ohm": _num("generator R_G (ohm)", ge=0.0),
+        "cos_phi": _num("generator cos φ_rG", gt=0.0, le=1.0),
+        "sn_t_mva": _num("unit transformer S_rT (MVA)", gt=0.0),
+        "vn_hv_kv": _num("unit transformer U_rTHV (kV)", gt=0.0), "vn_lv_kv": _num("unit transformer U_rTLV (kV)", gt=0.0),
+        "uk_pct": _num("unit transformer u_kr (%)", **_PCT), "ukr_pct": _num("unit transformer u_Rr (%)", ge=0.0, lt=100.0),
+        "oltc": {"type": "boolean", "description": "the unit transformer has an on-load tap changer"},
+        "pg_pct": _num("generator voltage regulation range p_G (%)", ge=0.0, lt=100.0),
+        "pt_pct": _num("permanently used off-load tap position p_T (%)", ge=-50.0, le=50.0),
+    }, ["id", "hv_bus", "sn_g_mva", "vn_g_kv", "xdss_pu", "r_g_ohm", "cos_phi", "sn_t_mva", "vn_hv_kv", "vn_lv_kv",
+        "uk_pct", "ukr_pct", "oltc"]),
+    "motors": _obj({
+        "id": _ID, "bus": _ID,
+        "pn_mw": _num("rated mechanical power P_rM (MW)", gt=0.0),
+        "efficiency_pct": _num("rated efficiency η_r (%)", gt=0.0, le=100.0),
+        "cos_phi": _num("rated power factor cos φ_r", gt=0.0, le=1.0),
+        "vn_kv": _num("rated voltage U_rM (kV)", gt=0.0),
+        "ilr_ratio": _num("locked-rotor to rated current I_LR/I_rM", gt=0.0),
+        "rx": _num("R_M/X_M", ge=0.0),
+        "count": {"type": "integer", "minimum": 1, "description": "number of identical motors"},
+    }, ["id", "bus", "pn_mw", "efficiency_pct", "cos_phi", "vn_kv", "ilr_ratio", "rx"]),
+}
+
+
+def _clone(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _clone(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_clone(v) for v in value]
+    return value
+
+
+def network_input_schema(extra: Mapping[str, Any], required: Sequence[str], *,
+                         elements: Sequence[str] = tuple(ELEMENT_SCHEMAS)) -> dict[str, Any]:
+    """JSON Schema of a case's ``public_inputs``: the network lists of ``elements`` (``buses``
+    required), ``frequency_hz``, ``lv_tolerance_pct``, and the family's ``extra`` fields (a fresh
+    copy: a family may tighten its own)."""
+    props: dict[str, Any] = {
+        "frequency_hz": {"enum": [50, 60], "description": "system frequency (Hz)"},
+        "lv_tolerance_pct": {"enum": [6, 10], "description": "voltage tolerance of low-voltage systems (%), Table 1"},
+    }
+    for name in elements:
+        props[name] = {"type": "array", "items": _clone(ELEMENT_SCHEMAS[name]), "minItems": 1 if name == "buses" else 0}
+    props.update(_clone(dict(extra)))
+    return _obj(props, ["buses", *required])
+
+
+# --------------------------------------------------------------------------- zero sequence
+
+
+def zero_sequence_model(net: Network, case: str, base_mva: float = 100.0) -> NodalModel:
+    """The zero-sequence network of ``net`` for ``case`` as a nodal model (see the module
+    docstring). A transformer's zero-sequence T adds a midpoint node when its earth leg is a
+    finite impedance; earth legs and earthed windings are shunts."""
+    if net.transformers_3w or net.power_station_units:
+        raise ValueError("three-winding transformers and power station units have no zero-sequence model here")
+    st = _Stamps(net, base_mva)
+    un, idx = st.un, st.idx
+
+    for q in net.feeders:
+        if q.x0_x1 is None or q.r0_x0 is None:
+            raise ValueError(f"feeder {q.id} needs x0_x1 and r0_x0 for the zero sequence")
+        kv = st.kv(q.bus)
+        s_sc, rx = _feeder_case(q, case)
+        x0 = q.x0_x1 * feeder_impedance_ohm(kv, s_sc, rx, voltage_factor(kv, case, net.lv_tolerance_pct)).imag
+        st.shunt(idx[q.bus], complex(q.r0_x0 * x0, x0) / st.zbase(kv))
+
+    for t in net.transformers:
+        if t.vector_group is None:
+            raise ValueError(f"transformer {t.id} needs a vector_group for the zero sequence")
+        h, lo = idx[t.hv_bus], idx[t.lv_bus]
+        uk0 = t.uk0_pct if t.uk0_pct is not None else t.uk_pct
+        ukr0 = t.ukr0_pct if t.ukr0_pct is not None else t.ukr_pct
+        z0 = transformer_impedance_ohm(uk0, ukr0, t.sn_mva, t.vn_lv_kv)
+        z_m0 = None if t.mag0_ratio is None else 1j * t.mag0_ratio * abs(z0) / t.parallel
+        if case == "max":
+            z0 *= transformer_correction_factor(t.uk_pct, t.ukr_pct, _c_max_of(net, un[lo]))
+        z0 /= t.parallel
+        zn = complex(t.neutral_r_ohm, t.neutral_x_ohm)
+        if t.vector_group == "YNyn" and zn != 0:
+            raise ValueError(f"transformer {t.id}: a YNyn star-point impedance must be given per winding; only solid earthing is modelled")
+        hv_earthed = t.vector_group in ("YNd", "YNy")
+        T = transformer_zero_sequence(t.vector_group, z0, neutral_hv_ohm=zn if hv_earthed else 0.0,
+                                      neutral_lv_ohm=0.0 if hv_earthed else zn,
+                                      ratio=t.vn_hv_kv / t.vn_lv_kv, z_m0_ohm=z_m0, hv_share=t.hv_share0)
+        zl = st.zbase(un[lo])
+        tau = (t.vn_hv_kv / t.vn_lv_kv) / (un[h] / un[lo])
+        if T.earth == 0:
+            if T.hv is not None:  # an HV leg to an earthed midpoint: a shunt seen through the ratio
+                st.shunt(h, T.hv / zl * tau * tau)
+            if T.lv is not None:
+                st.shunt(lo, T.lv / zl)
+        elif T.earth is None:
+            if T.hv is not None and T.lv is not None:
+                st.branch(h, lo, (T.hv + T.lv) / zl, tau)
+        else:
+            mid = st.node(un[lo])
+            st.shunt(mid, T.earth / zl)
+            if T.hv is not None:
+                st.branch(h, mid, T.hv / zl, tau)
+            if T.lv is not None:
+                st.branch(mid, lo, T.lv / zl)
+
+    for ln in net.lines:
+        if ln.r0_ohm_per_km is None or ln.x0_ohm_per_km is None:
+            raise ValueError(f"line {ln.id} needs r0_ohm_per_km and x0_ohm_per_km for the zero sequence")
+        st.line(ln, ln.r0_ohm_per_km, ln.x0_ohm_per_km, case)
+
+    return st.model()
+
+
+def _earthed_component(model: NodalModel, node: int) -> list[int] | None:
+    """The nodes connected to ``node`` in ``model``, or ``None`` when that part of the network
+    has no connection to earth (an isolated neutral: no zero-sequence current can flow)."""
+    adj: dict[int, set[int]] = {i: set() for i in range(model.n_nodes)}
+    for a, b in zip(model.branch_from.tolist(), model.branch_to.tolist(), strict=True):
+        adj[a].add(b)
+        adj[b].add(a)
+    seen = {node}
+    stack = [node]
+    while stack:
+        for nb in adj[stack.pop()]:
+            if nb not in seen:
+                seen.add(nb)
+                stack.append(nb)
+    if not seen & set(model.shunt_bus.tolist()):
+        return None
+    return sorted(seen)
+
+
+def driving_point_impedance_pu(model: NodalModel, node: int) -> complex | None:
+    """``Z_kk`` of ``node`` (per unit), ``None`` when its part of the network is not earthed."""
+    comp = _earthed_component(model, node)
+    if comp is None:
+        return None
+    Y = bus_admittance(model)[np.ix_(comp, comp)]
+    e = np.zeros(len(comp), dtype=complex)
+    e[comp.index(node)] = 1.0
+    return complex(np.linalg.solve(Y, e)[comp.index(node)])
+
+
+@dataclass(frozen=True)
+class EarthFault:
+    """A line-to-earth short circuit (phase a) at one bus: IEC 60909 §7.5 with the sequence
+    currents and the phase voltages at the fault (symmetrical components, ``E_a`` the angle
+    reference). Currents in kA, voltages in per unit of ``U_n/√3``, impedances in ohm."""
+
+    bus: str
+    un_kv: float
+    c: float
+    z1_ohm: complex
+    z2_ohm: complex
+    z0_ohm: complex
+    zf_ohm: complex
+    fault: ShuntFault
+
+    @property
+    def ikss1_ka(self) -> float:
+        """``I″k1 = |I_a| = 3·|I_0|``."""
+        return abs(self.fault.i_phase[0])
+
+    @property
+    def i_seq_ka(self) -> tuple[complex, complex, complex]:
+        return self.fault.i_seq
+
+    @property
+    def v_phase_pu(self) -> tuple[float, float, float]:
+        base = self.un_kv / SQRT3
+        return tuple(abs(v) / base for v in self.fault.v_phase)  # type: ignore[return-value]
+
+
+def line_to_earth_fault(net: Network, bus: str, case: str = "max", r_fault_ohm: float = 0.0,
+                        base_mva: float = 100.0) -> EarthFault:
+    """Line-to-earth short circuit at ``bus``: ``I_0 = I_1 = I_2 = E/(Z_1 + Z_2 + Z_0 + 3R_f)``
+    with ``E = c·U_n/√3`` (kV → kA with impedances in ohm); raises ``ValueError`` when the
+    fault bus has no zero-sequence path to earth (an isolated neutral, outside IEC 60909)."""
+    k = net.bus_index()[bus]
+    un = net.buses[k].vn_kv
+    zb = un * un / base_mva
+    z1 = complex(bus_impedance(positive_sequence_model(net, case, base_mva))[k, k]) * zb
+    z0_pu = driving_point_impedance_pu(zero_sequence_model(net, case, base_mva), k)
+    if z0_pu is None:
+        raise ValueError(f"bus {bus} has no zero-sequence path to earth (isolated neutral): no earth-fault current by IEC 60909")
+    z0 = z0_pu * zb
+    c = voltage_factor(un, case, net.lv_tolerance_pct)
+    zf = complex(r_fault_ohm, 0.0)
+    return EarthFault(bus, un, c, z1, z1, z0, zf, shunt_fault("1ph", c * un / SQRT3, z1, z1, z0, zf))

@@ -1,0 +1,213 @@
+"""IEC 60909-0 kernel: published and hand-derived numbers, and properties that could fail."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import psab
+from psab.paths import golden_root
+from psab.surrogates import iec60909 as iec
+
+# ---------------------------------------------------------------- published: IEC TR 60909-4
+
+#: IEC TR 60909-4:2021, 380/110/30/10 kV network, F1–F8 (read from pandapower's
+#: test_iec60909_4.py::test_iec_60909_4_3ph, which reproduces the publication).
+TR_IKSS_KA = [40.6447, 31.7831, 19.6730, 16.2277, 33.1894, 37.5629, 25.5895, 13.5778]
+TR_IP_C_KA = [100.5677, 80.6079, 45.8111, 36.8427, 83.4033, 98.1434, 51.6899, 36.9227]
+TR_SKSS_MVA = [26751.51, 6055.49, 3748.20, 3091.78, 6323.43, 650.61, 443.22, 705.52]
+
+
+def _tr_network() -> iec.Network:
+    task = psab.load_case(golden_root() / "three_phase_short_circuit" / "iec_tr_60909_4_hv_network")
+    return iec.network_from_inputs(task.public_inputs)
+
+
+def test_iec_tr_60909_4_published_currents() -> None:
+    levels = iec.fault_levels(_tr_network(), "max", [f"F{i}" for i in range(1, 9)], kappa_method="C")
+    for f, ik, ip, sk in zip(levels, TR_IKSS_KA, TR_IP_C_KA, TR_SKSS_MVA, strict=True):
+        assert f.ikss_ka == pytest.approx(ik, abs=1e-4), f.bus
+        assert f.ip_ka == pytest.approx(ip, abs=1e-4), f.bus
+        assert f.skss_mva == pytest.approx(sk, abs=1.5e-2), f.bus
+
+
+def test_iec_tr_60909_4_nodal_equals_per_bus() -> None:
+    net = _tr_network()
+    every = {f.bus: f.ikss_ka for f in iec.fault_levels(net, "max")}
+    model = iec.positive_sequence_model(net, "max")
+    c = np.array([iec.voltage_factor(v, "max") for v in model.un_kv])
+    nodal = iec.nodal_ikss_ka(model, c)
+    for i, b in enumerate(net.buses):
+        assert nodal[i] == pytest.approx(every[b.id], rel=1e-12)
+
+
+# ---------------------------------------------------------------- hand-derived numbers
+
+
+def test_voltage_factor_table_1() -> None:
+    assert iec.voltage_factor(0.4, "max", 6) == 1.05 and iec.voltage_factor(0.4, "min", 6) == 0.95
+    assert iec.voltage_factor(0.4, "max", 10) == 1.10 and iec.voltage_factor(0.4, "min", 10) == 0.90
+    assert iec.voltage_factor(20.0, "max") == 1.10 and iec.voltage_factor(20.0, "min") == 1.00
+    assert iec.voltage_factor(380.0, "max") == 1.10
+    with pytest.raises(ValueError):
+        iec.voltage_factor(0.4, "max", 8)
+
+
+def test_transformer_correction_factor_by_hand() -> None:
+    # x_T = √(0.12² − 0.0055²) = 0.1198739; K_T = 1.045 / 1.0719243 = 0.9748822
+    assert iec.transformer_correction_factor(12.0, 0.55, 1.1) == pytest.approx(0.9748822, abs=2e-7)
+
+
+def test_feeder_impedance_by_hand() -> None:
+    z = iec.feeder_impedance_ohm(110.0, 3000.0, 0.1, 1.1)
+    assert abs(z) == pytest.approx(1.1 * 110**2 / 3000)  # 4.436667 Ω
+    assert z.imag == pytest.approx(4.414648, abs=1e-6) and z.real == pytest.approx(0.4414648, abs=1e-7)
+
+
+def test_kappa_and_thermal_factor_by_hand() -> None:
+    assert iec.kappa(0.0) == pytest.approx(2.0)
+    assert iec.kappa(0.0518896) == pytest.approx(1.858726, abs=1e-6)
+    # m for κ = 1.858726, T_k = 0.5 s, 50 Hz: (e^(−15.2306) − 1)/(−7.6153) = 0.1313149
+    assert iec.thermal_factor_m(1.858726, 0.5) == pytest.approx(0.1313149, abs=2e-7)
+    # the limit of eq. 102 at κ = 2 is m = 2 (no decay of the d.c. component)
+    assert iec.thermal_factor_m(2.0, 0.1) == 2.0
+    assert iec.thermal_factor_m(2.0 - 1e-9, 0.1) == pytest.approx(2.0, rel=1e-6)
+
+
+def test_method_b_caps() -> None:
+    assert iec.kappa_method_b(0.0, 20.0) == 2.0
+    assert iec.kappa_method_b(0.0, 0.4) == 1.8
+    assert iec.kappa_method_b(0.3, 20.0) == pytest.approx(1.15 * (1.02 + 0.98 * math.exp(-0.9)))  # 1.631
+    assert iec.kappa_method_b(0.1, 20.0, all_branches_below_0_3=True) == pytest.approx(1.02 + 0.98 * math.exp(-0.3))
+
+
+def test_generator_and_unit_factors_by_hand() -> None:
+    # G3 of IEC TR 60909-4: K_G = 10/10.5 · 1.1/(1 + 0.1·0.6) = 0.9883199
+    assert iec.generator_correction_factor(10.0, 10.5, 1.1, 0.1, 0.8) == pytest.approx(0.9883199, abs=1e-7)
+    # S2 (no OLTC, p_G 7.5 %): K_SO = 110/(10.5·1.075) · 10.5/120 · 1.1/(1 + 0.16·0.4358899) = 0.8768321
+    kso = iec.power_station_unit_factor(110.0, 10.5, 120.0, 10.5, 1.1, 0.16, 0.119896, 0.9, oltc=False, pg_pct=7.5)
+    assert kso == pytest.approx(110 / (10.5 * 1.075) * 10.5 / 120 * 1.1 / (1 + 0.16 * math.sqrt(1 - 0.81)), rel=1e-12)
+    assert kso == pytest.approx(0.8768321, abs=1e-7)
+
+
+def test_motor_impedance_by_hand() -> None:
+    # M1: S_rM = 5/(0.975·0.88) = 5.827506 MVA; Z_M = 10²/(5·5.827506) = 3.432 Ω
+    z = iec.motor_impedance_ohm(5.0, 97.5, 0.88, 10.0, 5.0, 0.1)
+    assert abs(z) == pytest.approx(3.432, abs=1e-6)
+    assert z.real / z.imag == pytest.approx(0.1)
+
+
+def test_hand_radial_case() -> None:
+    """The golden hand calculation (golden/three_phase_short_circuit/hand_radial_110_20kv)."""
+    net = iec.network_from_inputs(psab.load_case(golden_root() / "three_phase_short_circuit" / "hand_radial_110_20kv").public_inputs)
+    mx = iec.fault_levels(net, "max", ["B2", "B4"], kappa_method="radial", t_k_s=0.5)
+    mn = iec.fault_levels(net, "min", ["B2", "B4"], r_fault_ohm=0.5)
+    assert [f.ikss_ka for f in mx] == pytest.approx([9.649284, 2.672022], abs=1e-6)
+    assert [f.ikss_ka for f in mn] == pytest.approx([7.634594, 2.155677], abs=1e-6)
+    assert [f.ip_ka for f in mx] == pytest.approx([25.36445, 4.684820], abs=1e-5)
+    assert [f.ith_ka for f in mx] == pytest.approx([10.26330, 2.690667], abs=1e-5)
+
+
+# ---------------------------------------------------------------- properties
+
+
+def _radial(s_max: float, ratio: float, rx: float, uk: float, ukr: float, sn: float,
+            lengths: list[float], temp: float, mv_kv: float = 20.0) -> iec.Network:
+    buses = [iec.Bus("B1", 110.0), iec.Bus("B2", mv_kv)] + [iec.Bus(f"B{i + 3}", mv_kv) for i in range(len(lengths))]
+    lines = tuple(iec.Line(f"L{i}", buses[i + 1].id, buses[i + 2].id, length, 0.194, 0.315, end_temp_c=temp)
+                  for i, length in enumerate(lengths))
+    return iec.Network(
+        buses=tuple(buses),
+        feeders=(iec.Feeder("Q", "B1", s_max, rx, s_max * ratio, rx),),
+        transformers=(iec.Transformer("T", "B1", "B2", sn, 110.0, mv_kv, uk, ukr),),
+        lines=lines,
+    )
+
+
+radial_networks = st.builds(
+    _radial,
+    s_max=st.floats(200.0, 20000.0), ratio=st.floats(0.3, 1.0), rx=st.floats(0.0, 0.5),
+    uk=st.floats(4.0, 20.0), ukr=st.floats(0.1, 2.0), sn=st.floats(1.0, 100.0),
+    lengths=st.lists(st.floats(0.1, 30.0), min_size=0, max_size=3), temp=st.floats(20.0, 250.0),
+    mv_kv=st.sampled_from([10.0, 20.0, 30.0]),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(net=radial_networks, r_fault=st.floats(0.0, 5.0))
+def test_max_current_is_never_below_min(net: iec.Network, r_fault: float) -> None:
+    mx = iec.fault_levels(net, "max")
+    mn = iec.fault_levels(net, "min", r_fault_ohm=r_fault)
+    for a, b in zip(mx, mn, strict=True):
+        assert a.ikss_ka >= b.ikss_ka
+
+
+@settings(max_examples=60, deadline=None)
+@given(net=radial_networks)
+def test_kappa_in_range_and_method_c_equals_radial_on_radial_networks(net: iec.Network) -> None:
+    radial = iec.fault_levels(net, "max", kappa_method="radial", t_k_s=0.2)
+    c = iec.fault_levels(net, "max", kappa_method="C")
+    for a, b in zip(radial, c, strict=True):
+        assert 1.02 < a.kappa <= 2.0
+        # with every reactance scaled by f_c/f along one path, R_c/X_c·f_c/f is R/X itself
+        assert b.kappa == pytest.approx(a.kappa, rel=1e-12)
+        assert a.ith_ka >= a.ikss_ka and a.ip_ka > math.sqrt(2) * a.ikss_ka
+
+
+@settings(max_examples=60, deadline=None)
+@given(net=radial_networks, factor=st.floats(1.01, 10.0))
+def test_stronger_feeder_never_lowers_the_current(net: iec.Network, factor: float) -> None:
+    q = net.feeders[0]
+    stronger = iec.Network(net.buses, (iec.Feeder(q.id, q.bus, q.skss_max_mva * factor, q.rx_max),),
+                           net.transformers, lines=net.lines)
+    for a, b in zip(iec.fault_levels(net, "max"), iec.fault_levels(stronger, "max"), strict=True):
+        assert b.ikss_ka >= a.ikss_ka
+
+
+@settings(max_examples=40, deadline=None)
+@given(kap=st.floats(1.03, 1.99), t1=st.floats(0.01, 3.0), t2=st.floats(0.01, 3.0))
+def test_thermal_factor_decreases_with_duration(kap: float, t1: float, t2: float) -> None:
+    lo, hi = sorted((t1, t2))
+    assert iec.thermal_factor_m(kap, hi) <= iec.thermal_factor_m(kap, lo) + 1e-15
+    assert 0.0 <= iec.thermal_factor_m(kap, hi) <= 2.0
+
+
+@settings(max_examples=40, deadline=None)
+@given(uk1=st.floats(1.0, 30.0), uk2=st.floats(1.0, 30.0))
+def test_correction_factor_decreases_with_reactance(uk1: float, uk2: float) -> None:
+    lo, hi = sorted((uk1, uk2))
+    assert iec.transformer_correction_factor(hi, 0.5 * min(lo, 1.0), 1.1) <= iec.transformer_correction_factor(lo, 0.5 * min(lo, 1.0), 1.1) + 1e-15
+
+
+def test_three_winding_open_winding_equals_two_winding() -> None:
+    """A three-winding transformer with an unloaded third winding is its HV–MV pair."""
+    two = iec.Network(
+        buses=(iec.Bus("A", 110.0), iec.Bus("B", 10.0)),
+        feeders=(iec.Feeder("Q", "A", 3000.0, 0.1),),
+        transformers=(iec.Transformer("T", "A", "B", 31.5, 115.0, 10.5, 12.0, 0.5),),
+    )
+    three = iec.Network(
+        buses=(iec.Bus("A", 110.0), iec.Bus("B", 10.0), iec.Bus("C", 10.0)),
+        feeders=(iec.Feeder("Q", "A", 3000.0, 0.1),),
+        transformers_3w=(iec.Transformer3W("T", "A", "B", "C", 31.5, 31.5, 31.5, 115.0, 10.5, 10.5,
+                                           12.0, 0.5, 12.0, 0.5, 12.0, 0.5),),
+    )
+    assert iec.fault_levels(three, "max", ["B"])[0].ikss_ka == pytest.approx(iec.fault_levels(two, "max", ["B"])[0].ikss_ka, rel=1e-12)
+
+
+def test_network_problems_are_named() -> None:
+    net = iec.Network(buses=(iec.Bus("A", 20.0), iec.Bus("B", 10.0)),
+                      lines=(iec.Line("L", "A", "B", 1.0, 0.1, 0.1), iec.Line("M", "A", "Z", 1.0, 0.1, 0.1)))
+    problems = iec.network_problems(net)
+    assert any("unknown bus 'Z'" in p for p in problems)
+    assert any("no short-circuit source" in p for p in problems)
+
+
+def test_isolated_bus_is_an_error() -> None:
+    net = iec.Network(buses=(iec.Bus("A", 20.0), iec.Bus("B", 20.0)), feeders=(iec.Feeder("Q", "A", 500.0, 0.1),))
+    with pytest.raises(ValueError, match="without a path"):
+        iec.fault_levels(net, "max")
