@@ -7,6 +7,7 @@
 FAMILY_MODULES: tuple[str, ...] = (
     # 1. Network analysis and operating constraints
     "ybus_construction",
+    "contingency_screening",
 )
 
 
