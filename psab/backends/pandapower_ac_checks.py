@@ -67,7 +67,7 @@ class AcCase:
                 for b in inputs["branches"]
             ),
             loads=tuple((pos[ld["bus"]], float(ld["p_mw"]), float(ld.get("q_mvar", 0.0))) for ld in inputs["loads"]),
-            gens=tuple((pos[g["bus"]], float(p), float(g["vm_pu"])) for g, p in zip(gens, p_set) if pos[g["bus"]] != slack),
+            gens=tuple((pos[g["bus"]], float(p), float(g["vm_pu"])) for g, p in zip(gens, p_set, strict=True) if pos[g["bus"]] != slack),
             slack_bus=slack,
             slack_vm_pu=float(slack_vm[0]) if slack_vm else float(inputs.get("slack_vm_pu", 1.0)),
             frequency_hz=float(inputs.get("frequency_hz", 50.0)),

@@ -137,7 +137,7 @@ def components(n_bus: int, from_idx, to_idx, in_service=None) -> list[int]:
         return a
 
     flags = [True] * len(from_idx) if in_service is None else [bool(v) for v in in_service]
-    for a, b, on in zip(from_idx, to_idx, flags):
+    for a, b, on in zip(from_idx, to_idx, flags, strict=True):
         if on:
             parent[find(int(a))] = find(int(b))
     return [find(i) for i in range(n_bus)]
