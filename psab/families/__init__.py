@@ -8,6 +8,7 @@ FAMILY_MODULES: tuple[str, ...] = (
     # 1. Network analysis and operating constraints
     "ybus_construction",
     "contingency_screening",
+    "corrective_transmission_switching",
 )
 
 
