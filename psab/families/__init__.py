@@ -9,6 +9,8 @@ FAMILY_MODULES: tuple[str, ...] = (
     "ybus_construction",
     "contingency_screening",
     "corrective_transmission_switching",
+    # 5. Microgrids and dispatch
+    "n1_generation_commitment",
 )
 
 

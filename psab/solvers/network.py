@@ -200,20 +200,21 @@ def fixed_flow_mw(ptdf: np.ndarray, grid: DcGrid, shift_flow_mw: np.ndarray) -> 
 def ptdf_flow_rows(
     name: str,
     words: str,
-    index: Sequence[tuple[Any, int]],
+    index: Sequence[tuple[Any, ...]],
     factors: np.ndarray,
     fixed_flow: np.ndarray,
     injection: Callable[[Any, Any, int], Any],
     units: Sequence[int],
-    rating: Callable[[tuple[Any, int]], float],
-    field: Callable[[tuple[Any, int]], str],
+    rating: Callable[[tuple[Any, ...]], float],
+    field: Callable[[tuple[Any, ...]], str],
 ) -> LinearConstraint:
-    """Rows ``−F ≤ Σ_j S[l, j] · injection(v, s, j) + f_fixed[l] ≤ F`` over ``(s, l)`` in
+    """Rows ``−F ≤ Σ_j S[l, j] · injection(v, s, j) + f_fixed[l] ≤ F`` over ``(s, l, ...)`` in
     ``index``: the flow on branch ``l`` in scenario ``s`` when unit ``j`` injects
-    ``injection(v, s, j)`` (units not in ``units`` inject nothing)."""
+    ``injection(v, s, j)`` (units not in ``units`` inject nothing). Index tuples may carry more
+    elements after ``(s, l)`` — names for the words."""
 
-    def body(v: Any, key: tuple[Any, int]) -> Any:
-        s, line = key
+    def body(v: Any, key: tuple[Any, ...]) -> Any:
+        s, line = key[0], key[1]
         return sum(factors[line, j] * injection(v, s, j) for j in units if factors[line, j] != 0.0) + fixed_flow[line]
 
     return LinearConstraint(name, words, list(index), body, lower=lambda i: -rating(i), upper=rating, field=field, slack="flow_mw")
