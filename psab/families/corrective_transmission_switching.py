@@ -310,16 +310,18 @@ def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
     checks = ctx.checks()
     slack = ctx.tol.slack
     violations = check(values(p=p, up=up, down=down), decision_rows(case), slack)
-    # Flows are judged for a balanced dispatch only: otherwise the slack would absorb the
-    # imbalance and the flow violations would restate the balance violation.
-    balanced = abs(float(p.sum()) - case.demand) <= slack("default")
+    # The network is judged for an admissible dispatch only: with an imbalance the slack would
+    # absorb it and every flow violation would restate the balance violation; outside the unit
+    # limits the set-points are not an operating point the AC power flow should be asked about.
+    admissible = not violations
     on = case.in_service(open_mask)
-    evidence: dict[str, Any] = {}
+    evidence: dict[str, Any] = {"network_assessed": False}
     if not dc_flow.is_connected(case.net, on):
         opened = [case.branch_ids[k] for k in case.switchable if open_mask[k]]
         checks.violate("/switch_open", "the remaining branches must connect every bus (no load islanded)",
                        "a connected network", {"opened": opened, "outaged": case.branch_ids[case.contingency]})
-    elif balanced:
+    elif admissible:
+        evidence["network_assessed"] = True
         if ctx.backend == "pandapower":
             try:
                 flows = ac_flows(task, case, open_mask, p)

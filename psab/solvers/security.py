@@ -16,8 +16,8 @@ of the post-outage injections stay within the emergency ratings.
 MILP form: ``Δf_g`` is a variable ``lam[g]`` and the products ``y[g, j] = u_j · lam[g]`` are
 linearized exactly with McCormick rows for binary ``u_j`` (Glover, "Improved linear integer
 programming formulations of nonlinear integer problems", Management Science 22(4), 1975),
-using the bound ``Λ = max_g P_max,g / min_j K_j`` (a positive loss needs at least one other
-committed unit, so ``Δf_g ≤ P_max,g / min K``). The evaluator computes ``Δf_g`` and ``y``
+using the bound ``Λ_g = P_max,g / min_{j≠g} K_j`` (a positive loss needs at least one other
+committed unit, so ``Δf_g`` cannot exceed it). The evaluator computes ``Δf_g`` and ``y``
 from the submitted commitment and dispatch by the rule above and checks these same rows.
 """
 
@@ -46,10 +46,11 @@ class UnitData:
     def n(self) -> int:
         return len(self.ids)
 
-    @property
-    def big_lambda_hz(self) -> float:
-        """The McCormick bound Λ on any post-outage frequency deviation (Hz)."""
-        return max(self.p_max_mw) / min(self.gain_mw_per_hz)
+    def big_lambda_hz(self, g: int) -> float:
+        """The McCormick bound Λ_g on the frequency deviation after losing unit g (Hz): a positive
+        loss needs another committed unit, so Δf_g ≤ P_max,g / min_{j≠g} K_j."""
+        others = [k for j, k in enumerate(self.gain_mw_per_hz) if j != g]
+        return self.p_max_mw[g] / min(others) if others else 0.0
 
 
 def governor_gain_mw_per_hz(p_max_mw: float, droop_pct: float, f0_hz: float) -> float:
@@ -103,7 +104,7 @@ def n1_generation_rows(
     ratings. ``unit_field(g, what)`` is the answer field of unit g (``what``: committed/p_mw)."""
     n = units.n
     K = units.gain_mw_per_hz
-    L = units.big_lambda_hz
+    L = [units.big_lambda_hz(g) for g in range(n)]
     pmin, pmax = units.p_min_mw, units.p_max_mw
     ids = units.ids
     one = [(g, ids[g]) for g in range(n)]
@@ -136,13 +137,13 @@ def n1_generation_rows(
                          one, lambda v, i: sum(K[j] * v.y[i[0], j] for j in range(n) if j != i[0]) - v.p[i[0]],
                          **equal_to(0.0), field=lambda i: unit_field(i[0], "p_mw")),
         LinearConstraint("mccormick_u", "pickup of {3} after the loss of {2} only if committed", pairs,
-                         lambda v, i: v.y[i[0], i[1]] - L * v.u[i[1]], upper=0.0,
+                         lambda v, i: v.y[i[0], i[1]] - L[i[0]] * v.u[i[1]], upper=0.0,
                          field=lambda i: unit_field(i[1], "committed")),
         LinearConstraint("mccormick_lam", "pickup share of {3} after the loss of {2} at most the frequency deviation", pairs,
                          lambda v, i: v.y[i[0], i[1]] - v.lam[i[0]], upper=0.0,
                          field=lambda i: unit_field(i[1], "committed")),
         LinearConstraint("mccormick_on", "a committed {3} follows the frequency deviation after the loss of {2}", pairs,
-                         lambda v, i: v.y[i[0], i[1]] - v.lam[i[0]] - L * v.u[i[1]], lower=-L,
+                         lambda v, i: v.y[i[0], i[1]] - v.lam[i[0]] - L[i[0]] * v.u[i[1]], lower=lambda i: -L[i[0]],
                          field=lambda i: unit_field(i[1], "committed")),
         LinearConstraint("headroom", "after the loss of {2}, {3} picks up its governor share within its capacity", pairs,
                          lambda v, i: v.p[i[1]] + K[i[1]] * v.y[i[0], i[1]] - pmax[i[1]] * v.u[i[1]], upper=0.0,
