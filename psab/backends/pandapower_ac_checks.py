@@ -108,12 +108,17 @@ def build_net(case: AcCase) -> PreparedNet:
     """The pandapower net of ``case`` (buses ``0..n-1`` in case order)."""
     pp = ppn.pandapower()
     net = ppn.empty_net(case.base_mva, case.frequency_hz)
-    for i, kv in enumerate(case.vn_kv):
-        pp.create_bus(net, vn_kv=float(kv), index=i, name=str(i))
+    # bulk creation: pandapower's create_* cost milliseconds per call, per element
+    n = len(case.vn_kv)
+    pp.create_buses(net, n, vn_kv=np.asarray(case.vn_kv, dtype=float), index=np.arange(n))
     elements = ppn.add_branches(net, case.branches, case.base_mva)
-    for bus, p, q in case.loads:
-        pp.create_load(net, int(bus), p_mw=float(p), q_mvar=float(q))
-    gens = [int(pp.create_gen(net, int(bus), p_mw=float(p), vm_pu=float(vm))) for bus, p, vm in case.gens]
+    if case.loads:
+        pp.create_loads(net, [int(b) for b, _, _ in case.loads], p_mw=[float(p) for _, p, _ in case.loads],
+                        q_mvar=[float(q) for _, _, q in case.loads])
+    gens: list[int] = []
+    if case.gens:
+        gens = [int(i) for i in pp.create_gens(net, [int(b) for b, _, _ in case.gens], p_mw=[float(p) for _, p, _ in case.gens],
+                                                vm_pu=[float(v) for _, _, v in case.gens])]
     pp.create_ext_grid(net, int(case.slack_bus), vm_pu=float(case.slack_vm_pu))
     return PreparedNet(net, elements, gens)
 

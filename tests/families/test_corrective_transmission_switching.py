@@ -1,6 +1,6 @@
 """corrective_transmission_switching: the MILP optimum equals exhaustive enumeration of the
 switching options with the redispatch LP built here from scratch (PTDF from the reduced
-Laplacian, scipy's linprog) — independent of the family's B-θ big-M model — and the evaluator
+Laplacian in ``independent_dc``, scipy's linprog) — independent of the family's B-θ big-M model — and the evaluator
 rejects what the task forbids."""
 
 from __future__ import annotations
@@ -11,23 +11,13 @@ import itertools
 import numpy as np
 import pytest
 from conftest import need_backend, need_highs
+from independent_dc import connected
+from independent_dc import ptdf as independent_ptdf
 from scipy.optimize import linprog
 
 import psab
 from psab.families import corrective_transmission_switching as cts
 from psab.paths import case_dir, golden_root
-
-
-def _connected(n: int, edges: list[tuple[int, int]]) -> bool:
-    seen, stack = {0}, [0]
-    while stack:
-        a = stack.pop()
-        for u, w in edges:
-            for x, y in ((u, w), (w, u)):
-                if x == a and y not in seen:
-                    seen.add(y)
-                    stack.append(y)
-    return len(seen) == n
 
 
 def enumerate_optimum(inputs: dict) -> tuple[float, dict[str, bool]]:
@@ -51,18 +41,10 @@ def enumerate_optimum(inputs: dict) -> tuple[float, dict[str, bool]]:
         is_open = dict(zip(switchable, opened, strict=True))
         live = [b for b in branches if b["id"] != inputs["contingency"]["branch_id"] and not is_open.get(b["id"], False)]
         edges = [(pos[b["from_bus"]], pos[b["to_bus"]]) for b in live]
-        if not _connected(n, edges):
+        if not connected(n, edges):
             continue
-        # PTDF of the live network: flows = diag(b) A θ, θ = L_red⁻¹ P (slack row removed)
-        A = np.zeros((len(live), n))
-        for r, (a, c) in enumerate(edges):
-            A[r, a], A[r, c] = 1.0, -1.0
-        bvec = np.array([100.0 / (b["x_pu"] * b.get("tap_ratio", 1.0)) for b in live])  # MW/rad
-        L = A.T @ np.diag(bvec) @ A
-        keep = [i for i in range(n) if i != slack]
-        Xr = np.zeros((n, n))
-        Xr[np.ix_(keep, keep)] = np.linalg.inv(L[np.ix_(keep, keep)])
-        ptdf = np.diag(bvec) @ A @ Xr
+        bvec = [100.0 / (b["x_pu"] * b.get("tap_ratio", 1.0)) for b in live]  # MW/rad
+        ptdf = independent_ptdf(n, edges, bvec, slack)
         gen_cols = ptdf[:, [pos[g["bus"]] for g in gens]]
         fixed = -ptdf @ load
         rating = np.array([b["rating_mw"] for b in live])

@@ -11,6 +11,7 @@ import itertools
 import numpy as np
 import pytest
 from conftest import need_highs
+from independent_dc import ptdf as independent_ptdf
 from scipy.optimize import linprog
 
 import psab
@@ -20,19 +21,11 @@ from psab.solvers.security import governor_response
 
 
 def _ptdf(inputs: dict) -> tuple[np.ndarray, dict[str, int]]:
-    buses = [b["id"] for b in inputs["buses"]]
-    pos = {b: i for i, b in enumerate(buses)}
-    n = len(buses)
+    pos = {b["id"]: i for i, b in enumerate(inputs["buses"])}
     br = inputs["branches"]
-    A = np.zeros((len(br), n))
-    for r, b in enumerate(br):
-        A[r, pos[b["from_bus"]]], A[r, pos[b["to_bus"]]] = 1.0, -1.0
-    bvec = np.array([1.0 / (b["x_pu"] * b.get("tap_ratio", 1.0)) for b in br])
-    Lap = A.T @ np.diag(bvec) @ A
-    keep = [i for i in range(n) if i != pos[inputs["slack_bus"]]]
-    X = np.zeros((n, n))
-    X[np.ix_(keep, keep)] = np.linalg.inv(Lap[np.ix_(keep, keep)])
-    return np.diag(bvec) @ A @ X, pos
+    ends = [(pos[b["from_bus"]], pos[b["to_bus"]]) for b in br]
+    bvec = [1.0 / (b["x_pu"] * b.get("tap_ratio", 1.0)) for b in br]
+    return independent_ptdf(len(pos), ends, bvec, pos[inputs["slack_bus"]]), pos
 
 
 def enumerate_optimum(inputs: dict) -> tuple[float, tuple[int, ...]]:
