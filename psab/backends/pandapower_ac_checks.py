@@ -3,9 +3,10 @@
 flow of every branch, in the case's branch order, for the base topology or with branches taken
 out of service (N-1 loops, switching actions).
 
-Imported only when a pandapower evaluation runs. The net is built once per case
-(:func:`psab.backends.pandapower_net.cached_net`) and every check works on a deep copy whose
-``in_service`` flags are toggled and restored, so an N-1 loop costs one ``runpp`` per outage.
+Imported only when a pandapower evaluation runs. The net is built once per case (kept in
+:data:`psab.backends.pandapower_net.NETS` with its branch elements, :func:`prepared`) and every
+check works on a deep copy whose ``in_service`` flags are toggled and restored, so an N-1 loop
+costs one ``runpp`` per outage.
 Islanding is judged by pandapower's own graph search (:func:`pandapower.topology.unsupplied_buses`),
 independently of the DC kernel's LODF test.
 
@@ -17,6 +18,7 @@ when power leaves the bus.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -125,8 +127,6 @@ def build_net(case: AcCase) -> PreparedNet:
 
 def prepared(key: Any, case: AcCase) -> PreparedNet:
     """A fresh deep copy of the net of ``case``, built once per ``key`` in this process."""
-    import copy
-
     template = ppn.NETS.get_or_compute(("pandapower_ac_checks", key), lambda: build_net(case))
     return PreparedNet(copy.deepcopy(template.net), list(template.elements), list(template.gen_index))
 
