@@ -113,6 +113,27 @@ PRESENTATION = {
     },
 }
 
+_ID = {"type": "string", "minLength": 1}
+_NUM = {"type": "number"}
+_POS = {"type": "number", "exclusiveMinimum": 0}
+_NONNEG = {"type": "number", "minimum": 0}
+
+#: The shape of public_inputs (a task that does not fit raises InvalidTaskError).
+INPUTS_SCHEMA = s.obj({
+    "base_mva": _POS, "frequency_hz": _POS, "slack_bus": _ID, "slack_vm_pu": _POS,
+    "interconnector": s.obj({"bus": _ID, "scheduled_import_mw": _NUM}),
+    "contingency": s.obj({"branch_id": _ID}),
+    "buses": s.array(s.obj({"id": _ID, "vn_kv": _POS}), "buses", min_items=2),
+    "branches": s.array(s.obj({"id": _ID, "from_bus": _ID, "to_bus": _ID, "r_pu": _NUM, "x_pu": _POS, "b_pu": _NUM,
+                               "tap_ratio": _POS, "phase_shift_deg": _NUM, "rating_mw": _POS,
+                               "switchable": {"type": "boolean"}, "switching_cost_usd": _NONNEG},
+                              optional=("switching_cost_usd",)), "branches", min_items=2),
+    "loads": s.array(s.obj({"id": _ID, "bus": _ID, "p_mw": _NUM, "q_mvar": _NUM}), "loads"),
+    "generators": s.array(s.obj({"id": _ID, "bus": _ID, "p_mw": _NUM, "p_min_mw": _NUM, "p_max_mw": _NUM,
+                                 "ramp_up_mw": _NONNEG, "ramp_down_mw": _NONNEG, "up_cost_usd_per_mw": _NONNEG,
+                                 "down_cost_usd_per_mw": _NONNEG, "vm_pu": _POS}), "generators", min_items=1),
+})
+
 # ---------------------------------------------------------------------------- data
 
 
@@ -442,6 +463,7 @@ SPEC = register(
         evaluate=evaluate,
         generate=generate,
         accept=accept,
+        inputs_schema=INPUTS_SCHEMA,
         objective_sense="minimize",
         objective_unit="USD",
         objective_scale_floor=100.0,

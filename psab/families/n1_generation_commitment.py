@@ -92,6 +92,23 @@ PRESENTATION = {
     },
 }
 
+_ID = {"type": "string", "minLength": 1}
+_NUM = {"type": "number"}
+_POS = {"type": "number", "exclusiveMinimum": 0}
+_NONNEG = {"type": "number", "minimum": 0}
+
+#: The shape of public_inputs (a task that does not fit raises InvalidTaskError).
+INPUTS_SCHEMA = s.obj({
+    "base_mva": _POS, "frequency_hz": _POS, "period_h": _POS, "slack_bus": _ID,
+    "buses": s.array(s.obj({"id": _ID}), "buses", min_items=1),
+    "branches": s.array(s.obj({"id": _ID, "from_bus": _ID, "to_bus": _ID, "x_pu": _POS, "tap_ratio": _POS,
+                               "phase_shift_deg": _NUM, "rating_mw": _POS, "emergency_rating_mw": _POS}), "branches"),
+    "loads": s.array(s.obj({"id": _ID, "bus": _ID, "p_mw": _NUM}), "loads"),
+    "units": s.array(s.obj({"id": _ID, "bus": _ID, "p_min_mw": _NONNEG, "p_max_mw": _POS, "droop_pct": _POS,
+                            "marginal_cost_usd_per_mwh": _NUM, "no_load_cost_usd_per_h": _NONNEG,
+                            "startup_cost_usd": _NONNEG, "initially_on": {"type": "boolean"}}), "units", min_items=2),
+})
+
 # ---------------------------------------------------------------------------- data
 
 
@@ -285,6 +302,7 @@ SPEC = register(
         evaluate=evaluate,
         generate=generate,
         accept=accept,
+        inputs_schema=INPUTS_SCHEMA,
         objective_sense="minimize",
         objective_unit="USD",
         objective_scale_floor=100.0,
