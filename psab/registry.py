@@ -225,8 +225,12 @@ class FamilySpec:
         return load_case(case_dir(self.id))
 
     def check_inputs(self, task: Task) -> None:
-        """Raise :class:`InvalidTaskError` when the task's inputs do not fit this family."""
-        if self.inputs_schema is None:
+        """Raise :class:`InvalidTaskError` when the task's inputs do not fit this family.
+
+        Every evaluation asks; a task whose inputs passed is remembered by its digest, so the
+        schema walk (milliseconds for a network case) runs once per task, not once per answer.
+        """
+        if self.inputs_schema is None or (self.id, task.digest) in _INPUTS_CHECKED:
             return
         from psab.evaluators.validation import schema_violations
 
@@ -237,6 +241,13 @@ class FamilySpec:
                 f"task {task.id}: public_inputs{v.field} {v.constraint}; "
                 f"a {self.id} task needs inputs matching the family's input schema"
             )
+        if len(_INPUTS_CHECKED) > 4096:
+            _INPUTS_CHECKED.clear()
+        _INPUTS_CHECKED.add((self.id, task.digest))
+
+
+#: (family id, task digest) of tasks whose inputs passed their family's input schema.
+_INPUTS_CHECKED: set[tuple[str, str]] = set()
 
 
 def default_metrics(spec: FamilySpec) -> list[dict[str, str]]:
