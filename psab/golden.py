@@ -7,7 +7,8 @@ Each lives in ``golden/<family>/<case>/`` with ``task.json`` (a task of the fami
     {"source": "...", "values": {"/json/pointer": number, ...}, "objective": number | null,
      "tolerance": {"relative": r, "absolute": a}, "backends": ["surrogate", ...]}
 
-``values`` are compared with the family's reference answer at each pointer; ``objective``
+``values`` are compared with the family's reference answer at each pointer — numbers within the
+tolerance, anything else (a classification, a list of ids) exactly; ``objective``
 (optimize families) with the reference objective; the tolerance is the golden file's own,
 since published numbers carry the precision they were printed with.
 """
@@ -27,7 +28,7 @@ class GoldenCase:
     name: str
     path: Path
     task: Task
-    values: dict[str, float]
+    values: dict[str, Any]
     objective: float | None
     relative: float
     absolute: float
@@ -44,13 +45,17 @@ def load_golden(path: str | Path) -> GoldenCase:
         name=f"{task.family}/{p.name}",
         path=p,
         task=task,
-        values={k: float(v) for k, v in expected.get("values", {}).items()},
+        values={k: _number_or_value(v) for k, v in expected.get("values", {}).items()},
         objective=None if expected.get("objective") is None else float(expected["objective"]),
         relative=float(tol.get("relative", 1e-3)),
         absolute=float(tol.get("absolute", 0.0)),
         backends=tuple(expected.get("backends", ["surrogate"])),
         source=str(expected.get("source", "")),
     )
+
+
+def _number_or_value(v: Any) -> Any:
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v
 
 
 def _at(doc: Any, pointer: str) -> Any:
@@ -70,9 +75,18 @@ def check_golden(case: GoldenCase, backend: str) -> list[str]:
     problems = []
     for pointer, want in case.values.items():
         try:
-            got = float(_at(entry.reference.answer, pointer))
+            value = _at(entry.reference.answer, pointer)
         except (KeyError, IndexError, TypeError, ValueError):
             problems.append(f"{case.name}: reference answer has no {pointer}")
+            continue
+        if not isinstance(want, float):
+            if value != want:
+                problems.append(f"{case.name} [{backend}] {pointer}: expected {want!r}, reference gives {value!r}")
+            continue
+        try:
+            got = float(value)
+        except (TypeError, ValueError):
+            problems.append(f"{case.name} [{backend}] {pointer}: expected a number, reference gives {value!r}")
             continue
         tol = max(case.relative * abs(want), case.absolute)
         if not abs(got - want) <= tol:

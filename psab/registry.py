@@ -41,7 +41,6 @@ AREAS: dict[str, tuple[str, str]] = {
 CONFIDENCE_LEVELS = ("high", "medium", "low")
 
 #: (family id, task digest) of tasks whose inputs already passed the family's input schema.
-_VALID_INPUTS: dict[tuple[str, str], None] = {}
 KNOWN_BACKENDS = ("surrogate", "pandapower")
 
 
@@ -228,13 +227,13 @@ class FamilySpec:
         return load_case(case_dir(self.id))
 
     def check_inputs(self, task: Task) -> None:
-        """Raise :class:`InvalidTaskError` when the task's inputs do not fit this family."""
-        if self.inputs_schema is None:
-            return
-        # A task is validated once per process: evaluating many answers to one task must not
-        # re-run the (network-sized) input schema every time.
+        """Raise :class:`InvalidTaskError` when the task's inputs do not fit this family.
+
+        Every evaluation asks; a task whose inputs passed is remembered by its digest, so the
+        schema walk (milliseconds for a network case) runs once per task, not once per answer.
+        """
         key = (self.id, task.digest)
-        if key in _VALID_INPUTS:
+        if self.inputs_schema is None or key in _INPUTS_CHECKED:
             return
         from psab.evaluators.validation import schema_violations
 
@@ -245,9 +244,13 @@ class FamilySpec:
                 f"task {task.id}: public_inputs{v.field} {v.constraint}; "
                 f"a {self.id} task needs inputs matching the family's input schema"
             )
-        if len(_VALID_INPUTS) >= 4096:
-            _VALID_INPUTS.clear()
-        _VALID_INPUTS[key] = None
+        if len(_INPUTS_CHECKED) > 4096:
+            _INPUTS_CHECKED.clear()
+        _INPUTS_CHECKED.add(key)
+
+
+#: (family id, task digest) of tasks whose inputs passed their family's input schema.
+_INPUTS_CHECKED: set[tuple[str, str]] = set()
 
 
 def default_metrics(spec: FamilySpec) -> list[dict[str, str]]:

@@ -25,7 +25,7 @@ from psab.contract import schema_errors
 from psab.evaluators.cache import clear_reference_cache
 from psab.evaluators.kernel import reference_entry
 from psab.evaluators.tolerance import Tolerance, field_pattern
-from psab.mutations import mutations
+from psab.mutations import _schema_at, mutations
 from psab.paths import case_dir
 
 from conftest import need_backend
@@ -148,8 +148,14 @@ def test_arbitrary_json_answers_never_raise(family: str, answer: Any) -> None:
         assert not result.feasible
 
 
-def _corruptions(answer: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    """Structural corruptions of a good answer: each must be infeasible."""
+def _corruptions(answer: dict[str, Any], schema: dict[str, Any] | None = None) -> list[tuple[str, dict[str, Any]]]:
+    """Structural corruptions of a good answer: each must be infeasible.
+
+    A list is shortened only where the schema fixes its length, and lengthened (its last item
+    repeated) where the length is fixed or the items must be unique: a shorter variable-length
+    list (fewer overloaded branches named for an outage) is a different answer, judged by the
+    evaluator, not a malformed one.
+    """
     out = []
     for m in mutations(answer):
         if m.kind == "drop_field":
@@ -159,8 +165,12 @@ def _corruptions(answer: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
                            ("huge", 1e300), ("nested", {"value": 1.0})):
             out.append((f"{label} at {pointer}", _set(answer, pointer, bad)))
     for pointer, value in _list_pointers(answer):
-        out.append((f"too long {pointer}", _set(answer, pointer, value + value[-1:])))
-        out.append((f"too short {pointer}", _set(answer, pointer, value[:-1])))
+        node = _schema_at(schema, pointer) if schema is not None else None
+        fixed = node is None or node.get("minItems") == node.get("maxItems")
+        if fixed or node.get("uniqueItems"):
+            out.append((f"too long {pointer}", _set(answer, pointer, value + value[-1:])))
+        if fixed:
+            out.append((f"too short {pointer}", _set(answer, pointer, value[:-1])))
     out.append(("extra field", {**answer, "unexpected_extra_field": 1}))
     return out
 
@@ -203,7 +213,7 @@ def _set(answer: dict[str, Any], pointer: str, new: Any) -> dict[str, Any]:
 def test_malformed_answers_are_infeasible_with_a_violation_at_the_field(family: str) -> None:
     task = _public(family)
     answer = psab.solve(task).answer
-    corruptions = _corruptions(answer)
+    corruptions = _corruptions(answer, task.submission_schema)
     # large answers (schedules) are sampled evenly so the suite stays fast
     step = max(1, len(corruptions) // 400)
     escaped = []

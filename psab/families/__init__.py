@@ -8,6 +8,8 @@ FAMILY_MODULES: tuple[str, ...] = (
     # 1. Network analysis and operating constraints
     "ybus_construction",
     "pf_voltage_repair",
+    "contingency_screening",
+    "corrective_transmission_switching",
     "dynamic_thermal_rating",
     # 2. Short circuit and protection
     "three_phase_short_circuit",
@@ -16,6 +18,8 @@ FAMILY_MODULES: tuple[str, ...] = (
     "distance_protection_settings",
     "overcurrent_protection",
     "cable_ampacity_sizing",
+    # 5. Microgrids and dispatch
+    "n1_generation_commitment",
 )
 
 
