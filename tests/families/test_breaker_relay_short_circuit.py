@@ -8,11 +8,12 @@ import itertools
 
 import numpy as np
 import pytest
-from conftest import need_backend
 
 import psab
 from psab.families import breaker_relay_short_circuit as fam
 from psab.paths import case_dir, golden_root
+
+from conftest import need_backend
 
 FAMILY = "breaker_relay_short_circuit"
 SEED = 20261130

@@ -6,11 +6,12 @@ from __future__ import annotations
 import copy
 
 import numpy as np
-from conftest import need_backend
 
 import psab
 from psab.families import contingency_screening as cs
 from psab.paths import case_dir
+
+from conftest import need_backend
 
 SEED = 738_2024
 N_GENERATED = 50

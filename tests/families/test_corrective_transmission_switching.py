@@ -10,7 +10,6 @@ import itertools
 
 import numpy as np
 import pytest
-from conftest import need_backend, need_highs
 from independent_dc import connected
 from independent_dc import ptdf as independent_ptdf
 from scipy.optimize import linprog
@@ -18,6 +17,8 @@ from scipy.optimize import linprog
 import psab
 from psab.families import corrective_transmission_switching as cts
 from psab.paths import case_dir, golden_root
+
+from conftest import need_backend, need_highs
 
 
 def enumerate_optimum(inputs: dict) -> tuple[float, dict[str, bool]]:

@@ -6,13 +6,14 @@ import copy
 
 import numpy as np
 import pytest
-from conftest import need_backend
 
 import psab
 from psab.errors import InvalidTaskError
 from psab.families import earth_fault_calculation as fam
 from psab.paths import case_dir
 from psab.surrogates import iec60909 as iec
+
+from conftest import need_backend
 
 FAMILY = "earth_fault_calculation"
 SEED = 20261130

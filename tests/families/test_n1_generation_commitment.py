@@ -10,7 +10,6 @@ import itertools
 
 import numpy as np
 import pytest
-from conftest import need_highs
 from independent_dc import ptdf as independent_ptdf
 from scipy.optimize import linprog
 
@@ -18,6 +17,8 @@ import psab
 from psab.families import n1_generation_commitment as n1
 from psab.paths import case_dir, golden_root
 from psab.solvers.security import governor_response
+
+from conftest import need_highs
 
 
 def _ptdf(inputs: dict) -> tuple[np.ndarray, dict[str, int]]:

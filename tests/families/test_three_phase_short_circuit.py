@@ -6,12 +6,13 @@ import copy
 
 import numpy as np
 import pytest
-from conftest import need_backend
 
 import psab
 from psab.errors import InvalidTaskError
 from psab.families import three_phase_short_circuit as fam
 from psab.paths import case_dir
+
+from conftest import need_backend
 
 FAMILY = "three_phase_short_circuit"
 SEED = 20261130
