@@ -104,11 +104,10 @@ def _old_version(attempt_dir: Path, record: dict[str, Any], manifest: dict[str, 
 
 def regrade(run_dir: str | Path, *, seed: str | None = None, write: bool = False) -> RegradeReport:
     """Re-score ``run_dir``'s stored solutions; see the module docstring."""
+    import psab
     from psab.evaluators.kernel import evaluator_version
     from psab.generators import seeds
     from psab.runner.execute import _checked_evaluate
-
-    import psab
 
     rd = RunDir(run_dir)
     manifest = rd.manifest()
@@ -238,7 +237,8 @@ def text(rep: RegradeReport) -> str:
             case = c.task_id if c.split == "public" else f"held-out {c.family} #{c.index}"
             verdict = ("feasible" if c.old_feasible else "infeasible") + " → " + ("feasible" if c.new_feasible else "infeasible")
             body.append((case, c.agent, f"{c.attempt}" + ("" if c.final else " (not final)"), verdict,
-                         f"{c.old_score:.4f} → {c.new_score:.4f}", f"{c.old_version} → {c.new_version}"))
+                         f"{c.old_score:.4f} → {c.new_score:.4f}",
+                         f"{c.new_version} (same version)" if c.old_version == c.new_version else f"{c.old_version} → {c.new_version}"))
         lines.append("")
         lines.append(table(body, ("case", "agent", "attempt", "verdict", "score", "evaluator")))
     for s in rep.skipped:
