@@ -134,7 +134,7 @@ def _md_inline(spans: Inline, in_table: bool = False) -> str:
         if sp.kind == "code":
             txt = _md_code(sp.text)
             out.append(txt.replace("|", "\\|") if in_table else txt)
-        elif sp.kind == "bold":
+        elif sp.kind in ("bold", "tone"):
             out.append(f"**{_md_text(sp.text)}**")
         else:
             out.append(_md_text(sp.text).replace("\n", " ") if in_table else _md_text(sp.text))

@@ -9,6 +9,7 @@ the public split only. The held-out seed is never in a run directory, so never i
 from __future__ import annotations
 
 import datetime as _dt
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -191,7 +192,7 @@ def _split_section(runs: Runs, rows: list[analysis.SplitRow], opts: ReportOption
             f, s = r.first, r.retries
             any_few |= bool(r.ci and r.ci.few)
             body.append([
-                cell(b(r.agent)), cell(str(s.cases)),
+                cell(b(r.agent)), cell(str(s.cases) if r.distinct_cases == s.cases else f"{s.cases} ({r.distinct_cases} distinct)"),
                 cell(_frac(s.feasible, s.cases), heat=s.feasible_rate), cell(_frac(s.perfect, s.cases), heat=s.perfect_rate),
                 cell(f"{s.mean_score:.3f}", heat=s.mean_score), _ci_cell(r.ci),
                 cell(f"{f.feasible}/{f.cases}", tone="muted"), cell(f"{f.perfect}/{f.cases}", tone="muted"),
@@ -208,7 +209,8 @@ def _split_section(runs: Runs, rows: list[analysis.SplitRow], opts: ReportOption
                "These counts are computed by the runner's own summary code, so they match each run's "
                "summary.json.")]
     if len(runs.runs) > 1:
-        notes.append(t(" With several runs, a case run by the same agent in two runs counts twice in these columns."))
+        notes.append(t(" With several runs, a case run by the same agent in two runs counts twice in these columns "
+                       "(\"16 (4 distinct)\": 16 records of 4 cases); the interval is over distinct cases."))
     out.append(Para(notes, note=True))
     if any_few:
         out.append(Para([t(f"† fewer than {FEW_CASES} cases: the interval is computed but means little "
@@ -247,19 +249,20 @@ def _entry_area(runs: Runs, family: str) -> str:
 def _family_section(runs: Runs, opts: ReportOptions) -> list[Block]:
     out: list[Block] = [Heading(2, "Per area and family", "families")]
     splits = [s for s in runs.splits if s == "public" or opts.include_private]
+    if not splits:
+        out.append(Para([t("These runs have no public cases.")]))
     for split in splits:
         if len(splits) > 1 or split == "heldout":
             out.append(Heading(3, SPLIT_TITLE[split], f"families-{split}"))
         out.append(_family_table(runs, split))
-    out.append(Para([t("Each cell is the mean score with retries; an area row also gives perfect / records, and a "
-                       "family row does when it has more than one record. Shading runs from red (0) to green (1).")],
-                    note=True))
+    if splits:
+        out.append(Para([t("Each cell is the mean score with retries; an area row also gives perfect / records, and a "
+                           "family row does when it has more than one record. Shading runs from red (0) to green (1).")],
+                        note=True))
     if "heldout" in runs.splits and not opts.include_private:
         out.append(Para([t("The held-out split is shown only as the per-split aggregates above: per-family held-out "
                            "results stay private (")] + [c("--include-private"), t(" shows them, for internal use).")],
                         note=True))
-    if not runs.splits or "public" not in runs.splits:
-        out.append(Para([t("These runs have no public cases.")]))
     return out
 
 
@@ -325,7 +328,8 @@ def _uncertainty_section(runs: Runs, rows: list[analysis.SplitRow], opts: Report
             "score that is the same on every case gives a zero-width interval however uncertain the agent is. "
             "Read such intervals as a description of these cases, not as a statement about the agents; run more "
             "held-out draws per family (psab run --split heldout --count N) or repeat the runs to tighten them.")]))
-    replicated = {e.case_key for e in runs.entries if sum(1 for x in runs.entries if x.agent == e.agent and x.case_key == e.case_key) > 1}
+    per_agent_case = Counter((e.agent, e.case_key) for e in runs.entries)
+    replicated = {key for (_, key), n in per_agent_case.items() if n > 1}
     if replicated:
         out.append(Para([t(f"{len(replicated)} case(s) were run more than once by the same agent; their per-case "
                            "scores are averaged before resampling.")], note=True))
@@ -392,7 +396,7 @@ def _shortfall_item(e: Entry, runs: Runs) -> tuple[doc.Inline, list[doc.Inline]]
         unit = _objective_unit(e.family)
         obj, ref = float(ev["objective"]), float(ev["reference_objective"])
         gap = f" ({(obj - ref) / abs(ref):+.1%})" if ref else ""
-        subs.append([t(f"objective {obj:.4g}{unit} against the reference's {ref:.4g}{unit}{gap}")])
+        subs.append([t(f"no violation; objective {obj:.4g}{unit} against the reference's {ref:.4g}{unit}{gap}")])
     if cls != INFRA_FAILURE:
         vs = e.violations()
         total = max(len(vs), e.violation_count())
@@ -401,7 +405,7 @@ def _shortfall_item(e: Entry, runs: Runs) -> tuple[doc.Inline, list[doc.Inline]]
         if total > MAX_VIOLATIONS:
             rel = e.attempt_dir().relative_to(e.run.path) / "result.json"
             subs.append([t(f"… and {total - MAX_VIOLATIONS} more (all in "), c(f"{e.run.label}/{rel.as_posix()}"), t(")")])
-        if not vs and e.final.feasible:
+        if not vs and e.final.feasible and not any(sp.text.startswith("no violation") for sub in subs for sp in sub):
             subs.append([t("no violation: the answer is admissible but its objective is worse than the reference's")])
     return head, subs
 
@@ -470,6 +474,9 @@ def build(runs: Runs, out_dir: Path, opts: ReportOptions) -> tuple[list[Block], 
                         t(f" · {len(fams)} famil{'y' if len(fams) == 1 else 'ies'} in {len(runs.areas())} area(s) · splits: "
                           + ", ".join(runs.splits or ["none"]))]))
     blocks += _runs_section(runs)
+    if not runs.entries:
+        blocks.append(Para([t("No case is recorded in these runs yet: there is nothing to report.")]))
+        return blocks, [], rows
     blocks += _glance_section(runs, rows)
     blocks += _split_section(runs, rows, opts)
     blocks += _family_section(runs, opts)
@@ -519,13 +526,13 @@ def write_report(paths: Sequence[str | Path], out: str | Path | None = None, opt
     html_path = out_dir / "report.html"
     md_path.write_text(doc.markdown(blocks, out_dir), encoding="utf-8")
     html_path.write_text(doc.html(blocks, title, embed=opts.embed), encoding="utf-8")
-    return ReportFiles(md_path, html_path, files, _terminal_summary(rows))
+    return ReportFiles(md_path, html_path, files, _terminal_summary(rows, opts.confidence))
 
 
-def _terminal_summary(rows: list[analysis.SplitRow]) -> str:
+def _terminal_summary(rows: list[analysis.SplitRow], confidence: float) -> str:
     from psab.cli import table
 
     body = [(r.agent, r.split, str(r.retries.cases), f"{r.retries.feasible}/{r.retries.cases}",
              f"{r.retries.perfect}/{r.retries.cases}", f"{r.retries.mean_score:.3f}",
              r.ci.text() if r.ci else "—") for r in rows]
-    return table(body, ("agent", "split", "cases", "feasible", "perfect", "mean", "95% CI"))
+    return table(body, ("agent", "split", "cases", "feasible", "perfect", "mean", f"{confidence:.0%} CI"))

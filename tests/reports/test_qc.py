@@ -171,3 +171,22 @@ def test_direct_sweep_and_a_planted_blind_evaluator(tmp_path: Path, monkeypatch:
     (tot,) = [s for s in rep.sweep_sensitivity if s.kind == "all"]
     assert tot.defect and 0 < tot.caught < tot.effective
     assert any("sensitivity below 100 %" in d for d in rep.defects)
+
+
+def test_heldout_findings_keep_their_details_private(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> None:
+    from report_helpers import SEED
+
+    run = make_run(tmp_path_factory, "qc-heldout", ["m1=builtin:mutant", "m2=builtin:mutant"], "--split", "heldout",
+                   "--seed", SEED, families=["ybus_construction"])
+    code, data = _qc_json(tmp_path, str(run))
+    assert code == 1
+    (u,) = data["unanimous_failures"]
+    assert u["split"] == "heldout" and u["verdict"] == SAME_WAY
+    assert "why" not in u and "task_digest" not in u
+    assert all("signature" not in f and "answer_digest" not in f for f in u["failures"])
+    code, text = cli("qc", str(run))
+    assert code == 1 and "held-out ybus_construction #0" in text and "details private" in text
+    violations = [v for r in records(run, "heldout") for v in r["result"]["violations"]]
+    assert violations and not any(v.split(" (expected")[0] in text for v in violations)
+    code, text = cli("qc", str(run), "--include-private")
+    assert "every answering agent" in text
