@@ -140,7 +140,7 @@ def test_report_of_several_runs_and_uncertainty_notes(run: Path, tmp_path_factor
     md = (out / "report.md").read_text(encoding="utf-8")
     rows = {r[0].strip("*"): r for r in md_table(md, "### Public split")}
     n = len(two_families())
-    assert int(rows["reference"][1]) == 2 * n  # pooled over the two runs
+    assert rows["reference"][1] == f"{2 * n} ({n} distinct)"  # pooled over the two runs
     assert "percentile-bootstrap" in md and "2000 resamples" in md
     assert f"fewer than 10 cases (n = {n})" in md
     # separate runs keep the agents apart
