@@ -112,11 +112,18 @@ def slug(text: str) -> str:
 
 # --------------------------------------------------------------------------- Markdown
 
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#])")
+# Only what Markdown would otherwise read as markup: backslashes, backticks, asterisks, an
+# underscore at a word boundary (GFM ignores intraword ones), "<" (HTML), "](" (a link), a "#"
+# or ">" starting a line, and "|" inside a table cell.
+_MD_ALWAYS = re.compile(r"([\\`*<])|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
 
 
-def _md_text(s: str) -> str:
-    return _MD_SPECIAL.sub(r"\\\1", s)
+def _md_text(s: str, in_table: bool = False) -> str:
+    out = _MD_ALWAYS.sub(lambda m: "\\" + m.group(0), s)
+    out = out.replace("](", "\\](")
+    if in_table:
+        out = out.replace("|", "\\|")
+    return re.sub(r"^(\s*)([#>])", r"\1\\\2", out, flags=re.M)
 
 
 def _md_code(s: str) -> str:
@@ -135,9 +142,9 @@ def _md_inline(spans: Inline, in_table: bool = False) -> str:
             txt = _md_code(sp.text)
             out.append(txt.replace("|", "\\|") if in_table else txt)
         elif sp.kind in ("bold", "tone"):
-            out.append(f"**{_md_text(sp.text)}**")
+            out.append(f"**{_md_text(sp.text, in_table)}**")
         else:
-            out.append(_md_text(sp.text).replace("\n", " ") if in_table else _md_text(sp.text))
+            out.append(_md_text(sp.text, in_table).replace("\n", " ") if in_table else _md_text(sp.text))
     return "".join(out)
 
 
@@ -153,7 +160,7 @@ def markdown(blocks: list[Block], image_base: Path) -> str:
         elif isinstance(blk, Table):
             if blk.caption:
                 lines += [f"*{_md_text(blk.caption)}*", ""]
-            lines.append("| " + " | ".join(_md_text(h) for h in blk.header) + " |")
+            lines.append("| " + " | ".join(_md_text(h, True) for h in blk.header) + " |")
             lines.append("|" + "|".join("---:" if a == "r" else "---" for a in blk.align) + "|")
             for i, row in enumerate(blk.rows):
                 cells = [_md_inline(cl.spans, in_table=True) for cl in row]
