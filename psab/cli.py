@@ -21,7 +21,7 @@ from typing import Any
 from psab.errors import PsabError
 
 #: Modules that contribute subcommands: each defines ``add_commands(subparsers)``.
-COMMAND_MODULES: tuple[str, ...] = ("psab.runner.cli",)
+COMMAND_MODULES: tuple[str, ...] = ("psab.runner.cli", "psab.reports.cli")
 
 
 class CliError(PsabError):

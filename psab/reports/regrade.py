@@ -1,0 +1,251 @@
+"""``psab regrade``: re-score a run's stored solutions under the current evaluators.
+
+Every *scored* attempt (the agent exited cleanly and wrote a JSON object) is evaluated again,
+from the ``solution.json`` the run kept, against the task the record was run on
+(:mod:`psab.reports.tasks`), with the run's backend. An attempt whose verdict (feasible) or score
+differs from the stored one is a change, reported with both evaluator versions. Agent failures
+are not regraded — the runner scores them 0 whatever their file holds — and infrastructure
+failures have nothing to score.
+
+``write`` keeps the regrade beside the run, never over it:
+
+- ``RUN_DIR/regrades/<stamp>/`` — the public split as a run directory of its own (``manifest.json``
+  naming the original run, ``records.jsonl`` with the new results, each regraded attempt's
+  ``solution.json`` and new ``result.json``) plus ``regrade.json``, the list of changes; so
+  ``psab report RUN_DIR/regrades/<stamp>`` shows the run as the current evaluators see it;
+- ``RUN_DIR/private/regrades/<stamp>/`` — the same for the held-out split (private, like every
+  held-out per-case file).
+
+The held-out split is regraded only with the run's seed (checked against its commitment) and
+its private records present.
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime as _dt
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from psab.errors import RunnerError
+from psab.reports import tasks as _tasks
+from psab.runner.execute import SCORED
+from psab.runner.store import PRIVATE, RECORDS, RunDir, record_line, write_atomic
+
+#: Scores closer than this are the same score (evaluation is deterministic; this absorbs nothing
+#: but a JSON round trip).
+SCORE_EPS = 1e-12
+
+
+@dataclass(frozen=True)
+class Change:
+    split: str
+    agent: str
+    family: str
+    task_id: str
+    index: int | None
+    attempt: int
+    final: bool
+    old_feasible: bool
+    old_score: float
+    new_feasible: bool
+    new_score: float
+    old_version: str
+    new_version: str
+    new_violations: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Skipped:
+    split: str
+    agent: str
+    task_id: str
+    reason: str
+
+
+@dataclass
+class RegradeReport:
+    run_dir: Path
+    splits: list[str]
+    regraded: int = 0
+    unchanged: int = 0
+    not_scored: int = 0
+    changes: list[Change] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    written: list[Path] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"format": "psab-regrade-v1", "run_dir": str(self.run_dir), "splits": self.splits,
+                "regraded": self.regraded, "unchanged": self.unchanged, "not_scored": self.not_scored,
+                "changes": [asdict(c) | {"new_violations": list(c.new_violations)} for c in self.changes],
+                "skipped": [asdict(s) for s in self.skipped], "notes": self.notes,
+                "written": [str(p) for p in self.written]}
+
+
+def _summary(result: Any) -> dict[str, Any]:
+    return {"feasible": result.feasible, "score": result.score, "perfect": result.perfect,
+            "n_violations": len(result.violations), "violations": [v.describe() for v in result.violations[:5]]}
+
+
+def _old_version(attempt_dir: Path, record: dict[str, Any], manifest: dict[str, Any]) -> str:
+    try:
+        old = json.loads((attempt_dir / "result.json").read_text(encoding="utf-8"))
+        if isinstance(old, dict) and old.get("evaluator_version"):
+            return str(old["evaluator_version"])
+    except (OSError, ValueError):
+        pass
+    # The runner always writes result.json; without it, the version is what the run's own
+    # family version and psab version imply.
+    return f"{record['family']}@{record.get('family_version', '?')}+psab-{manifest.get('psab_version', '?')} (inferred)"
+
+
+def regrade(run_dir: str | Path, *, seed: str | None = None, write: bool = False) -> RegradeReport:
+    """Re-score ``run_dir``'s stored solutions; see the module docstring."""
+    import psab
+    from psab.evaluators.kernel import evaluator_version
+    from psab.generators import seeds
+    from psab.runner.execute import _checked_evaluate
+
+    rd = RunDir(run_dir)
+    manifest = rd.manifest()
+    backend = str((manifest.get("options") or {}).get("backend") or "surrogate")
+    splits = ["public"]
+    has_private = rd.records_path("heldout").is_file()
+    rep = RegradeReport(Path(run_dir), splits)
+    if seed is not None:
+        if "heldout" not in manifest or not has_private:
+            raise RunnerError(f"{run_dir} has no held-out records (private/{RECORDS}) to regrade; drop the seed")
+        h = manifest["heldout"]
+        if seeds.commitment(seed, h.get("commitment_version")) != h["seed_commitment"]:
+            raise RunnerError("this seed does not match the run's seed commitment; give the run's own seed")
+        splits.append("heldout")
+    elif "heldout" in manifest:
+        rep.notes.append("the held-out split was not regraded: it needs the run's seed ($PSAB_SEED or --seed) "
+                         "and its private records")
+
+    stamp = _dt.datetime.now(_dt.UTC).strftime("%Y%m%dT%H%M%SZ")
+    cache: dict[str, Any] = {}
+    new_records: dict[str, list[dict[str, Any]]] = {s: [] for s in splits}
+    new_files: dict[str, dict[str, bytes]] = {s: {} for s in splits}
+    for split in splits:
+        for rec in rd.records(split):
+            out_rec = copy.deepcopy(rec)
+            if split == "public":
+                got = _tasks.public_task(rec, cache)
+            else:
+                assert seed is not None
+                got = _tasks.heldout_task(rec, seed, backend, cache)
+            base = rd.artifacts_root(split) / str(rec["agent"]) / str(rec["task_id"])
+            attempts = out_rec.get("attempts") or []
+            for att in attempts:
+                if att.get("class") != SCORED:
+                    rep.not_scored += 1
+                    continue
+                if not got.usable:
+                    rep.skipped.append(Skipped(split, rec["agent"], rec["task_id"], got.detail or got.status))
+                    continue
+                assert got.task is not None
+                n = int(att.get("n", 1))
+                adir = base / f"attempt-{n}"
+                sol_path = adir / "solution.json"
+                try:
+                    data = sol_path.read_bytes()
+                    parsed = json.loads(data.decode("utf-8"))
+                except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+                    rep.skipped.append(Skipped(split, rec["agent"], rec["task_id"],
+                                               f"attempt {n}: the stored solution.json is missing or unreadable"))
+                    continue
+                result = _checked_evaluate(got.task, parsed, backend)
+                old = att.get("result") or {}
+                old_feasible = bool(old.get("feasible"))
+                old_score = float(old.get("score", 0.0))
+                rep.regraded += 1
+                new_version = evaluator_version(psab.get_family(got.task.family))
+                if result.feasible != old_feasible or abs(result.score - old_score) > SCORE_EPS:
+                    rep.changes.append(Change(
+                        split, str(rec["agent"]), str(rec["family"]), str(rec["task_id"]), rec.get("index"), n,
+                        n == int(attempts[-1].get("n", len(attempts))), old_feasible, old_score, result.feasible,
+                        result.score, _old_version(adir, rec, manifest), new_version,
+                        tuple(v.describe() for v in result.violations[:5])))
+                else:
+                    rep.unchanged += 1
+                att["regrade"] = {"old_result": old, "old_evaluator_version": _old_version(adir, rec, manifest),
+                                  "evaluator_version": new_version, "case": got.status}
+                att["result"] = _summary(result)
+                prefix = f"{rec['agent']}/{rec['task_id']}/attempt-{n}/"
+                new_files[split][prefix + "solution.json"] = data
+                new_files[split][prefix + "result.json"] = result.to_json().encode()
+            if attempts:
+                out_rec["result"] = attempts[-1].get("result")
+            new_records[split].append(out_rec)
+    if write:
+        rep.written = _write(rd, manifest, stamp, rep, new_records, new_files)
+    return rep
+
+
+def _fresh(path: Path) -> Path:
+    p, i = path, 1
+    while p.exists():
+        i += 1
+        p = path.with_name(f"{path.name}-{i}")
+    return p
+
+
+def _write(rd: RunDir, manifest: dict[str, Any], stamp: str, rep: RegradeReport,
+           records: dict[str, list[dict[str, Any]]], files: dict[str, dict[str, bytes]]) -> list[Path]:
+    import psab
+    from psab.contract import dumps
+
+    written = []
+    for split, recs in records.items():
+        root = _fresh((rd.path / PRIVATE / "regrades" / stamp) if split == "heldout" else (rd.path / "regrades" / stamp))
+        root.mkdir(parents=True)
+        for rel, content in files[split].items():
+            target = root / "artifacts" / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(content)
+        text = "".join(record_line(r) + "\n" for r in recs)
+        if split == "public":
+            m = {k: v for k, v in manifest.items() if k != "heldout"}
+            m.update(run_id=f"{manifest.get('run_id', rd.path.name)}-regrade-{stamp}", splits=["public"],
+                     planned_cases=len(recs), created=_dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                     regrade_of={"run_id": manifest.get("run_id"), "path": str(rd.path), "psab_version": psab.__version__})
+            write_atomic(root / "manifest.json", dumps(m))
+            write_atomic(root / RECORDS, text)
+        else:
+            write_atomic(root / RECORDS, text)
+        changes = [asdict(c) | {"new_violations": list(c.new_violations)} for c in rep.changes if c.split == split]
+        write_atomic(root / "regrade.json", dumps({"format": "psab-regrade-v1", "split": split, "regrade_of": str(rd.path),
+                                                   "psab_version": psab.__version__, "changes": changes,
+                                                   "skipped": [asdict(s) for s in rep.skipped if s.split == split]}))
+        written.append(root)
+    return written
+
+
+def text(rep: RegradeReport) -> str:
+    from psab.cli import table
+
+    lines = [f"psab regrade {rep.run_dir} — splits: {', '.join(rep.splits)}",
+             f"{rep.regraded} scored attempt(s) regraded: {len(rep.changes)} changed, {rep.unchanged} unchanged; "
+             f"{rep.not_scored} attempt(s) not scored by the evaluator (agent or infrastructure failures) left as they were"]
+    if rep.changes:
+        body = []
+        for c in rep.changes:
+            case = c.task_id if c.split == "public" else f"held-out {c.family} #{c.index}"
+            verdict = ("feasible" if c.old_feasible else "infeasible") + " → " + ("feasible" if c.new_feasible else "infeasible")
+            body.append((case, c.agent, f"{c.attempt}" + ("" if c.final else " (not final)"), verdict,
+                         f"{c.old_score:.4f} → {c.new_score:.4f}",
+                         f"{c.new_version} (same version)" if c.old_version == c.new_version else f"{c.old_version} → {c.new_version}"))
+        lines.append("")
+        lines.append(table(body, ("case", "agent", "attempt", "verdict", "score", "evaluator")))
+    for s in rep.skipped:
+        case = s.task_id
+        lines.append(f"not regraded: {case} ({s.agent}, {s.split}): {s.reason}")
+    for n in rep.notes:
+        lines.append(f"note: {n}")
+    for p in rep.written:
+        lines.append(f"wrote {p}")
+    return "\n".join(lines)

@@ -1,0 +1,124 @@
+"""``psab regrade``: re-scoring stored solutions, changed verdicts, writing beside the run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from report_helpers import (
+    BUILTINS,
+    SEED,
+    cli,
+    copy_run,
+    make_run,
+    records,
+    rewrite_records,
+    two_families,
+)
+
+from psab.errors import RunnerError
+from psab.reports.regrade import regrade
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_run(tmp_path_factory, "builtins", BUILTINS)
+
+
+def test_an_untouched_run_regrades_unchanged(run: Path) -> None:
+    rep = regrade(run)
+    n = len(two_families())
+    # reference, mutant and flaky's second attempt are scored; crash and flaky's first are not
+    assert rep.regraded == 3 * n and rep.unchanged == 3 * n and rep.changes == []
+    assert rep.not_scored == 2 * n
+    assert rep.skipped == []
+
+
+def test_a_changed_verdict_and_score_are_listed(run: Path, tmp_path: Path) -> None:
+    copy = copy_run(run, tmp_path / "edited")
+    fam = two_families()[0]
+
+    def edit(rec: dict) -> dict:
+        # As if an older evaluator had accepted the mutant's answer and scored the reference 0.5.
+        if rec["family"] == fam and rec["agent"] == "mutant":
+            rec["attempts"][-1]["result"].update(feasible=True, score=1.0, perfect=True)
+        if rec["family"] == fam and rec["agent"] == "reference":
+            rec["attempts"][-1]["result"].update(score=0.5, perfect=False)
+        return rec
+
+    rewrite_records(copy, edit)
+    original = (copy / "records.jsonl").read_bytes()
+    code, text = cli("regrade", str(copy), "--write", "--check", "--json", str(tmp_path / "rg.json"))
+    assert code == 1, text
+    data = json.loads((tmp_path / "rg.json").read_text())
+    changes = {c["agent"]: c for c in data["changes"]}
+    assert set(changes) == {"mutant", "reference"}
+    m, r = changes["mutant"], changes["reference"]
+    assert (m["old_feasible"], m["new_feasible"], m["old_score"], m["new_score"]) == (True, False, 1.0, 0.0)
+    assert (r["old_feasible"], r["new_feasible"], r["old_score"], r["new_score"]) == (True, True, 0.5, 1.0)
+    assert r["old_version"].startswith(f"{fam}@") and r["new_version"].startswith(f"{fam}@")
+    assert "infeasible" in text and "0.5000 → 1.0000" in text
+    # the original records are untouched; the regrade lives beside them as a run directory
+    assert (copy / "records.jsonl").read_bytes() == original
+    (written,) = [Path(p) for p in data["written"]]
+    assert written.parent == copy / "regrades"
+    new = {(x["agent"], x["family"]): x for x in (json.loads(ln) for ln in (written / "records.jsonl").read_text().splitlines())}
+    assert new[("mutant", fam)]["result"]["feasible"] is False
+    assert new[("reference", fam)]["result"]["score"] == 1.0
+    assert new[("reference", fam)]["attempts"][-1]["regrade"]["old_result"]["score"] == 0.5
+    assert (written / "artifacts" / "reference" / f"{fam}-public" / "attempt-1" / "result.json").is_file()
+    # and can be reported like any run
+    code, _ = cli("report", str(written), "--out", str(tmp_path / "rep"), "--no-plots")
+    assert code == 0
+    # a second --write never overwrites the first
+    rep2 = regrade(copy, write=True)
+    assert rep2.written[0] != written and written.is_dir()
+
+
+def test_a_changed_public_case_is_not_regraded(run: Path, tmp_path: Path) -> None:
+    copy = copy_run(run, tmp_path / "case-changed")
+    fam = two_families()[1]
+
+    def edit(rec: dict) -> dict:
+        if rec["family"] == fam:
+            rec["task_digest"] = "0" * 64
+        return rec
+
+    rewrite_records(copy, edit)
+    rep = regrade(copy)
+    assert rep.skipped and all(s.task_id == f"{fam}-public" for s in rep.skipped)
+    assert "digest differs" in rep.skipped[0].reason
+    assert rep.changes == []
+
+
+def test_heldout_regrade_needs_the_seed(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> None:
+    held = make_run(tmp_path_factory, "heldout", ["builtin:reference", "builtin:mutant"], "--split", "public",
+                    "--split", "heldout", "--seed", SEED, families=["ybus_construction"])
+    rep = regrade(held)
+    assert rep.splits == ["public"] and any("held-out split was not regraded" in n for n in rep.notes)
+    with pytest.raises(RunnerError, match="commitment"):
+        regrade(held, seed="not the seed")
+    copy = copy_run(held, tmp_path / "held")
+
+    def edit(rec: dict) -> dict:
+        if rec["agent"] == "reference":
+            rec["attempts"][-1]["result"].update(score=0.25, perfect=False)
+        return rec
+
+    rewrite_records(copy, edit, split="heldout")
+    rep = regrade(copy, seed=SEED, write=True)
+    assert rep.splits == ["public", "heldout"]
+    (c,) = rep.changes
+    assert c.split == "heldout" and c.agent == "reference" and (c.old_score, c.new_score) == (0.25, 1.0)
+    held_dir = [p for p in rep.written if "private" in p.parts]
+    assert held_dir and held_dir[0].parent == copy / "private" / "regrades"
+    # held-out per-case results stay under private/
+    public_dir = next(p for p in rep.written if "private" not in p.parts)
+    assert all(r["split"] == "public" for r in records(public_dir))
+    assert SEED not in "".join(p.read_text(errors="ignore") for p in copy.rglob("*") if p.is_file())
+
+
+def test_a_run_without_heldout_refuses_a_seed(run: Path) -> None:
+    with pytest.raises(RunnerError, match="no held-out records"):
+        regrade(run, seed=SEED)
