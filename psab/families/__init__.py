@@ -7,6 +7,8 @@
 FAMILY_MODULES: tuple[str, ...] = (
     # 1. Network analysis and operating constraints
     "ybus_construction",
+    # 5. Microgrids and dispatch
+    "microgrid_economic_dispatch",
 )
 
 
