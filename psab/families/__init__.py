@@ -9,6 +9,7 @@ FAMILY_MODULES: tuple[str, ...] = (
     "ybus_construction",
     # 5. Microgrids and dispatch
     "microgrid_economic_dispatch",
+    "rolling_microgrid_dispatch",
 )
 
 

@@ -29,8 +29,6 @@ from psab.solvers.dispatch import (
     MICROGRID_FIELDS,
     Formulation,
     MicrogridData,
-    Storage,
-    Tariff,
     build_microgrid_dispatch,
     clean,
     schedule_arrays,
@@ -137,16 +135,7 @@ TOLERANCES = {
 
 
 def microgrid_data(inputs: dict[str, Any]) -> MicrogridData:
-    dsl = inputs["diesel"]
-    return MicrogridData(
-        dt_h=step_minutes_to_hours(inputs["step_minutes"]),
-        load_mw=np.asarray(inputs["load_mw"], float),
-        pv_mw=np.asarray(inputs["pv_forecast_mw"], float),
-        tariff=Tariff.from_inputs(inputs["grid"]),
-        diesel_p_max_mw=float(dsl["p_max_mw"]),
-        diesel_cost_per_mwh=float(dsl["cost_per_mwh"]),
-        storage=Storage.from_inputs(inputs["battery"]),
-    )
+    return MicrogridData.from_inputs(inputs, inputs["load_mw"], inputs["pv_forecast_mw"])
 
 
 def formulation(inputs: dict[str, Any]) -> Formulation:

@@ -425,6 +425,25 @@ class MicrogridData:
     diesel_cost_per_mwh: float
     storage: Storage
 
+    @classmethod
+    def from_inputs(cls, inputs: dict[str, Any], load_mw: Any, pv_mw: Any, *, soc_initial_mwh: float | None = None,
+                    first_step: int = 0) -> MicrogridData:
+        """The microgrid of a case's ``grid``/``diesel``/``battery`` inputs over the given load
+        and PV series, starting at step ``first_step`` of the tariff (for a forecast window)."""
+        tariff = Tariff.from_inputs(inputs["grid"])
+        T = len(load_mw)
+        tariff = Tariff(tariff.import_price[first_step:first_step + T], tariff.export_price[first_step:first_step + T],
+                        tariff.import_limit_mw, tariff.export_limit_mw)
+        return cls(
+            dt_h=step_minutes_to_hours(inputs["step_minutes"]),
+            load_mw=np.asarray(load_mw, float),
+            pv_mw=np.asarray(pv_mw, float),
+            tariff=tariff,
+            diesel_p_max_mw=float(inputs["diesel"]["p_max_mw"]),
+            diesel_cost_per_mwh=float(inputs["diesel"]["cost_per_mwh"]),
+            storage=Storage.from_inputs(inputs["battery"], soc_initial_mwh=soc_initial_mwh),
+        )
+
 
 #: answer field → variable name of the grid-connected microgrid schedule
 MICROGRID_FIELDS = {
