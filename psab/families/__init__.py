@@ -10,6 +10,7 @@ FAMILY_MODULES: tuple[str, ...] = (
     # 5. Microgrids and dispatch
     "microgrid_economic_dispatch",
     "rolling_microgrid_dispatch",
+    "islanded_microgrid_pq_dispatch",
 )
 
 
