@@ -11,6 +11,7 @@ FAMILY_MODULES: tuple[str, ...] = (
     "microgrid_economic_dispatch",
     "rolling_microgrid_dispatch",
     "islanded_microgrid_pq_dispatch",
+    "dispatch_uncertainty",
 )
 
 

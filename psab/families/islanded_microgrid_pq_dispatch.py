@@ -342,7 +342,7 @@ def neighbourhood(task: Task, answer: dict[str, Any]) -> list[tuple[str, dict[st
 
 
 #: most neighbours evaluated per held-out draw
-NEIGHBOURS = 32
+NEIGHBOURS = 24
 
 
 SPEC = register(
