@@ -12,6 +12,7 @@ FAMILY_MODULES: tuple[str, ...] = (
     "rolling_microgrid_dispatch",
     "islanded_microgrid_pq_dispatch",
     "dispatch_uncertainty",
+    "hydro_thermal_storage_uc",
 )
 
 

@@ -29,7 +29,6 @@ import numpy as np
 
 from psab.solvers.algebra import LinearConstraint, equal_to
 from psab.solvers.dispatch import (
-    HM3_PER_M3S_HOUR,
     POWER,
     STATE,
     VOLUME,
@@ -41,6 +40,7 @@ from psab.solvers.dispatch import (
     add_storage,
     add_unit_series,
 )
+from psab.surrogates.dispatch import HM3_PER_M3S_HOUR
 
 
 @dataclass(frozen=True)
