@@ -200,17 +200,23 @@ class LinearForm:
 
 
 class _ProbeIndexer:
-    __slots__ = ("component", "owners", "forms")
+    __slots__ = ("component", "data", "owners", "forms")
 
     def __init__(self, component: Any, owners: dict[int, Any]) -> None:
         self.component = component
+        # an indexed component's own index -> data dict: a plain look-up instead of
+        # IndexedComponent.__getitem__'s normalisation (the fallback handles anything else)
+        data = getattr(component, "_data", None)
+        self.data = data if isinstance(data, dict) else {}
         self.owners = owners
         self.forms: dict[Any, LinearForm] = {}
 
     def __getitem__(self, index: Any) -> LinearForm:
         form = self.forms.get(index)
         if form is None:
-            var = self.component[index]
+            var = self.data.get(index)
+            if var is None:
+                var = self.component[index]
             self.owners[id(var)] = var
             form = self.forms[index] = LinearForm([id(var)], [1.0], 0.0)
         return form
@@ -271,18 +277,19 @@ def _matrix_block_class() -> Any:
     return _MATRIX_BLOCK
 
 
-def add_matrix_constraints(model: Any, constraints: Iterable[LinearConstraint]) -> None:
+def add_matrix_constraints(model: Any, constraints: Iterable[LinearConstraint], *, probe: LinearProbe | None = None) -> None:
     """Add every constraint family to a Pyomo ``model`` as a ``MatrixConstraint`` block.
 
     Same rows as :func:`add_constraints` (a row whose body has no variable left is dropped
     when its bounds hold, and makes the model infeasible otherwise), built without Pyomo's
     expression system. Row ``k`` of block ``model.<name>`` is ``constraint.index[k]`` among
-    the rows kept, listed in ``model.<name>_rows``.
+    the rows kept, listed in ``model.<name>_rows``. A ``probe`` of the same model may be
+    shared with :func:`linear_objective` so each variable is looked up once.
     """
     from psab.errors import SolverError
 
     block = _matrix_block_class()
-    probe = LinearProbe(model)
+    probe = probe if probe is not None else LinearProbe(model)
     owners = probe.owners
     for c in constraints:
         local: dict[int, int] = {}
@@ -317,7 +324,8 @@ def add_matrix_constraints(model: Any, constraints: Iterable[LinearConstraint]) 
         setattr(model, f"{c.name}_rows", tuple(kept))
 
 
-def linear_objective(model: Any, body: Callable[[Any], Any], *, sense: str = "minimize") -> Any:
+def linear_objective(model: Any, body: Callable[[Any], Any], *, sense: str = "minimize",
+                     probe: LinearProbe | None = None) -> Any:
     """A Pyomo ``Objective`` whose expression is ``body(v)`` read through the probe.
 
     ``body`` is the same function the evaluator calls on the submitted values, so the
@@ -326,7 +334,7 @@ def linear_objective(model: Any, body: Callable[[Any], Any], *, sense: str = "mi
     import pyomo.environ as pyo
     from pyomo.core.expr.numeric_expr import LinearExpression
 
-    probe = LinearProbe(model)
+    probe = probe if probe is not None else LinearProbe(model)
     form = body(probe)
     if not isinstance(form, LinearForm):
         form = LinearForm([], [], float(form))
