@@ -156,19 +156,37 @@ def build_model(f: Formulation) -> Any:
     import pyomo.environ as pyo
 
     m = pyo.ConcreteModel()
+    ranges: dict[int, Any] = {}
+
+    def index_set(n: int) -> Any:
+        # one virtual RangeSet per length, shared by every variable indexed over it (cheaper
+        # to build than a Set per variable)
+        if n not in ranges:
+            ranges[n] = pyo.RangeSet(0, n - 1)
+            m.add_component(f"range_{n}", ranges[n])
+        return ranges[n]
+
     for var in f.variables.values():
-        comp = pyo.Var(*(range(n) for n in var.shape), domain=pyo.Binary if var.binary else pyo.Reals)
+        comp = pyo.Var(*(index_set(n) for n in var.shape), domain=pyo.Binary if var.binary else pyo.Reals)
         m.add_component(var.name, comp)
-        lo = None if var.lower is None else np.broadcast_to(np.asarray(var.lower, float), var.shape)
-        hi = None if var.upper is None else np.broadcast_to(np.asarray(var.upper, float), var.shape)
-        for i in var.index():
-            if lo is not None:
-                comp[i].setlb(float(lo[i]))
-            if hi is not None:
-                comp[i].setub(float(hi[i]))
-    algebra.add_matrix_constraints(m, f.constraints)
-    m.cost = algebra.linear_objective(m, f.objective)
+        # the data come in index order (the product of the ranges), like the bounds raveled
+        n = int(np.prod(var.shape))
+        for data, a, b in zip(comp.values(), _flat(var.lower, n), _flat(var.upper, n), strict=True):
+            data.lb = a
+            data.ub = b
+    probe = algebra.LinearProbe(m)
+    algebra.add_matrix_constraints(m, f.constraints, probe=probe)
+    m.cost = algebra.linear_objective(m, f.objective, probe=probe)
     return m
+
+
+def _flat(bound: Any, n: int) -> list[float | None]:
+    """A bound (``None``, a number or an array) as ``n`` values in index order."""
+    if bound is None:
+        return [None] * n
+    if np.ndim(bound) == 0:
+        return [float(bound)] * n
+    return np.asarray(bound, float).ravel().tolist()
 
 
 def read_values(m: Any, f: Formulation) -> dict[str, np.ndarray]:
@@ -176,7 +194,7 @@ def read_values(m: Any, f: Formulation) -> dict[str, np.ndarray]:
     out = {}
     for var in f.variables.values():
         comp = getattr(m, var.name)
-        out[var.name] = np.array([comp[i].value for i in var.index()], dtype=float).reshape(var.shape)
+        out[var.name] = np.fromiter((d.value for d in comp.values()), dtype=float, count=int(np.prod(var.shape))).reshape(var.shape)
     return out
 
 
@@ -255,9 +273,8 @@ def add_series(f: Formulation, name: str, *, lower: Any = 0.0, upper: Any = None
     ``c_t · x_t · Δt`` (``cost_per_mwh`` a number or a per-step array; negative = revenue)."""
     var = f.add_variable(Variable(name, (f.steps,), lower, upper, words, field, slack))
     if cost_per_mwh is not None:
-        price = np.broadcast_to(np.asarray(cost_per_mwh, float), (f.steps,))
-        dt = f.dt_h
-        f.add_cost(lambda v, t: float(price[t]) * dt * getattr(v, name)[t])
+        coef = (np.broadcast_to(np.asarray(cost_per_mwh, float), (f.steps,)) * f.dt_h).tolist()
+        f.add_cost(lambda v, t: coef[t] * getattr(v, name)[t])
     return var
 
 
@@ -268,9 +285,8 @@ def add_unit_series(f: Formulation, name: str, units: int, *, lower: Any = 0.0, 
     optionally, a per-unit energy cost ``c_g · x[g, t] · Δt``."""
     var = f.add_variable(Variable(name, (units, f.steps), lower, upper, words, field, slack, binary))
     if cost_per_mwh is not None:
-        cost = [float(c) for c in cost_per_mwh]
-        dt = f.dt_h
-        f.add_cost(lambda v, t: sum(cost[g] * dt * getattr(v, name)[g, t] for g in range(units)))
+        coef = [float(c) * f.dt_h for c in cost_per_mwh]
+        f.add_cost(lambda v, t: sum(coef[g] * getattr(v, name)[g, t] for g in range(units)))
     return var
 
 
