@@ -98,6 +98,7 @@ def _column_data(columns: list[Any], inf: float) -> tuple[np.ndarray, np.ndarray
     lower = np.empty(n)
     upper = np.empty(n)
     integer = np.zeros(n, dtype=bool)
+    continuous: dict[int, bool] = {}  # per domain object: the variables of a family share one
     for j, v in enumerate(columns):
         if v.fixed:
             lower[j] = upper[j] = v.value
@@ -105,7 +106,11 @@ def _column_data(columns: list[Any], inf: float) -> tuple[np.ndarray, np.ndarray
             lo, hi = v.bounds
             lower[j] = -inf if lo is None else lo
             upper[j] = inf if hi is None else hi
-        integer[j] = not v.is_continuous()
+        domain = v.domain
+        cont = continuous.get(id(domain))
+        if cont is None:
+            cont = continuous[id(domain)] = v.is_continuous()
+        integer[j] = not cont
     return lower, upper, integer
 
 
@@ -147,6 +152,7 @@ def _matrix_form(model: Any, inf: float) -> _Form | None:
     ``generate_standard_repn``. A fixed variable in a block stays a column with equal bounds.
     """
     from pyomo.core.base.matrix_constraint import MatrixConstraint
+    from pyomo.core.expr.numeric_expr import LinearExpression
     from pyomo.environ import Constraint, Objective, value
     from pyomo.repn.standard_repn import generate_standard_repn
 
@@ -186,8 +192,8 @@ def _matrix_form(model: Any, inf: float) -> _Form | None:
             nnz += int(ptr[-1])
             indices.append(local[np.asarray(b._A_indices, dtype=np.int64)])
             values.append(np.asarray(b._A_data, dtype=float))
-            lower.append(np.array([-inf if v is None else value(v) for v in b._lower], dtype=float))
-            upper.append(np.array([inf if v is None else value(v) for v in b._upper], dtype=float))
+            lower.append(np.array([-inf if v is None else (v if type(v) is float else value(v)) for v in b._lower], dtype=float))
+            upper.append(np.array([inf if v is None else (v if type(v) is float else value(v)) for v in b._upper], dtype=float))
             n_rows += len(b._lower)
             continue
         for con in b.values():
@@ -209,10 +215,17 @@ def _matrix_form(model: Any, inf: float) -> _Form | None:
             lower.append(np.array([lo]))
             upper.append(np.array([hi]))
             n_rows += 1
-    repn = linear(objectives[0].expr, "the objective")
-    c_index = np.fromiter((column(v) for v in repn.linear_vars), dtype=np.int64, count=len(repn.linear_vars))
+    expr = objectives[0].expr
+    if type(expr) is LinearExpression and all(type(k) in (int, float) for k in expr.linear_coefs) \
+            and type(expr.constant) in (int, float) and not any(v.fixed for v in expr.linear_vars):
+        # what linear_objective builds: read it as is
+        obj_vars, obj_coefs, obj_constant = expr.linear_vars, expr.linear_coefs, expr.constant
+    else:
+        repn = linear(expr, "the objective")
+        obj_vars, obj_coefs, obj_constant = repn.linear_vars, [value(k) for k in repn.linear_coefs], value(repn.constant)
+    c_index = np.fromiter((column(v) for v in obj_vars), dtype=np.int64, count=len(obj_vars))
     c = np.zeros(len(columns))
-    np.add.at(c, c_index, np.array([value(k) for k in repn.linear_coefs], dtype=float))
+    np.add.at(c, c_index, np.asarray(obj_coefs, dtype=float))
     col_lower, col_upper, integer = _column_data(columns, inf)
     return _Form(
         columns=columns,
@@ -223,7 +236,7 @@ def _matrix_form(model: Any, inf: float) -> _Form | None:
         row_lower=np.concatenate(lower) if lower else np.zeros(0),
         row_upper=np.concatenate(upper) if upper else np.zeros(0),
         col_lower=col_lower, col_upper=col_upper, integer=integer,
-        c=c, offset=float(value(repn.constant)),
+        c=c, offset=float(obj_constant),
         maximize=int(objectives[0].sense) == -1,
         eliminated=[],
     )
