@@ -182,7 +182,7 @@ def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
     f = formulation(inputs)
     v = answer_values(inputs, answer)
     violations = f.check(v, ctx.tol.slack)
-    costs = [float(f.step_cost(v, t)) for t in range(f.steps)]
+    costs = f.step_costs(v).tolist()
     top, bottom = (v.p + v.r_up).sum(axis=0), (v.p - v.r_down).sum(axis=0)
     margins = {label: {"up_mw": np.round(top - net, 6).tolist(), "down_mw": np.round(net - bottom, 6).tolist()}
                for label, net in vertices(uncertainty_data(inputs))}

@@ -216,7 +216,7 @@ def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
     f = formulation(inputs)
     v = answer_values(inputs, answer)
     violations = f.check(v, ctx.tol.slack)
-    costs = [float(f.step_cost(v, t)) for t in range(f.steps)]
+    costs = f.step_costs(v).tolist()
     evidence = {
         "step_cost": [round(c, 6) for c in costs],
         "startups": {x["id"]: int(v.y[g].sum()) for g, x in enumerate(inputs["thermal_units"])},

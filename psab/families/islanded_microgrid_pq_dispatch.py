@@ -232,7 +232,7 @@ def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
                        f"{uid} inside its capability circle P² + Q² ≤ S² in step {t} (apparent power, MVA)", "apparent_mva")
         outside_polygon += polygon_slack(polygon, p, q, s_max) < -1e-9
     violations += checks.violations
-    costs = [float(f.step_cost(v, t)) for t in range(f.steps)]
+    costs = f.step_costs(v).tolist()
     evidence = {
         "step_cost": [round(c, 6) for c in costs],
         # operating points between the reference LP's inscribed polygon and the exact circle

@@ -164,7 +164,7 @@ def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
     f = formulation(task.public_inputs)
     v = answer_values(answer)
     violations = f.check(v, ctx.tol.slack)
-    costs = [float(f.step_cost(v, t)) for t in range(f.steps)]
+    costs = f.step_costs(v).tolist()
     dt = f.dt_h
     pv = np.asarray(task.public_inputs["pv_forecast_mw"], float)
     evidence = {

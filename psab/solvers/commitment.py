@@ -107,8 +107,7 @@ def add_commitment(f: Formulation, units: tuple[ThermalUnit, ...], *, field: Cal
                     field=lambda i: field(i[0], i[1], "on"), slack=STATE)
     add_unit_series(f, "z", G, upper=1.0, binary=True, words="shut-down indicator is 0 or 1 in step {1}",
                     field=lambda i: field(i[0], i[1], "on"), slack=STATE)
-    su = [u.startup_cost for u in units]
-    f.add_cost(lambda v, t: sum(su[g] * v.y[g, t] for g in range(G)))
+    f.add_cost("y", np.array([u.startup_cost for u in units])[:, None])  # per start, not per hour
     u0 = [1.0 if u.initial_on else 0.0 for u in units]
     idx = [(g, t) for g in range(G) for t in range(T)]
     on_field = lambda i: field(i[0], i[1], "on")  # noqa: E731

@@ -13,8 +13,8 @@ The same formulation then serves twice:
   ``MatrixConstraint`` rows read from the bodies, the linear cost) and solves it with
   :func:`psab.solvers.core.solve`;
 - :meth:`Formulation.check` evaluates every bound and row at the submitted numbers with the
-  task's feasibility slack, and :meth:`Formulation.objective` / :meth:`Formulation.step_cost`
-  recompute the cost — so the reference and the evaluator cannot disagree on a definition.
+  task's feasibility slack, and :meth:`Formulation.objective` / :meth:`Formulation.step_costs`
+  recompute the cost from the same cost table — so the reference and the evaluator cannot disagree on a definition.
   Golden cases (hand-derived or enumerated independently in the tests) guard the definitions
   themselves.
 
@@ -88,19 +88,21 @@ class Variable:
         )
 
 
-StepCost = Callable[[Any, int], Any]
-
-
 @dataclass
 class Formulation:
-    """Variables, rows and the per-step cost of one dispatch problem over ``steps`` steps of
-    ``dt_h`` hours; the objective is the sum of the step costs plus any ``fixed_cost``."""
+    """Variables, rows and the linear cost of one dispatch problem over ``steps`` steps of
+    ``dt_h`` hours.
+
+    The cost is data: for each variable family an array of coefficients of its shape (cost of
+    one unit of each element, Δt already applied), plus a constant. The Pyomo objective and the
+    evaluator's recomputation both read this one table.
+    """
 
     steps: int
     dt_h: float
     variables: dict[str, Variable] = field(default_factory=dict)
     constraints: list[LinearConstraint] = field(default_factory=list)
-    costs: list[StepCost] = field(default_factory=list)
+    costs: dict[str, np.ndarray] = field(default_factory=dict)
     fixed_cost: float = 0.0
 
     def add_variable(self, var: Variable) -> Variable:
@@ -112,14 +114,24 @@ class Formulation:
     def add_rows(self, *rows: LinearConstraint) -> None:
         self.constraints.extend(rows)
 
-    def add_cost(self, cost: StepCost) -> None:
-        self.costs.append(cost)
+    def add_cost(self, name: str, coefficients: Any) -> None:
+        """Add ``coefficients`` (a number or an array broadcast to the variable's shape) to the
+        cost of every element of variable ``name``."""
+        shape = self.variables[name].shape
+        coef = np.broadcast_to(np.asarray(coefficients, float), shape)
+        self.costs[name] = self.costs.get(name, np.zeros(shape)) + coef
 
-    def step_cost(self, v: Any, t: int) -> Any:
-        return sum(c(v, t) for c in self.costs)
+    def step_costs(self, v: Any) -> np.ndarray:
+        """The cost of every step at the values in ``v`` (arrays under the variables' names)."""
+        total = np.zeros(self.steps)
+        for name, coef in self.costs.items():
+            x = np.asarray(getattr(v, name), float)
+            part = coef * x
+            total += part.sum(axis=tuple(range(part.ndim - 1))) if part.ndim > 1 else part
+        return total
 
-    def objective(self, v: Any) -> Any:
-        return sum(self.step_cost(v, t) for t in range(self.steps)) + self.fixed_cost
+    def objective(self, v: Any) -> float:
+        return float(self.step_costs(v).sum()) + self.fixed_cost
 
     def rows(self, *, bounds: bool = True) -> list[LinearConstraint]:
         out = [var.bound_rows() for var in self.variables.values()] if bounds else []
@@ -154,6 +166,7 @@ def build_model(f: Formulation) -> Any:
     """The Pyomo model of ``f``: one ``Var`` per variable family with its bounds, the rows as
     ``MatrixConstraint`` blocks read from the same bodies the evaluator checks, and the cost."""
     import pyomo.environ as pyo
+    from pyomo.core.expr.numeric_expr import LinearExpression
 
     m = pyo.ConcreteModel()
     ranges: dict[int, Any] = {}
@@ -169,14 +182,23 @@ def build_model(f: Formulation) -> Any:
     for var in f.variables.values():
         comp = pyo.Var(*(index_set(n) for n in var.shape), domain=pyo.Binary if var.binary else pyo.Reals)
         m.add_component(var.name, comp)
-        # the data come in index order (the product of the ranges), like the bounds raveled
+        # the data come in index order (the product of the ranges), like the bounds raveled;
+        # the bounds are plain floats or None, which VarData's setter (_process_bound, Pyomo
+        # 6.10) stores unchanged — set directly, at a sixth of the setter's cost
         n = int(np.prod(var.shape))
         for data, a, b in zip(comp.values(), _flat(var.lower, n), _flat(var.upper, n), strict=True):
-            data.lb = a
-            data.ub = b
-    probe = algebra.LinearProbe(m)
-    algebra.add_matrix_constraints(m, f.constraints, probe=probe)
-    m.cost = algebra.linear_objective(m, f.objective, probe=probe)
+            data._lb = a
+            data._ub = b
+    algebra.add_matrix_constraints(m, f.constraints)
+    coefs: list[float] = []
+    variables: list[Any] = []
+    for name, coef in f.costs.items():
+        for data, c in zip(getattr(m, name).values(), coef.ravel().tolist(), strict=True):
+            if c != 0.0:
+                coefs.append(c)
+                variables.append(data)
+    m.cost = pyo.Objective(expr=LinearExpression(constant=f.fixed_cost, linear_coefs=coefs, linear_vars=variables),
+                           sense=pyo.minimize)
     return m
 
 
@@ -273,8 +295,7 @@ def add_series(f: Formulation, name: str, *, lower: Any = 0.0, upper: Any = None
     ``c_t · x_t · Δt`` (``cost_per_mwh`` a number or a per-step array; negative = revenue)."""
     var = f.add_variable(Variable(name, (f.steps,), lower, upper, words, field, slack))
     if cost_per_mwh is not None:
-        coef = (np.broadcast_to(np.asarray(cost_per_mwh, float), (f.steps,)) * f.dt_h).tolist()
-        f.add_cost(lambda v, t: coef[t] * getattr(v, name)[t])
+        f.add_cost(name, np.asarray(cost_per_mwh, float) * f.dt_h)
     return var
 
 
@@ -285,8 +306,7 @@ def add_unit_series(f: Formulation, name: str, units: int, *, lower: Any = 0.0, 
     optionally, a per-unit energy cost ``c_g · x[g, t] · Δt``."""
     var = f.add_variable(Variable(name, (units, f.steps), lower, upper, words, field, slack, binary))
     if cost_per_mwh is not None:
-        coef = [float(c) * f.dt_h for c in cost_per_mwh]
-        f.add_cost(lambda v, t: sum(coef[g] * getattr(v, name)[g, t] for g in range(units)))
+        f.add_cost(name, np.asarray(cost_per_mwh, float)[:, None] * f.dt_h)
     return var
 
 
