@@ -30,7 +30,12 @@ from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.solvers import algebra
 from psab.solvers.commitment import Hydro, ThermalUnit, UCData, build_hydro_thermal_uc
 from psab.solvers.dispatch import Formulation, Storage, clean, shift, step_minutes_to_hours
-from psab.surrogates.dispatch import HM3_PER_M3S_HOUR, transitions
+from psab.surrogates.dispatch import (
+    HM3_PER_M3S_HOUR,
+    reservoir_trajectory,
+    soc_trajectory,
+    transitions,
+)
 
 FAMILY_ID = "hydro_thermal_storage_uc"
 
@@ -217,9 +222,15 @@ def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
     v = answer_values(inputs, answer)
     violations = f.check(v, ctx.tol.slack)
     costs = f.step_costs(v).tolist()
+    h, st = inputs["hydro"], inputs["storage"]
     evidence = {
         "step_cost": [round(c, 6) for c in costs],
         "startups": {x["id"]: int(v.y[g].sum()) for g, x in enumerate(inputs["thermal_units"])},
+        # the states the submitted flows and powers imply, from the initial state
+        "volume_from_flows_hm3": np.round(reservoir_trajectory(h["volume_initial_hm3"], h["inflow_m3s"],
+                                                               v.p_hydro / h["mw_per_m3s"], v.spill, f.dt_h), 9).tolist(),
+        "soc_from_powers_mwh": np.round(soc_trajectory(st["soc_initial_mwh"], v.p_charge, v.p_discharge, st["eta_charge"],
+                                                       st["eta_discharge"], f.dt_h), 6).tolist(),
         "hydro_energy_mwh": round(float(v.p_hydro.sum() * f.dt_h), 6),
     }
     return Assessment(violations=violations, objective=float(sum(costs)), evidence=evidence)

@@ -41,7 +41,7 @@ from psab.solvers.dispatch import (
     shift,
     step_minutes_to_hours,
 )
-from psab.surrogates.dispatch import inscribed_polygon, polygon_slack
+from psab.surrogates.dispatch import inscribed_polygon, polygon_slack, soc_trajectory
 
 FAMILY_ID = "islanded_microgrid_pq_dispatch"
 
@@ -233,8 +233,11 @@ def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
         outside_polygon += polygon_slack(polygon, p, q, s_max) < -1e-9
     violations += checks.violations
     costs = f.step_costs(v).tolist()
+    bat = inputs["battery"]
     evidence = {
         "step_cost": [round(c, 6) for c in costs],
+        "soc_from_powers_mwh": np.round(soc_trajectory(bat["soc_initial_mwh"], v.p_charge, v.p_discharge, bat["eta_charge"],
+                                                       bat["eta_discharge"], f.dt_h), 6).tolist(),
         # operating points between the reference LP's inscribed polygon and the exact circle
         "points_outside_the_inscribed_polygon": int(outside_polygon),
     }

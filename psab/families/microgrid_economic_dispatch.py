@@ -35,6 +35,7 @@ from psab.solvers.dispatch import (
     shift,
     step_minutes_to_hours,
 )
+from psab.surrogates.dispatch import soc_trajectory
 
 FAMILY_ID = "microgrid_economic_dispatch"
 
@@ -167,8 +168,13 @@ def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
     costs = f.step_costs(v).tolist()
     dt = f.dt_h
     pv = np.asarray(task.public_inputs["pv_forecast_mw"], float)
+    bat = task.public_inputs["battery"]
     evidence = {
         "step_cost": [round(c, 6) for c in costs],
+        # the stored energy the submitted powers imply, from the initial energy (the rows
+        # compare each submitted energy with its predecessor's)
+        "soc_from_powers_mwh": np.round(soc_trajectory(bat["soc_initial_mwh"], v.p_charge, v.p_discharge, bat["eta_charge"],
+                                                       bat["eta_discharge"], dt), 6).tolist(),
         "energy_mwh": {
             "diesel": round(float(v.p_diesel.sum() * dt), 6),
             "import": round(float(v.p_import.sum() * dt), 6),

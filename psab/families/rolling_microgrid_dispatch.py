@@ -36,7 +36,7 @@ from psab.solvers.dispatch import (
     schedule_arrays,
     step_minutes_to_hours,
 )
-from psab.surrogates.dispatch import realized_exchange, step_costs
+from psab.surrogates.dispatch import realized_exchange, soc_trajectory, step_costs
 
 FAMILY_ID = "rolling_microgrid_dispatch"
 
@@ -229,8 +229,11 @@ def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
                        f"realized export at the PCC within its limit in step {t} (set-points applied to the realized load and PV)",
                        "power_mw")
     violations += checks.violations
+    bat = inputs["battery"]
     evidence = {
         "step_cost": [round(float(c), 6) for c in costs],
+        "soc_from_powers_mwh": np.round(soc_trajectory(bat["soc_initial_mwh"], v.p_charge, v.p_discharge, bat["eta_charge"],
+                                                       bat["eta_discharge"], f.dt_h), 6).tolist(),
         "realized_import_mw": [round(float(x), 6) for x in ex.import_mw],
         "realized_export_mw": [round(float(x), 6) for x in ex.export_mw],
     }

@@ -115,13 +115,3 @@ def inscribed_polygon(sides: int) -> Polygon:
 def polygon_slack(polygon: Polygon, p: float, q: float, s_max: float) -> float:
     """``min_k (r·S − cos θ_k·P − sin θ_k·Q)``: non-negative inside the polygon of radius S."""
     return min(polygon.apothem * s_max - c * p - s * q for c, s in zip(polygon.cos, polygon.sin, strict=True))
-
-
-def vertex_scenarios(load_lower: float, load_upper: float, res_lower: float, res_upper: float) -> list[tuple[str, float]]:
-    """The four corners of a load × renewable uncertainty box and the net load each leaves to
-    the dispatchable units (``load − renewable``), labelled ``L-R-``, ``L-R+``, ``L+R-``, ``L+R+``."""
-    out = []
-    for lw, lv in (("L-", load_lower), ("L+", load_upper)):
-        for rw, rv in (("R-", res_lower), ("R+", res_upper)):
-            out.append((lw + rw, lv - rv))
-    return out
