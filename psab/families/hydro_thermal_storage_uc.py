@@ -294,6 +294,7 @@ def neighbourhood(task: Task, answer: dict[str, Any]) -> list[tuple[str, dict[st
     - in one hour, δ = 1 MW moved between two committed thermal units with room;
     - in one hour, δ MW moved from a committed thermal unit to the hydro plant (turbine room
       permitting), the volumes after it lowered by the extra water;
+    - the same water turbined up to three hours earlier or later, thermal output following;
     - one unit's on-block shortened by its last hour (kept only when the block stays at least
       its minimum up time), its output taken over by the cheapest committed unit with room.
 
@@ -323,6 +324,24 @@ def neighbourhood(task: Task, answer: dict[str, Any]) -> list[tuple[str, dict[st
                     moves = [(("schedule", t, hid, "p_mw"), d), (("schedule", t, b, "p_mw"), -d)]
                     moves += [(("schedule", k, hid, "volume_hm3"), -water) for k in range(t, T)]
                     out.append((f"hour {t}: {d} MW from {b} to hydro", shift(answer, moves)))
+    hydro_max = h["mw_per_m3s"] * h["turbine_max_m3s"]
+    for a in range(T):
+        for b in range(max(0, a - 3), min(T, a + 4)):
+            # the same water turbined in hour a instead of hour b, thermal output following
+            if a == b or sched[a][hid]["p_mw"] + d > hydro_max or sched[b][hid]["p_mw"] < d:
+                continue
+            ga = next((i for i in units if sched[a][i]["on"] and sched[a][i]["p_mw"] - d >= units[i]["p_min_mw"]), None)
+            gb = next((i for i in units if sched[b][i]["on"] and sched[b][i]["p_mw"] + d <= units[i]["p_max_mw"]), None)
+            if ga is None or gb is None:
+                continue
+            sign = -1.0 if a < b else 1.0  # between the two hours the reservoir holds less (more) water
+            between = range(min(a, b), max(a, b))
+            if any(not h["volume_min_hm3"] <= sched[k][hid]["volume_hm3"] + sign * water <= h["volume_max_hm3"] for k in between):
+                continue
+            moves = [(("schedule", a, hid, "p_mw"), d), (("schedule", b, hid, "p_mw"), -d),
+                     (("schedule", a, ga, "p_mw"), -d), (("schedule", b, gb, "p_mw"), d)]
+            moves += [(("schedule", k, hid, "volume_hm3"), sign * water) for k in between]
+            out.append((f"{d} MW of hydro moved from hour {b} to hour {a}", shift(answer, moves)))
     for i, u in units.items():
         states = [st[i]["on"] for st in sched]
         for t in range(T - 1):
