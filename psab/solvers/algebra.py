@@ -193,10 +193,14 @@ class LinearForm:
 
     def collect(self) -> dict[int, float]:
         """Coefficient of each variable, repeats summed, zeros dropped (in first-seen order)."""
-        out: dict[int, float] = {}
-        for k, c in zip(self.keys, self.coefs, strict=True):
-            out[k] = out.get(k, 0.0) + c
-        return {k: c for k, c in out.items() if c != 0.0}
+        out = dict(zip(self.keys, self.coefs, strict=True))
+        if len(out) != len(self.keys):  # a variable repeats: sum its coefficients
+            out = {}
+            for k, c in zip(self.keys, self.coefs, strict=True):
+                out[k] = out.get(k, 0.0) + c
+        if 0.0 in out.values():
+            out = {k: c for k, c in out.items() if c != 0.0}
+        return out
 
 
 class _ProbeIndexer:
