@@ -1,7 +1,7 @@
 """Dispatch formulations, written once for the reference LP/MILP and for the evaluator.
 
 A :class:`Formulation` is a list of decision variables (with their bounds), a list of
-:class:`~psab.solvers.algebra.LinearConstraint` rows and a per-step cost. ``build_<problem>``
+:class:`~psab.solvers.algebra.LinearConstraint` rows and a linear cost table. ``build_<problem>``
 functions compose it from ``add_<constraint family>`` functions shared by the dispatch
 families — power balance, unit limits, grid exchange, storage dynamics, capability polygons,
 reserves over the vertices of an uncertainty box — and :mod:`psab.solvers.commitment` adds
@@ -14,9 +14,9 @@ The same formulation then serves twice:
   :func:`psab.solvers.core.solve`;
 - :meth:`Formulation.check` evaluates every bound and row at the submitted numbers with the
   task's feasibility slack, and :meth:`Formulation.objective` / :meth:`Formulation.step_costs`
-  recompute the cost from the same cost table — so the reference and the evaluator cannot disagree on a definition.
-  Golden cases (hand-derived or enumerated independently in the tests) guard the definitions
-  themselves.
+  recompute the cost from the same cost table — so the reference and the evaluator cannot
+  disagree on a definition. Golden cases (hand-derived or enumerated independently in the
+  tests) guard the definitions themselves.
 
 Indices: a per-step quantity is indexed by the step ``t``; a per-unit one by ``(g, t)`` with
 ``g`` the unit's position in the case. Pyomo is imported only inside :func:`build_model`.
@@ -157,9 +157,6 @@ class Solved:
     n_variables: int
     n_constraints: int
     n_integer: int
-
-    def namespace(self) -> Any:
-        return algebra.values(**self.values)
 
 
 def build_model(f: Formulation) -> Any:
