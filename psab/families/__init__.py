@@ -19,6 +19,11 @@ FAMILY_MODULES: tuple[str, ...] = (
     "overcurrent_protection",
     "cable_ampacity_sizing",
     # 5. Microgrids and dispatch
+    "microgrid_economic_dispatch",
+    "rolling_microgrid_dispatch",
+    "islanded_microgrid_pq_dispatch",
+    "dispatch_uncertainty",
+    "hydro_thermal_storage_uc",
     "n1_generation_commitment",
 )
 

@@ -128,3 +128,224 @@ def _expected(lo: float | None, hi: float | None) -> str:
 def values(**arrays: Sequence[float] | Mapping[Any, float] | float) -> SimpleNamespace:
     """A namespace of submitted values under the variables' names, for :func:`check`."""
     return SimpleNamespace(**arrays)
+
+
+# ------------------------------------------------------------------ matrix form
+#
+# Building Pyomo rows through operator overloading and compiling them back to a matrix costs
+# tens of microseconds per row (benchmarks/bench_dispatch.py). The same bodies can instead be
+# read once by a linear probe — ``v.x[t]`` yields a coefficient map rather than a Pyomo
+# expression — and handed to Pyomo as ``MatrixConstraint`` blocks, Pyomo's own component for
+# constraints given as ``lb <= A x <= ub``, which :func:`psab.solvers.core.solve` reads
+# without walking expressions. The definition stays the one ``body`` that :func:`check` uses.
+
+
+class LinearForm:
+    """``sum(coef * var) + constant`` as read from a body by the probe (internal).
+
+    ``keys`` (``id`` of each variable) and ``coefs`` are parallel lists that may repeat a
+    variable; :meth:`collect` sums the repeats. Adding concatenates the lists, so reading a
+    long sum costs linear time. Only what a linear body needs is defined: a product of two
+    forms is a ``TypeError`` (the body was not linear).
+    """
+
+    __slots__ = ("keys", "coefs", "constant")
+    __array_ufunc__ = None  # numpy scalars defer to the reflected operators below
+
+    def __init__(self, keys: list[int], coefs: list[float], constant: float) -> None:
+        self.keys = keys
+        self.coefs = coefs
+        self.constant = constant
+
+    def __add__(self, other: Any) -> LinearForm:
+        if isinstance(other, LinearForm):
+            return LinearForm(self.keys + other.keys, self.coefs + other.coefs, self.constant + other.constant)
+        return LinearForm(self.keys, self.coefs, self.constant + float(other))
+
+    __radd__ = __add__
+
+    def __sub__(self, other: Any) -> LinearForm:
+        if isinstance(other, LinearForm):
+            return LinearForm(self.keys + other.keys, self.coefs + [-c for c in other.coefs], self.constant - other.constant)
+        return LinearForm(self.keys, self.coefs, self.constant - float(other))
+
+    def __rsub__(self, other: Any) -> LinearForm:
+        return LinearForm(self.keys, [-c for c in self.coefs], float(other) - self.constant)
+
+    def __neg__(self) -> LinearForm:
+        return LinearForm(self.keys, [-c for c in self.coefs], -self.constant)
+
+    def __pos__(self) -> LinearForm:
+        return self
+
+    def __mul__(self, other: Any) -> LinearForm:
+        if isinstance(other, LinearForm):
+            raise TypeError("a constraint body must be linear: product of two variable terms")
+        k = float(other)
+        return LinearForm(self.keys, [c * k for c in self.coefs], self.constant * k)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other: Any) -> LinearForm:
+        if isinstance(other, LinearForm):
+            raise TypeError("a constraint body must be linear: division by a variable term")
+        return self * (1.0 / float(other))
+
+    def collect(self) -> dict[int, float]:
+        """Coefficient of each variable, repeats summed, zeros dropped (in first-seen order)."""
+        out = dict(zip(self.keys, self.coefs, strict=True))
+        if len(out) != len(self.keys):  # a variable repeats: sum its coefficients
+            out = {}
+            for k, c in zip(self.keys, self.coefs, strict=True):
+                out[k] = out.get(k, 0.0) + c
+        if 0.0 in out.values():
+            out = {k: c for k, c in out.items() if c != 0.0}
+        return out
+
+
+class _ProbeIndexer:
+    __slots__ = ("component", "data", "owners", "forms")
+
+    def __init__(self, component: Any, owners: dict[int, Any]) -> None:
+        self.component = component
+        # an indexed component's own index -> data dict: a plain look-up instead of
+        # IndexedComponent.__getitem__'s normalisation (the fallback handles anything else)
+        data = getattr(component, "_data", None)
+        self.data = data if isinstance(data, dict) else {}
+        self.owners = owners
+        self.forms: dict[Any, LinearForm] = {}
+
+    def __getitem__(self, index: Any) -> LinearForm:
+        form = self.forms.get(index)
+        if form is None:
+            var = self.data.get(index)
+            if var is None:
+                var = self.component[index]
+            self.owners[id(var)] = var
+            form = self.forms[index] = LinearForm([id(var)], [1.0], 0.0)
+        return form
+
+
+class LinearProbe:
+    """A namespace over a Pyomo model's variables whose entries are :class:`LinearForm` terms,
+    so that ``body(probe, i)`` reads the coefficients of a row without building Pyomo
+    expressions. ``owners`` maps each ``id`` back to its variable."""
+
+    def __init__(self, model: Any) -> None:
+        self._model = model
+        self.owners: dict[int, Any] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        component = getattr(self._model, name)
+        if component.is_indexed():
+            entry: Any = _ProbeIndexer(component, self.owners)
+        else:
+            self.owners[id(component)] = component
+            entry = LinearForm([id(component)], [1.0], 0.0)
+        setattr(self, name, entry)  # later look-ups skip __getattr__
+        return entry
+
+
+_MATRIX_BLOCK: Any = None
+
+
+def _matrix_block_class() -> Any:
+    """Pyomo's ``MatrixConstraint`` with the container methods of an indexed component.
+
+    Pyomo 6.10's class takes ``keys``/``values``/``items`` from ``collections.abc.Mapping``,
+    whose signatures lack the ``sort`` argument the block iterators pass, and its rows live in
+    a tuple, which Pyomo takes for a Reference; so ``component_data_objects(Constraint)`` and
+    ``pprint`` fail on a model holding one. These overrides restore them.
+    """
+    global _MATRIX_BLOCK
+    if _MATRIX_BLOCK is None:
+        from pyomo.core.base.matrix_constraint import MatrixConstraint
+
+        class MatrixRows(MatrixConstraint):
+            def keys(self, sort: Any = None, ordered: Any = None) -> Any:
+                return iter(range(len(self._data)))
+
+            def values(self, sort: Any = None, ordered: Any = None) -> Any:
+                return iter(self._data)
+
+            def items(self, sort: Any = None, ordered: Any = None) -> Any:
+                return iter(enumerate(self._data))
+
+            def is_reference(self) -> bool:
+                # the rows live in a tuple, which Pyomo takes for a Reference's view
+                return False
+
+        _MATRIX_BLOCK = MatrixRows
+    return _MATRIX_BLOCK
+
+
+def add_matrix_constraints(model: Any, constraints: Iterable[LinearConstraint], *, probe: LinearProbe | None = None) -> None:
+    """Add every constraint family to a Pyomo ``model`` as a ``MatrixConstraint`` block.
+
+    Same rows as :func:`add_constraints` (a row whose body has no variable left is dropped
+    when its bounds hold, and makes the model infeasible otherwise), built without Pyomo's
+    expression system. Row ``k`` of block ``model.<name>`` is ``constraint.index[k]`` among
+    the rows kept, listed in ``model.<name>_rows``. A ``probe`` of the same model may be
+    shared with :func:`linear_objective` so each variable is looked up once.
+    """
+    from psab.errors import SolverError
+
+    block = _matrix_block_class()
+    probe = probe if probe is not None else LinearProbe(model)
+    owners = probe.owners
+    for c in constraints:
+        local: dict[int, int] = {}
+        data: list[float] = []
+        indices: list[int] = []
+        indptr = [0]
+        lower: list[float | None] = []
+        upper: list[float | None] = []
+        kept = []
+        for i in c.index:
+            form = c.body(probe, i)
+            lo, hi = c.bounds(i)
+            terms = form.collect() if isinstance(form, LinearForm) else {}
+            if not terms:
+                const = form.constant if isinstance(form, LinearForm) else float(form)
+                if (lo is not None and const < lo - 1e-9) or (hi is not None and const > hi + 1e-9):
+                    raise SolverError(f"constraint {c.describe(i)!r} cannot hold: its data fix it at {const:.6g}")
+                continue
+            for key, coef in terms.items():
+                j = local.get(key)
+                if j is None:
+                    j = local[key] = len(local)
+                indices.append(j)
+                data.append(coef)
+            indptr.append(len(data))
+            lower.append(None if lo is None else float(lo) - form.constant)
+            upper.append(None if hi is None else float(hi) - form.constant)
+            kept.append(i)
+        x = [owners[key] for key in local]
+        model.add_component(c.name, block(data, indices, indptr, lower, upper, x))
+        # a plain attribute, not a component: which index each row of the block stands for
+        setattr(model, f"{c.name}_rows", tuple(kept))
+
+
+def linear_objective(model: Any, body: Callable[[Any], Any], *, sense: str = "minimize",
+                     probe: LinearProbe | None = None) -> Any:
+    """A Pyomo ``Objective`` whose expression is ``body(v)`` read through the probe.
+
+    ``body`` is the same function the evaluator calls on the submitted values, so the
+    reference's objective and the evaluator's recomputation share one definition.
+    """
+    import pyomo.environ as pyo
+    from pyomo.core.expr.numeric_expr import LinearExpression
+
+    probe = probe if probe is not None else LinearProbe(model)
+    form = body(probe)
+    if not isinstance(form, LinearForm):
+        form = LinearForm([], [], float(form))
+    terms = form.collect()
+    expr = LinearExpression(
+        constant=form.constant,
+        linear_coefs=list(terms.values()),
+        linear_vars=[probe.owners[k] for k in terms],
+    )
+    return pyo.Objective(expr=expr, sense=pyo.minimize if sense == "minimize" else pyo.maximize)

@@ -1,10 +1,14 @@
 """The one place that touches the solver: a Pyomo model in, a proven optimum out.
 
-Pyomo is the modelling layer (formulations stay readable as algebra); the model is compiled to
-matrix standard form by Pyomo's own ``LinearStandardFormCompiler`` and handed to HiGHS through
-highspy directly. Measured here on the 24 h microgrid LP (performance-notes.md and
-``benchmarks/``), this path costs about a third of Pyomo's solver plugins, which spend most of
-their time in the interface rather than in HiGHS.
+Pyomo is the modelling layer (formulations stay readable as algebra). A model is turned into
+HiGHS's matrix form in one of two ways and handed to HiGHS through highspy directly:
+
+- a model holding ``MatrixConstraint`` blocks (built by
+  :func:`psab.solvers.algebra.add_matrix_constraints`) is read block by block, without
+  walking expressions — on the 24 h microgrid LP this brings the whole Pyomo path within
+  about 2.5x of the same LP given to highspy by hand (``benchmarks/bench_dispatch.py``);
+- any other model goes through Pyomo's own ``LinearStandardFormCompiler``, which already
+  costs about a third of Pyomo's solver plugins.
 
 Any termination other than a proven optimum (MIP gap 0 for integer models) raises
 :class:`~psab.errors.SolverError`: a reference must be optimal to normalize scores.
@@ -67,51 +71,206 @@ def compile_model(model: Any) -> Any:
     return LinearStandardFormCompiler().write(model, mixed_form=True, set_sense=None)
 
 
-def solve(model: Any, *, time_limit_s: float = 60.0, threads: int = 1) -> SolveResult:
-    """Solve a linear or mixed-integer Pyomo model to proven optimality with HiGHS.
+@dataclass
+class _Form:
+    """A model in the form HiGHS takes: ``row_lower <= A x <= row_upper``, column bounds,
+    costs (original sense), integrality, and how to load the solution back."""
 
-    The variable values are loaded back into the model. ``threads=1`` keeps reference solves
-    deterministic and lets parallel workers share a 2-core machine.
-    """
-    import highspy
-    from pyomo.environ import value
+    columns: list[Any]
+    A_start: np.ndarray
+    A_index: np.ndarray
+    A_value: np.ndarray
+    rowwise: bool
+    n_rows: int
+    row_lower: np.ndarray
+    row_upper: np.ndarray
+    col_lower: np.ndarray
+    col_upper: np.ndarray
+    integer: np.ndarray
+    c: np.ndarray
+    offset: float
+    maximize: bool
+    eliminated: list[tuple[Any, Any]]
 
+
+def _column_data(columns: list[Any], inf: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    n = len(columns)
+    lower = np.empty(n)
+    upper = np.empty(n)
+    integer = np.zeros(n, dtype=bool)
+    continuous: dict[int, bool] = {}  # per domain object: the variables of a family share one
+    for j, v in enumerate(columns):
+        if v.fixed:
+            lower[j] = upper[j] = v.value
+        else:
+            lo, hi = v.bounds
+            lower[j] = -inf if lo is None else lo
+            upper[j] = inf if hi is None else hi
+        domain = v.domain
+        cont = continuous.get(id(domain))
+        if cont is None:
+            cont = continuous[id(domain)] = v.is_continuous()
+        integer[j] = not cont
+    return lower, upper, integer
+
+
+def _compiled_form(model: Any, inf: float) -> _Form:
+    """Any linear Pyomo model, through Pyomo's ``LinearStandardFormCompiler``."""
     try:
         repn = compile_model(model)
     except (ValueError, RuntimeError) as exc:  # nonlinear term, no objective...
         raise SolverError(f"model cannot be compiled to a linear program: {exc}") from None
     if len(repn.objectives) != 1:
         raise SolverError(f"a reference model needs exactly one active objective, found {len(repn.objectives)}")
-
-    inf = highspy.kHighsInf
-    columns = repn.columns
+    columns = list(repn.columns)
     n = len(columns)
     A = repn.A.tocsc()
     rhs = np.asarray(repn.rhs, dtype=float)
     # mixed form: each row carries its sense (0: ==, 1: <=, -1: >=) as the second element
     senses = np.fromiter((r[1] for r in repn.rows), dtype=np.int8, count=len(repn.rows))
-    row_lower = np.where(senses == 1, -inf, rhs)
-    row_upper = np.where(senses == -1, inf, rhs)
-    col_lower = np.fromiter((-inf if v.lb is None else v.lb for v in columns), dtype=float, count=n)
-    col_upper = np.fromiter((inf if v.ub is None else v.ub for v in columns), dtype=float, count=n)
-    integer = np.fromiter((not v.is_continuous() for v in columns), dtype=bool, count=n)
-    c = np.asarray(repn.c.toarray()).ravel() if n else np.zeros(0)
+    col_lower, col_upper, integer = _column_data(columns, inf)
     sense = repn.objectives[0].sense  # 1 minimize, -1 maximize (pyomo.core.base.objective)
+    return _Form(
+        columns=columns,
+        A_start=A.indptr, A_index=A.indices, A_value=A.data, rowwise=False, n_rows=int(A.shape[0]),
+        row_lower=np.where(senses == 1, -inf, rhs), row_upper=np.where(senses == -1, inf, rhs),
+        col_lower=col_lower, col_upper=col_upper, integer=integer,
+        c=np.asarray(repn.c.toarray()).ravel() if n else np.zeros(0),
+        offset=float(np.asarray(repn.c_offset).ravel()[0]) if np.size(repn.c_offset) else 0.0,
+        maximize=int(sense) == -1,
+        eliminated=list(repn.eliminated_vars),
+    )
+
+
+def _matrix_form(model: Any, inf: float) -> _Form | None:
+    """The form read directly from a model holding ``MatrixConstraint`` blocks
+    (:func:`psab.solvers.algebra.add_matrix_constraints`); ``None`` for a model without any,
+    which goes through the compiler as before.
+
+    The blocks already hold their rows as CSR arrays, so nothing is walked expression by
+    expression; any ordinary constraint beside them (and the objective) is read with Pyomo's
+    ``generate_standard_repn``. A fixed variable in a block stays a column with equal bounds.
+    """
+    from pyomo.core.base.matrix_constraint import MatrixConstraint
+    from pyomo.core.expr.numeric_expr import LinearExpression
+    from pyomo.environ import Constraint, Objective, value
+    from pyomo.repn.standard_repn import generate_standard_repn
+
+    blocks = list(model.component_objects(Constraint, active=True, descend_into=True))
+    if not any(isinstance(b, MatrixConstraint) for b in blocks):
+        return None
+    objectives = list(model.component_data_objects(Objective, active=True, descend_into=True))
+    if len(objectives) != 1:
+        raise SolverError(f"a reference model needs exactly one active objective, found {len(objectives)}")
+
+    where: dict[int, int] = {}
+    columns: list[Any] = []
+
+    def column(var: Any) -> int:
+        j = where.get(id(var))
+        if j is None:
+            j = where[id(var)] = len(columns)
+            columns.append(var)
+        return j
+
+    def linear(expr: Any, what: str) -> Any:
+        repn = generate_standard_repn(expr, quadratic=False)
+        if not repn.is_linear():
+            raise SolverError(f"model cannot be compiled to a linear program: {what} is nonlinear")
+        return repn
+
+    starts, indices, values, lower, upper = [], [], [], [], []
+    n_rows = nnz = 0
+    for b in blocks:
+        if isinstance(b, MatrixConstraint):
+            data = [d for d in b._data if d._active]
+            if len(data) != len(b._data):
+                raise SolverError(f"deactivating single rows of {b.name} is not supported; deactivate the block")
+            local = np.fromiter((column(v) for v in b._x), dtype=np.int64, count=len(b._x))
+            ptr = np.asarray(b._A_indptr, dtype=np.int64)
+            starts.append(ptr[:-1] + nnz)
+            nnz += int(ptr[-1])
+            indices.append(local[np.asarray(b._A_indices, dtype=np.int64)])
+            values.append(np.asarray(b._A_data, dtype=float))
+            lower.append(np.array([-inf if v is None else (v if type(v) is float else value(v)) for v in b._lower], dtype=float))
+            upper.append(np.array([inf if v is None else (v if type(v) is float else value(v)) for v in b._upper], dtype=float))
+            n_rows += len(b._lower)
+            continue
+        for con in b.values():
+            if not con.active:
+                continue
+            repn = linear(con.body, f"constraint {con.name}")
+            const = float(value(repn.constant))
+            lo = -inf if con.lower is None else float(value(con.lower)) - const
+            hi = inf if con.upper is None else float(value(con.upper)) - const
+            if not repn.linear_vars:
+                if lo > 1e-9 or hi < -1e-9:
+                    raise SolverError(f"model contains a trivially infeasible constraint, '{con.name}'")
+                continue
+            cols = np.fromiter((column(v) for v in repn.linear_vars), dtype=np.int64, count=len(repn.linear_vars))
+            starts.append(np.array([nnz], dtype=np.int64))
+            nnz += len(cols)
+            indices.append(cols)
+            values.append(np.array([value(k) for k in repn.linear_coefs], dtype=float))
+            lower.append(np.array([lo]))
+            upper.append(np.array([hi]))
+            n_rows += 1
+    expr = objectives[0].expr
+    if type(expr) is LinearExpression and all(type(k) in (int, float) for k in expr.linear_coefs) \
+            and type(expr.constant) in (int, float) and not any(v.fixed for v in expr.linear_vars):
+        # what linear_objective builds: read it as is
+        obj_vars, obj_coefs, obj_constant = expr.linear_vars, expr.linear_coefs, expr.constant
+    else:
+        repn = linear(expr, "the objective")
+        obj_vars, obj_coefs, obj_constant = repn.linear_vars, [value(k) for k in repn.linear_coefs], value(repn.constant)
+    c_index = np.fromiter((column(v) for v in obj_vars), dtype=np.int64, count=len(obj_vars))
+    c = np.zeros(len(columns))
+    np.add.at(c, c_index, np.asarray(obj_coefs, dtype=float))
+    col_lower, col_upper, integer = _column_data(columns, inf)
+    return _Form(
+        columns=columns,
+        A_start=np.concatenate([*starts, [nnz]]).astype(np.int64),
+        A_index=np.concatenate(indices) if indices else np.zeros(0, np.int64),
+        A_value=np.concatenate(values) if values else np.zeros(0),
+        rowwise=True, n_rows=n_rows,
+        row_lower=np.concatenate(lower) if lower else np.zeros(0),
+        row_upper=np.concatenate(upper) if upper else np.zeros(0),
+        col_lower=col_lower, col_upper=col_upper, integer=integer,
+        c=c, offset=float(obj_constant),
+        maximize=int(objectives[0].sense) == -1,
+        eliminated=[],
+    )
+
+
+def solve(model: Any, *, time_limit_s: float = 60.0, threads: int = 1) -> SolveResult:
+    """Solve a linear or mixed-integer Pyomo model to proven optimality with HiGHS.
+
+    The variable values are loaded back into the model. ``threads=1`` keeps reference solves
+    deterministic and lets parallel workers share a 2-core machine. A model built from
+    ``MatrixConstraint`` blocks is read directly; any other through Pyomo's compiler.
+    """
+    import highspy
+    from pyomo.environ import value
+
+    inf = highspy.kHighsInf
+    form = _matrix_form(model, inf) or _compiled_form(model, inf)
+    n = len(form.columns)
+    integer = form.integer
 
     lp = highspy.HighsLp()
     lp.num_col_ = n
-    lp.num_row_ = A.shape[0]
-    lp.col_cost_ = c
-    lp.col_lower_ = col_lower
-    lp.col_upper_ = col_upper
-    lp.row_lower_ = row_lower
-    lp.row_upper_ = row_upper
-    lp.sense_ = highspy.ObjSense.kMaximize if int(sense) == -1 else highspy.ObjSense.kMinimize
-    lp.offset_ = float(np.asarray(repn.c_offset).ravel()[0]) if np.size(repn.c_offset) else 0.0
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    lp.a_matrix_.start_ = A.indptr
-    lp.a_matrix_.index_ = A.indices
-    lp.a_matrix_.value_ = A.data
+    lp.num_row_ = form.n_rows
+    lp.col_cost_ = form.c
+    lp.col_lower_ = form.col_lower
+    lp.col_upper_ = form.col_upper
+    lp.row_lower_ = form.row_lower
+    lp.row_upper_ = form.row_upper
+    lp.sense_ = highspy.ObjSense.kMaximize if form.maximize else highspy.ObjSense.kMinimize
+    lp.offset_ = form.offset
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise if form.rowwise else highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_ = form.A_start
+    lp.a_matrix_.index_ = form.A_index
+    lp.a_matrix_.value_ = form.A_value
     if integer.any():
         lp.integrality_ = [highspy.HighsVarType.kInteger if i else highspy.HighsVarType.kContinuous for i in integer]
 
@@ -131,12 +290,14 @@ def solve(model: Any, *, time_limit_s: float = 60.0, threads: int = 1) -> SolveR
         raise SolverError(f"HiGHS ended with status '{status_text}', not a proven optimum")
 
     x = np.asarray(h.getSolution().col_value, dtype=float)
-    for var, val, is_int in zip(columns, x, integer):
-        # + 0.0 turns a solver's -0.0 into 0.0 so answers never show a negative zero
-        var.set_value((float(round(val)) if is_int else float(val)) + 0.0, skip_validation=True)
-    for var, expr in repn.eliminated_vars:
+    if integer.any():
+        x = np.where(integer, np.round(x), x)
+    x = x + 0.0  # a solver's -0.0 becomes 0.0 so answers never show a negative zero
+    for var, val in zip(form.columns, x.tolist(), strict=True):
+        var.set_value(val, skip_validation=True)
+    for var, expr in form.eliminated:
         var.set_value(float(value(expr)), skip_validation=True)
     info = h.getInfo()
     gap = float(info.mip_gap) if integer.any() else 0.0
-    objective = float(value(repn.objectives[0].expr))
-    return SolveResult(objective, status_text, n, int(A.shape[0]), int(integer.sum()), gap)
+    objective = float(form.c @ x + form.offset)
+    return SolveResult(objective, status_text, n, form.n_rows, int(integer.sum()), gap)

@@ -1,0 +1,403 @@
+"""islanded_microgrid_pq_dispatch — active and reactive dispatch of an islanded microgrid (optimize).
+
+An islanded microgrid (no grid connection) supplies a load with active and reactive power
+from diesel gensets that must keep running (minimum stable load), a PV inverter (curtailable,
+with reactive capability) and a battery inverter, over a day of hourly steps. Every source has
+a capability circle ``P² + Q² ≤ S²`` besides its P and Q limits. The agent returns P and Q of
+every source (charge, discharge, Q and stored energy for the battery) in every step. The
+evaluator checks the P and Q balances, the limits, the battery's energy recursion and the
+EXACT circles, and recomputes the fuel and cycling cost.
+
+The reference is an LP in which each circle is replaced by the inscribed regular polygon of
+``POLYGON_SIDES`` sides (:func:`psab.surrogates.dispatch.inscribed_polygon`): every point it
+admits is inside the circle, so the reference is feasible, but a point between the polygon and
+the circle is also feasible and can be cheaper. Such an answer scores 1 and the kernel flags
+``beats_reference`` in the evidence; the held-out generator's neighbourhood therefore moves only
+within the polygon (see :func:`neighbourhood`).
+
+Sources: España et al., microgrid dispatch (the catalogue's source); capability limits of
+synchronous generators (Kundur, *Power System Stability and Control*, 1994, §5.4) and of
+inverters (IEEE Std 1547-2018, §5.2: reactive capability within the apparent-power rating).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from psab.contract import Task
+from psab.evaluators import answer_schema as s
+from psab.registry import Assessment, FamilySpec, Generated, Reference, register
+from psab.solvers import algebra
+from psab.solvers.dispatch import (
+    Formulation,
+    IslandData,
+    IslandUnit,
+    Storage,
+    build_islanded_pq_dispatch,
+    clean,
+    shift,
+    step_minutes_to_hours,
+)
+from psab.surrogates.dispatch import inscribed_polygon, polygon_slack, soc_trajectory
+
+FAMILY_ID = "islanded_microgrid_pq_dispatch"
+
+#: sides of the inscribed polygon the reference LP uses for every capability circle
+POLYGON_SIDES = 16
+
+# ---------------------------------------------------------------------------- contract
+
+
+def submission_schema(inputs: dict[str, Any]) -> dict[str, Any]:
+    T = len(inputs["load_p_mw"])
+    source = s.obj({"p_mw": s.number("active power output, MW"), "q_mvar": s.number("reactive power output, Mvar (+ = supplied)")})
+    bat = inputs["battery"]
+    battery = s.obj({
+        "p_charge_mw": s.number("charging power drawn from the bus, MW (>= 0)"),
+        "p_discharge_mw": s.number("discharging power delivered to the bus, MW (>= 0)"),
+        "q_mvar": s.number("reactive power output of the battery inverter, Mvar (+ = supplied)"),
+        "soc_mwh": s.number("energy stored at the END of the step, MWh"),
+    })
+    props = {u["id"]: source for u in inputs["units"]}
+    props[bat["id"]] = battery
+    step = s.obj(props, "the set-points of every source in one step, keyed by source id")
+    return s.submission({"schedule": s.array(step, f"one object per step, in time order ({T} steps)", length=T)},
+                       "islanded microgrid P/Q dispatch")
+
+
+INPUTS_SCHEMA = {
+    "type": "object",
+    "required": ["step_minutes", "currency", "load_p_mw", "load_q_mvar", "units", "battery"],
+    "properties": {
+        "step_minutes": {"type": "number", "exclusiveMinimum": 0},
+        "load_p_mw": {"type": "array", "items": {"type": "number"}, "minItems": 1},
+        "load_q_mvar": {"type": "array", "items": {"type": "number"}, "minItems": 1},
+        "units": {"type": "array", "minItems": 1, "items": {
+            "type": "object", "required": ["id", "kind", "q_min_mvar", "q_max_mvar", "s_max_mva", "cost_per_mwh"]}},
+        "battery": {"type": "object", "required": ["id", "p_charge_max_mw", "p_discharge_max_mw", "soc_min_mwh", "soc_max_mwh",
+                                                   "soc_initial_mwh", "soc_terminal_min_mwh", "eta_charge", "eta_discharge",
+                                                   "s_max_mva", "q_max_mvar"]},
+    },
+}
+
+PRESENTATION = {
+    "en": {
+        "title": "Active and reactive dispatch of an islanded microgrid",
+        "statement": (
+            "Schedule an islanded microgrid (no grid connection) for the day at minimum cost, in active AND reactive "
+            "power. public_inputs give the load's active and reactive power per step (load_p_mw, load_q_mvar); the "
+            "sources in units — diesel gensets that stay on all day (p_min_mw…p_max_mw) and PV inverters whose active "
+            "power may be anywhere from 0 to the available PV of the step (p_available_mw) — each with reactive limits "
+            "q_min_mvar…q_max_mvar, an apparent-power rating s_max_mva and an energy cost cost_per_mwh; and a battery "
+            "with charging/discharging power limits, stored-energy window, efficiencies, initial and minimum final "
+            "energy, cycling cost per MWh discharged, and an inverter rating s_max_mva with |Q| ≤ q_max_mvar. Every step: "
+            "Σ P of the sources + P_discharge − P_charge = load_p_mw and Σ Q of the sources + Q_battery = load_q_mvar; "
+            "every source must stay inside its capability circle P² + Q² ≤ s_max_mva² (for the battery P = P_discharge − "
+            "P_charge); the stored energy follows E_t = E_(t−1) + eta_charge·P_charge·Δt − P_discharge·Δt/eta_discharge "
+            "from soc_initial_mwh (Δt = step_minutes/60 h) and stays in its window. Cost = Σ_t Δt·(Σ cost_per_mwh·P + "
+            "cycling cost·P_discharge)."
+        ),
+        "answer_notes": (
+            "Balances and limits are checked within 1e-4 MW / Mvar, the circles within 1e-4 MVA, the energy recursion "
+            "within 1e-4 MWh. The reference optimum replaces each circle by an inscribed 16-sided polygon; an answer "
+            "that uses the exact circle and costs less scores 1 and is flagged. Otherwise the score falls in proportion "
+            "to the extra cost (relative to max(|optimal cost|, 100 currency units))."
+        ),
+    },
+    "ru": {
+        "title": "Распределение активной и реактивной мощности в изолированной микросети",
+        "statement": (
+            "Составьте суточный график изолированной микросети (без связи с внешней сетью) по активной И реактивной "
+            "мощности с минимальными затратами. В public_inputs заданы активная и реактивная мощность нагрузки на каждом "
+            "шаге (load_p_mw, load_q_mvar); источники в units — дизель-генераторы, работающие весь день (p_min_mw…"
+            "p_max_mw), и инверторы СЭС, активная мощность которых может быть любой от 0 до доступной на шаге "
+            "(p_available_mw), — каждый с пределами реактивной мощности q_min_mvar…q_max_mvar, номинальной полной "
+            "мощностью s_max_mva и стоимостью энергии cost_per_mwh; аккумуляторная батарея с ограничениями мощности "
+            "заряда и разряда, диапазоном запаса энергии, КПД, начальным и минимальным конечным запасом, стоимостью "
+            "циклирования за МВт·ч отданной энергии и инвертором с полной мощностью s_max_mva и |Q| ≤ q_max_mvar. На "
+            "каждом шаге: Σ P источников + P_разряд − P_заряд = load_p_mw и Σ Q источников + Q_батареи = load_q_mvar; "
+            "каждый источник должен оставаться внутри своей PQ-диаграммы P² + Q² ≤ s_max_mva² (для батареи P = "
+            "P_разряд − P_заряд); запас энергии меняется по закону E_t = E_(t−1) + eta_charge·P_заряд·Δt − "
+            "P_разряд·Δt/eta_discharge от soc_initial_mwh (Δt = step_minutes/60 ч) и не выходит из допустимого "
+            "диапазона. Затраты = Σ_t Δt·(Σ cost_per_mwh·P + стоимость циклирования·P_разряд)."
+        ),
+        "answer_notes": (
+            "Балансы и пределы проверяются с допуском 1e-4 МВт / Мвар, окружности PQ-диаграмм — 1e-4 МВ·А, уравнение "
+            "запаса энергии — 1e-4 МВт·ч. Эталонный оптимум заменяет каждую окружность вписанным 16-угольником; ответ, "
+            "использующий точную окружность и более дешёвый, получает оценку 1 и отмечается в отчёте. В остальных "
+            "случаях оценка уменьшается пропорционально перерасходу (относительно max(|оптимальные затраты|, 100 "
+            "единиц валюты))."
+        ),
+    },
+}
+
+TOLERANCES = {
+    "relative": 1e-3,
+    "absolute_floors": {"default": 1e-3},
+    "feasibility": {"power_mw": 1e-4, "reactive_mvar": 1e-4, "apparent_mva": 1e-4, "energy_mwh": 1e-4, "default": 1e-4},
+    "objective": {"relative": 1e-7, "absolute": 1e-6},
+}
+
+# ---------------------------------------------------------------------------- physics
+
+
+def island_data(inputs: dict[str, Any]) -> IslandData:
+    T = len(inputs["load_p_mw"])
+    units = []
+    for u in inputs["units"]:
+        if u["kind"] == "pv":
+            p_min, p_max = np.zeros(T), np.asarray(u["p_available_mw"], float)
+        else:
+            p_min, p_max = np.full(T, float(u["p_min_mw"])), np.full(T, float(u["p_max_mw"]))
+        units.append(IslandUnit(u["id"], p_min, p_max, float(u["q_min_mvar"]), float(u["q_max_mvar"]),
+                                float(u["s_max_mva"]), float(u["cost_per_mwh"])))
+    bat = inputs["battery"]
+    return IslandData(
+        dt_h=step_minutes_to_hours(inputs["step_minutes"]),
+        load_p_mw=np.asarray(inputs["load_p_mw"], float),
+        load_q_mvar=np.asarray(inputs["load_q_mvar"], float),
+        units=tuple(units),
+        storage=Storage.from_inputs(bat),
+        storage_id=bat["id"],
+        storage_s_max_mva=float(bat["s_max_mva"]),
+        storage_q_max_mvar=float(bat["q_max_mvar"]),
+    )
+
+
+def formulation(inputs: dict[str, Any], *, polygon: bool) -> Formulation:
+    return build_islanded_pq_dispatch(island_data(inputs), inscribed_polygon(POLYGON_SIDES) if polygon else None)
+
+
+def answer_values(inputs: dict[str, Any], answer: dict[str, Any]) -> Any:
+    ids = [u["id"] for u in inputs["units"]]
+    bid = inputs["battery"]["id"]
+    sched = answer["schedule"]
+    return algebra.values(
+        p=np.array([[float(st[i]["p_mw"]) for st in sched] for i in ids]),
+        q=np.array([[float(st[i]["q_mvar"]) for st in sched] for i in ids]),
+        p_charge=np.array([float(st[bid]["p_charge_mw"]) for st in sched]),
+        p_discharge=np.array([float(st[bid]["p_discharge_mw"]) for st in sched]),
+        q_storage=np.array([float(st[bid]["q_mvar"]) for st in sched]),
+        soc=np.array([float(st[bid]["soc_mwh"]) for st in sched]),
+    )
+
+
+def solve(task: Task, backend: str) -> Reference:
+    from psab.solvers.dispatch import solve_formulation
+
+    inputs = task.public_inputs
+    solved = solve_formulation(formulation(inputs, polygon=True))
+    v = solved.values
+    ids = [u["id"] for u in inputs["units"]]
+    bid = inputs["battery"]["id"]
+    schedule = []
+    for t in range(len(inputs["load_p_mw"])):
+        step: dict[str, Any] = {i: {"p_mw": clean(v["p"][g, t]), "q_mvar": clean(v["q"][g, t])} for g, i in enumerate(ids)}
+        step[bid] = {"p_charge_mw": clean(v["p_charge"][t]), "p_discharge_mw": clean(v["p_discharge"][t]),
+                     "q_mvar": clean(v["q_storage"][t]), "soc_mwh": clean(v["soc"][t])}
+        schedule.append(step)
+    return Reference(
+        answer={"schedule": schedule},
+        objective=solved.objective,
+        evidence={"polygon_sides": POLYGON_SIDES, "lp_variables": solved.n_variables, "lp_rows": solved.n_constraints},
+        method=f"LP (Pyomo + HiGHS) with each capability circle replaced by its inscribed {POLYGON_SIDES}-gon",
+    )
+
+
+def circle_points(inputs: dict[str, Any], v: Any) -> list[tuple[str, int, float, float, float]]:
+    """``(source id, step, P, Q, S)`` for every source and step (battery: P = P_dis − P_ch)."""
+    out = []
+    for g, u in enumerate(inputs["units"]):
+        for t in range(v.p.shape[1]):
+            out.append((u["id"], t, float(v.p[g, t]), float(v.q[g, t]), float(u["s_max_mva"])))
+    bat = inputs["battery"]
+    for t in range(len(v.soc)):
+        out.append((bat["id"], t, float(v.p_discharge[t] - v.p_charge[t]), float(v.q_storage[t]), float(bat["s_max_mva"])))
+    return out
+
+
+def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
+    inputs = task.public_inputs
+    f = formulation(inputs, polygon=False)
+    v = answer_values(inputs, answer)
+    violations = f.check(v, ctx.tol.slack)
+    checks = ctx.checks()
+    outside_polygon = 0
+    polygon = inscribed_polygon(POLYGON_SIDES)
+    for uid, t, p, q, s_max in circle_points(inputs, v):
+        checks.at_most(f"/schedule/{t}/{uid}", math.hypot(p, q), s_max,
+                       f"{uid} inside its capability circle P² + Q² ≤ S² in step {t} (apparent power, MVA)", "apparent_mva")
+        outside_polygon += polygon_slack(polygon, p, q, s_max) < -1e-9
+    violations += checks.violations
+    costs = f.step_costs(v).tolist()
+    bat = inputs["battery"]
+    evidence = {
+        "step_cost": [round(c, 6) for c in costs],
+        "soc_from_powers_mwh": np.round(soc_trajectory(bat["soc_initial_mwh"], v.p_charge, v.p_discharge, bat["eta_charge"],
+                                                       bat["eta_discharge"], f.dt_h), 6).tolist(),
+        # operating points between the reference LP's inscribed polygon and the exact circle
+        "points_outside_the_inscribed_polygon": int(outside_polygon),
+    }
+    return Assessment(violations=violations, objective=float(sum(costs)), evidence=evidence)
+
+
+# ---------------------------------------------------------------------------- held-out draws
+
+
+def generate(public: Task, rng: np.random.Generator) -> Generated:
+    """Redraw the load (level, shape, power factor), the PV day, genset costs and ratings, and
+    the battery. Feasible by construction: the gensets' combined rating covers the peak
+    apparent load with margin, and curtailment and charging absorb any PV surplus above the
+    gensets' minimum output."""
+    inputs = public.public_inputs
+    T = len(inputs["load_p_mw"])
+    hours = np.arange(T)
+    p = np.asarray(inputs["load_p_mw"], float) * rng.uniform(0.85, 1.15)
+    p = p * (1 + 0.08 * np.sin(2 * np.pi * hours / T + rng.uniform(0, 2 * np.pi))) * rng.uniform(0.97, 1.03, size=T)
+    tan_phi = math.tan(math.acos(rng.uniform(0.78, 0.92)))
+    q = p * tan_phi * rng.uniform(0.95, 1.05, size=T)
+    units = []
+    for u in inputs["units"]:
+        u = dict(u)
+        if u["kind"] == "pv":
+            clouds = np.clip(1.0 - rng.uniform(0.0, 0.5) * rng.uniform(0.3, 1.0, size=T), 0.1, 1.0)
+            u["p_available_mw"] = np.round(np.asarray(u["p_available_mw"], float) * rng.uniform(0.7, 1.3) * clouds, 3).tolist()
+        else:
+            u["cost_per_mwh"] = round(float(u["cost_per_mwh"]) * rng.uniform(0.85, 1.2), 1)
+        units.append(u)
+    bat = dict(inputs["battery"])
+    scale = rng.uniform(0.7, 1.4)
+    for k in ("p_charge_max_mw", "p_discharge_max_mw", "soc_min_mwh", "soc_max_mwh", "s_max_mva", "q_max_mvar"):
+        bat[k] = round(float(bat[k]) * scale, 3)
+    e0 = round(float(rng.uniform(bat["soc_min_mwh"], 0.5 * (bat["soc_min_mwh"] + bat["soc_max_mwh"]))), 3)
+    bat["soc_initial_mwh"] = bat["soc_terminal_min_mwh"] = e0
+    # keep the peak within 85 % of what gensets and battery can deliver together
+    gensets = [u for u in units if u["kind"] != "pv"]
+    capacity = sum(u["s_max_mva"] for u in gensets) + bat["s_max_mva"]
+    peak = float(np.hypot(p, q).max())
+    if peak > 0.85 * capacity:
+        factor = 0.85 * capacity / peak
+        p, q = p * factor, q * factor
+    # and the night load above the gensets' minimum output
+    floor = sum(u["p_min_mw"] for u in gensets) * 1.1
+    p = np.maximum(p, floor)
+    out = dict(inputs)
+    out.update(load_p_mw=np.round(p, 3).tolist(), load_q_mvar=np.round(q, 3).tolist(), units=units, battery=bat)
+    return Generated(public_inputs=out)
+
+
+def neighbourhood(task: Task, answer: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """Moves around the reference that stay inside the reference LP's own feasible set.
+
+    In one step: δ MW of active power moved between two sources; and the battery's discharge raised by δ against a genset's output, with the stored energies
+    after it recomputed. A move is kept only if every touched source stays within its limits
+    and inside its inscribed polygon — a cheaper point between the polygon and the exact circle
+    is a legitimate improvement on the LP reference (scored 1 and flagged), not a defect of the
+    draw, so it must not make the generator reject it. Within the polygon, an optimal LP
+    reference admits no cheaper move."""
+    inputs = task.public_inputs
+    polygon = inscribed_polygon(POLYGON_SIDES)
+    units = {u["id"]: u for u in inputs["units"]}
+    bat = inputs["battery"]
+    bid = bat["id"]
+    dt = step_minutes_to_hours(inputs["step_minutes"])
+    sched = answer["schedule"]
+
+    def p_limits(uid: str, t: int) -> tuple[float, float]:
+        u = units[uid]
+        return (0.0, float(u["p_available_mw"][t])) if u["kind"] == "pv" else (float(u["p_min_mw"]), float(u["p_max_mw"]))
+
+    def inside(uid: str, t: int, p: float, q: float) -> bool:
+        u = units[uid]
+        lo, hi = p_limits(uid, t)
+        return (lo <= p <= hi and u["q_min_mvar"] <= q <= u["q_max_mvar"]
+                and polygon_slack(polygon, p, q, u["s_max_mva"]) >= 0.0)
+
+    out = []
+    for t, step in enumerate(sched):
+        # reactive moves are left out: Q carries no cost, so they can never lower it
+        for a in units:
+            for b in units:
+                pa, qa = step[a]["p_mw"], step[a]["q_mvar"]
+                pb, qb = step[b]["p_mw"], step[b]["q_mvar"]
+                if a != b and inside(a, t, pa + 0.01, qa) and inside(b, t, pb - 0.01, qb):
+                    out.append((f"step {t}: 0.01 MW from {b} to {a}",
+                                shift(answer, [(("schedule", t, a, "p_mw"), 0.01), (("schedule", t, b, "p_mw"), -0.01)])))
+        delta = 0.01
+        b_step = step[bid]
+        p_net = b_step["p_discharge_mw"] + delta - b_step["p_charge_mw"]
+        if b_step["p_discharge_mw"] + delta > bat["p_discharge_max_mw"] or polygon_slack(polygon, p_net, b_step["q_mvar"], bat["s_max_mva"]) < 0:
+            continue
+        energy = delta * dt / bat["eta_discharge"]
+        for g in units:
+            if units[g]["kind"] == "pv" or not inside(g, t, step[g]["p_mw"] - delta, step[g]["q_mvar"]):
+                continue
+            moves = [(("schedule", t, bid, "p_discharge_mw"), delta), (("schedule", t, g, "p_mw"), -delta)]
+            moves += [(("schedule", u, bid, "soc_mwh"), -energy) for u in range(t, len(sched))]
+            out.append((f"step {t}: battery discharges {delta} MW more instead of {g}", shift(answer, moves)))
+    # every evaluation costs a full schema validation of the day; an even sample of at most
+    # NEIGHBOURS moves keeps a draw's acceptance near a second
+    stride = max(1, -(-len(out) // NEIGHBOURS))
+    return out[::stride]
+
+
+#: most neighbours evaluated per held-out draw
+NEIGHBOURS = 24
+
+
+SPEC = register(
+    FamilySpec(
+        id=FAMILY_ID,
+        area="microgrids_dispatch",
+        scoring_kind="optimize",
+        confidence="medium",
+        version="1",
+        provenance=(
+            {
+                "title": "España et al., microgrid dispatch (the source the psab catalogue names for this family)",
+                "locator": "psab families.md §5, islanded_microgrid_pq_dispatch",
+                "note": "Islanded microgrid dispatched in P and Q with capability circles, reference LP on an inner polygon; "
+                        "the exact paper and equation numbers are to be confirmed by the maintainers.",
+                "confidence": "medium",
+            },
+            {
+                "title": "P. Kundur, Power System Stability and Control, McGraw-Hill, 1994",
+                "locator": "§5.4 (capability curves: armature-current limit as a circle of radius S in the P-Q plane)",
+                "note": "The gensets' circle P² + Q² ≤ S²; their field- and prime-mover limits are the Q and P boxes.",
+                "confidence": "high",
+            },
+            {
+                "title": "IEEE Std 1547-2018, Interconnection and Interoperability of Distributed Energy Resources",
+                "locator": "§5.2 (reactive power capability of DER within the apparent-power rating)",
+                "note": "PV and battery inverters: Q within the rating circle at the active power delivered.",
+                "confidence": "high",
+            },
+        ),
+        submission_schema=submission_schema,
+        hard_constraints=(
+            "active balance every step: Σ P_sources + P_discharge − P_charge = load_p_mw (±1e-4 MW)",
+            "reactive balance every step: Σ Q_sources + Q_battery = load_q_mvar (±1e-4 Mvar)",
+            "gensets within [p_min_mw, p_max_mw], PV within [0, p_available_mw], Q within [q_min_mvar, q_max_mvar], "
+            "battery powers within their limits and |Q_battery| ≤ q_max_mvar",
+            "every source inside its capability circle P² + Q² ≤ s_max_mva² (±1e-4 MVA), the battery with P = "
+            "P_discharge − P_charge",
+            "stored energy at the end of every step equals the recursion (±1e-4 MWh), within its window, and ≥ "
+            "soc_terminal_min_mwh at the end",
+        ),
+        metrics=(),
+        tolerances=TOLERANCES,
+        presentation=PRESENTATION,
+        backends=("surrogate",),
+        solve=solve,
+        evaluate=evaluate,
+        generate=generate,
+        objective_sense="minimize",
+        objective_unit="currency",
+        objective_scale_floor=100.0,
+        inputs_schema=INPUTS_SCHEMA,
+        neighbourhood=neighbourhood,
+    )
+)

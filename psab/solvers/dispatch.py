@@ -1,0 +1,725 @@
+"""Dispatch formulations, written once for the reference LP/MILP and for the evaluator.
+
+A :class:`Formulation` is a list of decision variables (with their bounds), a list of
+:class:`~psab.solvers.algebra.LinearConstraint` rows and a linear cost table. ``build_<problem>``
+functions compose it from ``add_<constraint family>`` functions shared by the dispatch
+families — power balance, unit limits, grid exchange, storage dynamics, capability polygons,
+reserves over the vertices of an uncertainty box — and :mod:`psab.solvers.commitment` adds
+commitment logic and the hydro reservoir for unit commitment.
+
+The same formulation then serves twice:
+
+- :func:`solve_formulation` builds the Pyomo model (variables with their bounds,
+  ``MatrixConstraint`` rows read from the bodies, the linear cost) and solves it with
+  :func:`psab.solvers.core.solve`;
+- :meth:`Formulation.check` evaluates every bound and row at the submitted numbers with the
+  task's feasibility slack, and :meth:`Formulation.objective` / :meth:`Formulation.step_costs`
+  recompute the cost from the same cost table — so the reference and the evaluator cannot
+  disagree on a definition. Golden cases (hand-derived or enumerated independently in the
+  tests) guard the definitions themselves.
+
+Indices: a per-step quantity is indexed by the step ``t``; a per-unit one by ``(g, t)`` with
+``g`` the unit's position in the case. Pyomo is imported only inside :func:`build_model`.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from psab.contract import Violation
+from psab.solvers import algebra
+from psab.solvers.algebra import LinearConstraint, equal_to
+from psab.surrogates.dispatch import Polygon
+
+Pointer = Callable[[Any], str]
+
+# Feasibility slack names (task.tolerances.feasibility): one per physical unit.
+POWER = "power_mw"
+REACTIVE = "reactive_mvar"
+ENERGY = "energy_mwh"
+VOLUME = "volume_hm3"
+STATE = "commitment"
+
+
+@dataclass(frozen=True)
+class Variable:
+    """A decision variable family: ``shape`` ``(T,)`` or ``(G, T)``, bounds (a number, an
+    array of the shape, or ``None`` for an open side), the answer field a breach of its bounds
+    is reported at, and the words of that breach."""
+
+    name: str
+    shape: tuple[int, ...]
+    lower: Any = 0.0
+    upper: Any = None
+    words: str = ""
+    field: Pointer = lambda i: ""
+    slack: str = POWER
+    binary: bool = False
+
+    def index(self) -> list[Any]:
+        if len(self.shape) == 1:
+            return list(range(self.shape[0]))
+        return list(itertools.product(*(range(n) for n in self.shape)))
+
+    def bound(self, which: Any, i: Any) -> float | None:
+        if which is None:
+            return None
+        if np.ndim(which) == 0:
+            return float(which)
+        return float(np.asarray(which)[i])
+
+    def bound_rows(self) -> LinearConstraint:
+        """The bounds as rows, for the evaluator (the model sets them on the variable)."""
+        name = self.name
+        return LinearConstraint(
+            name=f"{name}_bounds",
+            words=self.words or f"{name} within its limits at {{0}}",
+            index=self.index(),
+            body=lambda v, i: getattr(v, name)[i],
+            lower=None if self.lower is None else (lambda i: self.bound(self.lower, i)),
+            upper=None if self.upper is None else (lambda i: self.bound(self.upper, i)),
+            field=self.field,
+            slack=self.slack,
+        )
+
+
+@dataclass
+class Formulation:
+    """Variables, rows and the linear cost of one dispatch problem over ``steps`` steps of
+    ``dt_h`` hours.
+
+    The cost is data: for each variable family an array of coefficients of its shape (cost of
+    one unit of each element, Δt already applied), plus a constant. The Pyomo objective and the
+    evaluator's recomputation both read this one table.
+    """
+
+    steps: int
+    dt_h: float
+    variables: dict[str, Variable] = field(default_factory=dict)
+    constraints: list[LinearConstraint] = field(default_factory=list)
+    costs: dict[str, np.ndarray] = field(default_factory=dict)
+    fixed_cost: float = 0.0
+
+    def add_variable(self, var: Variable) -> Variable:
+        if var.name in self.variables:
+            raise ValueError(f"variable {var.name!r} is declared twice")
+        self.variables[var.name] = var
+        return var
+
+    def add_rows(self, *rows: LinearConstraint) -> None:
+        self.constraints.extend(rows)
+
+    def add_cost(self, name: str, coefficients: Any) -> None:
+        """Add ``coefficients`` (a number or an array broadcast to the variable's shape) to the
+        cost of every element of variable ``name``."""
+        shape = self.variables[name].shape
+        coef = np.broadcast_to(np.asarray(coefficients, float), shape)
+        self.costs[name] = self.costs.get(name, np.zeros(shape)) + coef
+
+    def step_costs(self, v: Any) -> np.ndarray:
+        """The cost of every step at the values in ``v`` (arrays under the variables' names)."""
+        total = np.zeros(self.steps)
+        for name, coef in self.costs.items():
+            x = np.asarray(getattr(v, name), float)
+            part = coef * x
+            total += part.sum(axis=tuple(range(part.ndim - 1))) if part.ndim > 1 else part
+        return total
+
+    def objective(self, v: Any) -> float:
+        return float(self.step_costs(v).sum()) + self.fixed_cost
+
+    def rows(self, *, bounds: bool = True) -> list[LinearConstraint]:
+        out = [var.bound_rows() for var in self.variables.values()] if bounds else []
+        return out + list(self.constraints)
+
+    def check(self, values: Any, slack: Callable[[str], float], *, skip: Iterable[str] = ()) -> list[Violation]:
+        """Every breached bound and row at the submitted ``values`` (rows named in ``skip``
+        are left to the caller, e.g. a capability circle checked exactly instead of its
+        polygon)."""
+        skipped = set(skip)
+        return algebra.check(values, [r for r in self.rows() if r.name not in skipped], slack)
+
+
+# ------------------------------------------------------------------ solving
+
+
+@dataclass(frozen=True)
+class Solved:
+    """A proven optimum: the value of every variable (arrays of their shapes) and the cost."""
+
+    values: dict[str, np.ndarray]
+    objective: float
+    n_variables: int
+    n_constraints: int
+    n_integer: int
+
+
+def build_model(f: Formulation) -> Any:
+    """The Pyomo model of ``f``: one ``Var`` per variable family with its bounds, the rows as
+    ``MatrixConstraint`` blocks read from the same bodies the evaluator checks, and the cost."""
+    import pyomo.environ as pyo
+    from pyomo.core.expr.numeric_expr import LinearExpression
+
+    m = pyo.ConcreteModel()
+    ranges: dict[int, Any] = {}
+
+    def index_set(n: int) -> Any:
+        # one virtual RangeSet per length, shared by every variable indexed over it (cheaper
+        # to build than a Set per variable)
+        if n not in ranges:
+            ranges[n] = pyo.RangeSet(0, n - 1)
+            m.add_component(f"range_{n}", ranges[n])
+        return ranges[n]
+
+    for var in f.variables.values():
+        comp = pyo.Var(*(index_set(n) for n in var.shape), domain=pyo.Binary if var.binary else pyo.Reals)
+        m.add_component(var.name, comp)
+        # the data come in index order (the product of the ranges), like the bounds raveled;
+        # the bounds are plain floats or None, which VarData's setter (_process_bound, Pyomo
+        # 6.10) stores unchanged — set directly, at a sixth of the setter's cost
+        n = int(np.prod(var.shape))
+        for data, a, b in zip(comp.values(), _flat(var.lower, n), _flat(var.upper, n), strict=True):
+            data._lb = a
+            data._ub = b
+    algebra.add_matrix_constraints(m, f.constraints)
+    coefs: list[float] = []
+    variables: list[Any] = []
+    for name, coef in f.costs.items():
+        for data, c in zip(getattr(m, name).values(), coef.ravel().tolist(), strict=True):
+            if c != 0.0:
+                coefs.append(c)
+                variables.append(data)
+    m.cost = pyo.Objective(expr=LinearExpression(constant=f.fixed_cost, linear_coefs=coefs, linear_vars=variables),
+                           sense=pyo.minimize)
+    return m
+
+
+def _flat(bound: Any, n: int) -> list[float | None]:
+    """A bound (``None``, a number or an array) as ``n`` values in index order."""
+    if bound is None:
+        return [None] * n
+    if np.ndim(bound) == 0:
+        return [float(bound)] * n
+    return np.asarray(bound, float).ravel().tolist()
+
+
+def read_values(m: Any, f: Formulation) -> dict[str, np.ndarray]:
+    """The solved value of every variable family, as arrays of their shapes."""
+    out = {}
+    for var in f.variables.values():
+        comp = getattr(m, var.name)
+        out[var.name] = np.fromiter((d.value for d in comp.values()), dtype=float, count=int(np.prod(var.shape))).reshape(var.shape)
+    return out
+
+
+def solve_formulation(f: Formulation, *, time_limit_s: float = 60.0) -> Solved:
+    """Build and solve ``f`` to proven optimality (:class:`~psab.errors.SolverError` otherwise)."""
+    from psab.solvers.core import solve
+
+    m = build_model(f)
+    result = solve(m, time_limit_s=time_limit_s)
+    return Solved(read_values(m, f), result.objective, result.n_variables, result.n_constraints, result.n_integer)
+
+
+# ------------------------------------------------------------------ shared data
+
+
+@dataclass(frozen=True)
+class Storage:
+    """A battery: power limits, usable energy window, round-trip efficiencies (charge and
+    discharge sides), initial and required final energy, and a cycling cost per MWh
+    discharged (wear)."""
+
+    p_charge_max_mw: float
+    p_discharge_max_mw: float
+    soc_min_mwh: float
+    soc_max_mwh: float
+    soc_initial_mwh: float
+    soc_terminal_min_mwh: float
+    eta_charge: float
+    eta_discharge: float
+    cycle_cost_per_mwh: float = 0.0
+
+    @classmethod
+    def from_inputs(cls, d: dict[str, Any], *, soc_initial_mwh: float | None = None) -> Storage:
+        return cls(
+            p_charge_max_mw=float(d["p_charge_max_mw"]),
+            p_discharge_max_mw=float(d["p_discharge_max_mw"]),
+            soc_min_mwh=float(d["soc_min_mwh"]),
+            soc_max_mwh=float(d["soc_max_mwh"]),
+            soc_initial_mwh=float(d["soc_initial_mwh"] if soc_initial_mwh is None else soc_initial_mwh),
+            soc_terminal_min_mwh=float(d["soc_terminal_min_mwh"]),
+            eta_charge=float(d["eta_charge"]),
+            eta_discharge=float(d["eta_discharge"]),
+            cycle_cost_per_mwh=float(d.get("cycle_cost_per_mwh", 0.0)),
+        )
+
+
+@dataclass(frozen=True)
+class Tariff:
+    """Exchange with the upstream grid: hourly import and export prices and PCC limits."""
+
+    import_price: np.ndarray
+    export_price: np.ndarray
+    import_limit_mw: float
+    export_limit_mw: float
+
+    @classmethod
+    def from_inputs(cls, d: dict[str, Any]) -> Tariff:
+        return cls(
+            import_price=np.asarray(d["import_price_per_mwh"], float),
+            export_price=np.asarray(d["export_price_per_mwh"], float),
+            import_limit_mw=float(d["import_limit_mw"]),
+            export_limit_mw=float(d["export_limit_mw"]),
+        )
+
+
+def step_minutes_to_hours(step_minutes: float) -> float:
+    return float(step_minutes) / 60.0
+
+
+# ------------------------------------------------------------------ constraint families
+
+
+def add_series(f: Formulation, name: str, *, lower: Any = 0.0, upper: Any = None, cost_per_mwh: Any = None,
+               words: str, field: Pointer, slack: str = POWER) -> Variable:
+    """A per-step power (or flow) with bounds and, optionally, an energy cost
+    ``c_t · x_t · Δt`` (``cost_per_mwh`` a number or a per-step array; negative = revenue)."""
+    var = f.add_variable(Variable(name, (f.steps,), lower, upper, words, field, slack))
+    if cost_per_mwh is not None:
+        f.add_cost(name, np.asarray(cost_per_mwh, float) * f.dt_h)
+    return var
+
+
+def add_unit_series(f: Formulation, name: str, units: int, *, lower: Any = 0.0, upper: Any = None,
+                    cost_per_mwh: Sequence[float] | None = None, words: str, field: Pointer,
+                    slack: str = POWER, binary: bool = False) -> Variable:
+    """A per-unit, per-step quantity ``x[g, t]`` with bounds (number or ``(G, T)`` array) and,
+    optionally, a per-unit energy cost ``c_g · x[g, t] · Δt``."""
+    var = f.add_variable(Variable(name, (units, f.steps), lower, upper, words, field, slack, binary))
+    if cost_per_mwh is not None:
+        f.add_cost(name, np.asarray(cost_per_mwh, float)[:, None] * f.dt_h)
+    return var
+
+
+@dataclass(frozen=True)
+class Injection:
+    """One term of a balance: variable ``name`` with ``sign`` (+1 injects, −1 withdraws),
+    summed over its units when it is per-unit."""
+
+    name: str
+    sign: float = 1.0
+    units: int = 0  # 0: a per-step series; G: a (G, T) family summed over g
+
+
+def _injected(v: Any, t: int, terms: Sequence[Injection]) -> Any:
+    total: Any = 0.0
+    for term in terms:
+        x = getattr(v, term.name)
+        if term.units:
+            part = sum(x[g, t] for g in range(term.units))
+        else:
+            part = x[t]
+        total = total + (part if term.sign == 1.0 else term.sign * part)
+    return total
+
+
+def add_power_balance(f: Formulation, terms: Sequence[Injection], demand_mw: Any, *, name: str = "power_balance",
+                      words: str = "active power balance in step {0}: injections must equal the load",
+                      field: Pointer, slack: str = POWER) -> None:
+    """``Σ injections_t − Σ withdrawals_t = demand_t`` every step (Kirchhoff's current law at
+    the one node of a microgrid without internal constraints)."""
+    demand = np.broadcast_to(np.asarray(demand_mw, float), (f.steps,))
+    f.add_rows(LinearConstraint(
+        name=name, words=words, index=list(range(f.steps)),
+        body=lambda v, t: _injected(v, t, terms),
+        **equal_to(lambda t: float(demand[t])), field=field, slack=slack,
+    ))
+
+
+def add_storage(f: Formulation, s: Storage, *, charge: str, discharge: str, soc: str, field: Callable[[str, int], str],
+                label: str = "battery") -> None:
+    """A battery's charge and discharge powers, its stored energy at the end of each step,
+    the energy recursion ``E_t = E_{t−1} + η_c·P^ch_t·Δt − P^dis_t·Δt/η_d`` (see
+    :func:`psab.surrogates.dispatch.soc_trajectory`), the energy window, the final energy
+    requirement and the cycling cost on discharged energy."""
+    dt = f.dt_h
+    add_series(f, charge, upper=s.p_charge_max_mw, words=f"{label} charging power within [0, {s.p_charge_max_mw:g}] MW in step {{0}}",
+               field=lambda t: field(charge, t))
+    add_series(f, discharge, upper=s.p_discharge_max_mw, cost_per_mwh=s.cycle_cost_per_mwh or None,
+               words=f"{label} discharging power within [0, {s.p_discharge_max_mw:g}] MW in step {{0}}",
+               field=lambda t: field(discharge, t))
+    add_series(f, soc, lower=s.soc_min_mwh, upper=s.soc_max_mwh,
+               words=f"{label} stored energy within [{s.soc_min_mwh:g}, {s.soc_max_mwh:g}] MWh at the end of step {{0}}",
+               field=lambda t: field(soc, t), slack=ENERGY)
+    e0, eta_c, inv_eta_d = s.soc_initial_mwh, s.eta_charge, 1.0 / s.eta_discharge
+
+    def recursion(v: Any, t: int) -> Any:
+        before = getattr(v, soc)[t - 1] if t else e0
+        return getattr(v, soc)[t] - before - eta_c * dt * getattr(v, charge)[t] + inv_eta_d * dt * getattr(v, discharge)[t]
+
+    f.add_rows(
+        LinearConstraint(
+            name=f"{soc}_dynamics",
+            words=f"{label} energy recursion in step {{0}}: E_t = E_(t-1) + η_c·P_ch·Δt − P_dis·Δt/η_d",
+            index=list(range(f.steps)), body=recursion, **equal_to(0.0),
+            field=lambda t: field(soc, t), slack=ENERGY,
+        ),
+        LinearConstraint(
+            name=f"{soc}_terminal",
+            words=f"{label} stored energy at the end of the horizon at least {s.soc_terminal_min_mwh:g} MWh",
+            index=[f.steps - 1], body=lambda v, t: getattr(v, soc)[t], lower=s.soc_terminal_min_mwh,
+            field=lambda t: field(soc, t), slack=ENERGY,
+        ),
+    )
+
+
+def add_grid_exchange(f: Formulation, tariff: Tariff, *, imports: str, exports: str, field: Callable[[str, int], str],
+                      import_limit_mw: float | None = None, export_limit_mw: float | None = None) -> None:
+    """Import and export at the point of common coupling within their limits, bought at the
+    import price and sold at the export price every step (limits may be tightened, e.g. by a
+    planning headroom)."""
+    imp_lim = tariff.import_limit_mw if import_limit_mw is None else import_limit_mw
+    exp_lim = tariff.export_limit_mw if export_limit_mw is None else export_limit_mw
+    add_series(f, imports, upper=imp_lim, cost_per_mwh=tariff.import_price[: f.steps],
+               words=f"grid import within [0, {imp_lim:g}] MW in step {{0}}", field=lambda t: field(imports, t))
+    add_series(f, exports, upper=exp_lim, cost_per_mwh=-tariff.export_price[: f.steps],
+               words=f"grid export within [0, {exp_lim:g}] MW in step {{0}}", field=lambda t: field(exports, t))
+
+
+def add_capability_polygon(f: Formulation, polygon: Polygon, s_max_mva: float, *, p_terms: Sequence[tuple[str, float]],
+                           q: str, unit: int | None, name: str, words: str, field: Pointer) -> None:
+    """The inner polygon of a capability circle ``P² + Q² ≤ S²``: for every side ``k`` and
+    step, ``cos θ_k·P + sin θ_k·Q ≤ cos(π/n)·S`` with ``P = Σ sign·p_terms`` (so a battery's
+    net output ``P_dis − P_ch`` is one point of its inverter's circle). Linear, hence usable by
+    the LP; every point it admits is inside the circle."""
+    cos, sin, rhs = polygon.cos, polygon.sin, polygon.apothem * s_max_mva
+
+    def at(v: Any, nm: str, t: int) -> Any:
+        x = getattr(v, nm)
+        return x[unit, t] if unit is not None else x[t]
+
+    def body(v: Any, i: tuple[int, int]) -> Any:
+        k, t = i
+        p = sum(sign * at(v, nm, t) for nm, sign in p_terms)
+        return cos[k] * p + sin[k] * at(v, q, t)
+
+    f.add_rows(LinearConstraint(
+        name=name, words=words, index=[(k, t) for t in range(f.steps) for k in range(len(cos))],
+        body=body, upper=rhs, field=lambda i: field(i[1]), slack=POWER,
+    ))
+
+
+def add_ramp_limits(f: Formulation, name: str, ramp_mw: float, p_initial_mw: float, *,
+                    up: Callable[[Any, int], Any], down: Callable[[Any, int], Any], label: str, field: Pointer) -> None:
+    """Ramping between consecutive steps for the whole range a unit may be asked to cover:
+    from the lowest point of step t−1 to the highest of step t, and back, within ``ramp_mw``
+    (``up(v, t)``/``down(v, t)`` are the highest/lowest output of step t; before step 0 the
+    unit sits at ``p_initial_mw``)."""
+
+    def rise(v: Any, t: int) -> Any:
+        return up(v, t) - (down(v, t - 1) if t else p_initial_mw)
+
+    def fall(v: Any, t: int) -> Any:
+        return (up(v, t - 1) if t else p_initial_mw) - down(v, t)
+
+    idx = list(range(f.steps))
+    f.add_rows(
+        LinearConstraint(name=f"{name}_up", words=f"{label}: ramp-up from step {{0}}−1 to {{0}} within {ramp_mw:g} MW",
+                         index=idx, body=rise, upper=ramp_mw, field=field, slack=POWER),
+        LinearConstraint(name=f"{name}_down", words=f"{label}: ramp-down from step {{0}}−1 to {{0}} within {ramp_mw:g} MW",
+                         index=idx, body=fall, upper=ramp_mw, field=field, slack=POWER),
+    )
+
+
+# ------------------------------------------------------------------ problems
+
+
+def schedule_pointer(step_field: str) -> Callable[[str, int], str]:
+    """``(field, t) -> /schedule/t/<field>`` for answers given as a list of step objects."""
+    return lambda name, t: f"/{step_field}/{t}/{name}"
+
+
+@dataclass(frozen=True)
+class MicrogridData:
+    """A grid-connected microgrid over ``steps`` steps: load, PV (forecast or fixed), tariff,
+    one dispatchable diesel unit and one battery."""
+
+    dt_h: float
+    load_mw: np.ndarray
+    pv_mw: np.ndarray
+    tariff: Tariff
+    diesel_p_max_mw: float
+    diesel_cost_per_mwh: float
+    storage: Storage
+
+    @classmethod
+    def from_inputs(cls, inputs: dict[str, Any], load_mw: Any, pv_mw: Any, *, soc_initial_mwh: float | None = None,
+                    first_step: int = 0) -> MicrogridData:
+        """The microgrid of a case's ``grid``/``diesel``/``battery`` inputs over the given load
+        and PV series, starting at step ``first_step`` of the tariff (for a forecast window)."""
+        tariff = Tariff.from_inputs(inputs["grid"])
+        T = len(load_mw)
+        tariff = Tariff(tariff.import_price[first_step:first_step + T], tariff.export_price[first_step:first_step + T],
+                        tariff.import_limit_mw, tariff.export_limit_mw)
+        return cls(
+            dt_h=step_minutes_to_hours(inputs["step_minutes"]),
+            load_mw=np.asarray(load_mw, float),
+            pv_mw=np.asarray(pv_mw, float),
+            tariff=tariff,
+            diesel_p_max_mw=float(inputs["diesel"]["p_max_mw"]),
+            diesel_cost_per_mwh=float(inputs["diesel"]["cost_per_mwh"]),
+            storage=Storage.from_inputs(inputs["battery"], soc_initial_mwh=soc_initial_mwh),
+        )
+
+
+#: answer field → variable name of the grid-connected microgrid schedule
+MICROGRID_FIELDS = {
+    "p_diesel_mw": "p_diesel",
+    "p_import_mw": "p_import",
+    "p_export_mw": "p_export",
+    "p_charge_mw": "p_charge",
+    "p_discharge_mw": "p_discharge",
+    "p_pv_mw": "p_pv",
+    "soc_mwh": "soc",
+}
+
+
+def build_microgrid_dispatch(d: MicrogridData, *, pv_curtailable: bool = True, headroom_mw: float = 0.0) -> Formulation:
+    """Economic dispatch of a grid-connected microgrid (LP).
+
+    Decisions per step: diesel output, grid import and export, battery charge and discharge,
+    PV actually used (at most the available PV when curtailable, exactly it otherwise), and the
+    stored energy. Rows: the power balance, the storage recursion and final energy; bounds:
+    unit, PCC (tightened by ``headroom_mw`` for planning under forecast error) and battery
+    limits. Cost: diesel fuel, imports at the import price, exports at the export price
+    (revenue), battery cycling.
+    """
+    T = len(d.load_mw)
+    f = Formulation(steps=T, dt_h=d.dt_h)
+    field = schedule_pointer("schedule")
+    names = {v: k for k, v in MICROGRID_FIELDS.items()}
+
+    def ptr(name: str, t: int) -> str:
+        return field(names[name], t)
+
+    add_series(f, "p_diesel", upper=d.diesel_p_max_mw, cost_per_mwh=d.diesel_cost_per_mwh,
+               words=f"diesel output within [0, {d.diesel_p_max_mw:g}] MW in step {{0}}", field=lambda t: ptr("p_diesel", t))
+    add_grid_exchange(f, d.tariff, imports="p_import", exports="p_export", field=ptr,
+                      import_limit_mw=d.tariff.import_limit_mw - headroom_mw,
+                      export_limit_mw=d.tariff.export_limit_mw - headroom_mw)
+    add_storage(f, d.storage, charge="p_charge", discharge="p_discharge", soc="soc", field=ptr)
+    terms = [Injection("p_diesel"), Injection("p_import"), Injection("p_export", -1.0),
+             Injection("p_discharge"), Injection("p_charge", -1.0)]
+    if pv_curtailable:
+        add_series(f, "p_pv", upper=d.pv_mw, words="PV output used within [0, available PV] in step {0}",
+                   field=lambda t: ptr("p_pv", t))
+        terms.append(Injection("p_pv"))
+        demand = d.load_mw
+    else:
+        demand = d.load_mw - d.pv_mw
+    add_power_balance(f, terms, demand, field=lambda t: f"/schedule/{t}")
+    return f
+
+
+@dataclass(frozen=True)
+class IslandUnit:
+    """A dispatchable source of an islanded microgrid: active-power window per step, reactive
+    limits, apparent-power rating and energy cost."""
+
+    id: str
+    p_min_mw: np.ndarray
+    p_max_mw: np.ndarray
+    q_min_mvar: float
+    q_max_mvar: float
+    s_max_mva: float
+    cost_per_mwh: float
+
+
+@dataclass(frozen=True)
+class IslandData:
+    dt_h: float
+    load_p_mw: np.ndarray
+    load_q_mvar: np.ndarray
+    units: tuple[IslandUnit, ...]
+    storage: Storage
+    storage_id: str
+    storage_s_max_mva: float
+    storage_q_max_mvar: float
+
+
+def build_islanded_pq_dispatch(d: IslandData, polygon: Polygon | None) -> Formulation:
+    """Active and reactive dispatch of an islanded microgrid (LP).
+
+    Sources ``g`` (gensets, PV inverters) give ``p[g, t]`` and ``q[g, t]``; the battery gives
+    ``P_dis − P_ch`` and ``q_bat``. Rows: P and Q balance every step, storage recursion and
+    final energy, and — when ``polygon`` is given — the inscribed polygon of every unit's
+    capability circle. The evaluator builds the same formulation without the polygon and
+    checks the exact circle ``P² + Q² ≤ S²`` instead.
+    """
+    T = len(d.load_p_mw)
+    G = len(d.units)
+    f = Formulation(steps=T, dt_h=d.dt_h)
+    ids = [u.id for u in d.units]
+    p_lo = np.array([np.broadcast_to(u.p_min_mw, (T,)) for u in d.units])
+    p_hi = np.array([np.broadcast_to(u.p_max_mw, (T,)) for u in d.units])
+    q_lo = np.array([[u.q_min_mvar] * T for u in d.units])
+    q_hi = np.array([[u.q_max_mvar] * T for u in d.units])
+    add_unit_series(f, "p", G, lower=p_lo, upper=p_hi, cost_per_mwh=[u.cost_per_mwh for u in d.units],
+                    words="active power within the unit's limits in step {1}",
+                    field=lambda i: f"/schedule/{i[1]}/{ids[i[0]]}/p_mw")
+    add_unit_series(f, "q", G, lower=q_lo, upper=q_hi, words="reactive power within the unit's limits in step {1}",
+                    field=lambda i: f"/schedule/{i[1]}/{ids[i[0]]}/q_mvar", slack=REACTIVE)
+    sid = d.storage_id
+
+    def sptr(name: str, t: int) -> str:
+        return f"/schedule/{t}/{sid}/" + {"p_charge": "p_charge_mw", "p_discharge": "p_discharge_mw", "soc": "soc_mwh",
+                                          "q_storage": "q_mvar"}[name]
+
+    add_storage(f, d.storage, charge="p_charge", discharge="p_discharge", soc="soc", field=sptr, label=f"battery {sid}")
+    add_series(f, "q_storage", lower=-d.storage_q_max_mvar, upper=d.storage_q_max_mvar,
+               words=f"reactive power of {sid} within ±{d.storage_q_max_mvar:g} Mvar in step {{0}}",
+               field=lambda t: sptr("q_storage", t), slack=REACTIVE)
+    add_power_balance(f, [Injection("p", 1.0, G), Injection("p_discharge"), Injection("p_charge", -1.0)], d.load_p_mw,
+                      field=lambda t: f"/schedule/{t}")
+    add_power_balance(f, [Injection("q", 1.0, G), Injection("q_storage")], d.load_q_mvar, name="reactive_balance",
+                      words="reactive power balance in step {0}: sources must equal the reactive load",
+                      field=lambda t: f"/schedule/{t}", slack=REACTIVE)
+    if polygon is not None:
+        for g, u in enumerate(d.units):
+            add_capability_polygon(f, polygon, u.s_max_mva, p_terms=[("p", 1.0)], q="q", unit=g, name=f"capability_{g}",
+                                   words=f"{u.id} inside the inscribed polygon of its {u.s_max_mva:g} MVA circle in step {{1}}",
+                                   field=lambda t, uid=u.id: f"/schedule/{t}/{uid}")
+        add_capability_polygon(f, polygon, d.storage_s_max_mva, p_terms=[("p_discharge", 1.0), ("p_charge", -1.0)],
+                               q="q_storage", unit=None, name="capability_storage",
+                               words=f"{sid} inside the inscribed polygon of its {d.storage_s_max_mva:g} MVA circle in step {{1}}",
+                               field=lambda t: f"/schedule/{t}/{sid}")
+    return f
+
+
+@dataclass(frozen=True)
+class ReserveUnit:
+    id: str
+    p_min_mw: float
+    p_max_mw: float
+    ramp_mw_per_step: float
+    reserve_max_mw: float
+    p_initial_mw: float
+    energy_cost_per_mwh: float
+    reserve_up_cost_per_mw_h: float
+    reserve_down_cost_per_mw_h: float
+
+
+@dataclass(frozen=True)
+class UncertaintyData:
+    dt_h: float
+    load_mw: np.ndarray
+    load_lower_mw: np.ndarray
+    load_upper_mw: np.ndarray
+    res_mw: np.ndarray
+    res_lower_mw: np.ndarray
+    res_upper_mw: np.ndarray
+    units: tuple[ReserveUnit, ...]
+
+
+def vertices(d: UncertaintyData) -> list[tuple[str, np.ndarray]]:
+    """The four corners of the per-step load × renewable box and the net load at each."""
+    return [
+        ("L-R-", d.load_lower_mw - d.res_lower_mw),
+        ("L-R+", d.load_lower_mw - d.res_upper_mw),
+        ("L+R-", d.load_upper_mw - d.res_lower_mw),
+        ("L+R+", d.load_upper_mw - d.res_upper_mw),
+    ]
+
+
+def build_reserve_dispatch(d: UncertaintyData) -> Formulation:
+    """Energy and up/down reserve scheduling robust to every vertex of the uncertainty box (LP).
+
+    Each unit g schedules ``p`` and holds ``r_up``/``r_down`` (each at most what it can deliver
+    within the activation time). Rows: the schedule balances the forecast net load; the
+    reserved range stays within the unit's limits (``p + r_up ≤ P_max``, ``p − r_down ≥ P_min``);
+    for every step and every vertex s of the box, the fleet's range covers the vertex's net
+    load (``Σ(p − r_down) ≤ L_s − R_s ≤ Σ(p + r_up)``, which is exactly when a re-dispatch
+    within the reserved ranges balances scenario s); and each unit's whole range is reachable
+    from the previous step's range within its ramp limit. Cost: energy plus reserve capacity.
+    """
+    T = len(d.load_mw)
+    G = len(d.units)
+    f = Formulation(steps=T, dt_h=d.dt_h)
+    ids = [u.id for u in d.units]
+
+    def ptr(name: str) -> Pointer:
+        return lambda i: f"/schedule/{i[1]}/{ids[i[0]]}/{name}"
+
+    p_lo = np.array([[u.p_min_mw] * T for u in d.units])
+    p_hi = np.array([[u.p_max_mw] * T for u in d.units])
+    r_hi = np.array([[u.reserve_max_mw] * T for u in d.units])
+    add_unit_series(f, "p", G, lower=p_lo, upper=p_hi, cost_per_mwh=[u.energy_cost_per_mwh for u in d.units],
+                    words="scheduled output within the unit's limits in step {1}", field=ptr("p_mw"))
+    add_unit_series(f, "r_up", G, upper=r_hi, cost_per_mwh=[u.reserve_up_cost_per_mw_h for u in d.units],
+                    words="up-reserve within [0, deliverable reserve] in step {1}", field=ptr("r_up_mw"))
+    add_unit_series(f, "r_down", G, upper=r_hi, cost_per_mwh=[u.reserve_down_cost_per_mw_h for u in d.units],
+                    words="down-reserve within [0, deliverable reserve] in step {1}", field=ptr("r_down_mw"))
+    add_power_balance(f, [Injection("p", 1.0, G)], d.load_mw - d.res_mw,
+                      words="scheduled output must balance the forecast net load in step {0}",
+                      field=lambda t: f"/schedule/{t}")
+    idx = [(g, t) for g in range(G) for t in range(T)]
+    f.add_rows(
+        LinearConstraint(name="headroom", words="output plus up-reserve within P_max in step {1}",
+                         index=idx, body=lambda v, i: v.p[i] + v.r_up[i], upper=lambda i: float(p_hi[i]),
+                         field=ptr("r_up_mw"), slack=POWER),
+        LinearConstraint(name="footroom", words="output minus down-reserve at least P_min in step {1}",
+                         index=idx, body=lambda v, i: v.p[i] - v.r_down[i], lower=lambda i: float(p_lo[i]),
+                         field=ptr("r_down_mw"), slack=POWER),
+    )
+    for label, net in vertices(d):
+        f.add_rows(
+            LinearConstraint(
+                name=f"cover_up_{label.replace('+', 'p').replace('-', 'm')}",
+                words=f"scenario {label} (load {label[:2]}, renewable {label[2:]}) in step {{0}}: scheduled output plus up-reserve must reach the net load",
+                index=list(range(T)), body=lambda v, t: sum(v.p[g, t] + v.r_up[g, t] for g in range(G)),
+                lower=lambda t, net=net: float(net[t]), field=lambda t: f"/schedule/{t}", slack=POWER),
+            LinearConstraint(
+                name=f"cover_down_{label.replace('+', 'p').replace('-', 'm')}",
+                words=f"scenario {label} (load {label[:2]}, renewable {label[2:]}) in step {{0}}: scheduled output minus down-reserve must not exceed the net load",
+                index=list(range(T)), body=lambda v, t: sum(v.p[g, t] - v.r_down[g, t] for g in range(G)),
+                upper=lambda t, net=net: float(net[t]), field=lambda t: f"/schedule/{t}", slack=POWER),
+        )
+    for g, u in enumerate(d.units):
+        add_ramp_limits(f, f"ramp_{g}", u.ramp_mw_per_step, u.p_initial_mw,
+                        up=lambda v, t, g=g: v.p[g, t] + v.r_up[g, t], down=lambda v, t, g=g: v.p[g, t] - v.r_down[g, t],
+                        label=f"{u.id} (whole reserved range)", field=lambda t, uid=u.id: f"/schedule/{t}/{uid}")
+    return f
+
+
+
+
+# ------------------------------------------------------------------ answers
+
+
+def schedule_arrays(schedule: Sequence[dict[str, Any]], fields: dict[str, str]) -> dict[str, np.ndarray]:
+    """Per-step answer objects → one array per variable (``fields``: answer field → variable)."""
+    return {var: np.array([float(step[name]) for step in schedule], dtype=float) for name, var in fields.items()}
+
+
+def clean(x: float) -> float:
+    """A solver value for an answer: 9 decimals (far inside every feasibility slack) and no −0.0."""
+    return round(float(x), 9) + 0.0
+
+
+def shift(answer: dict[str, Any], moves: Sequence[tuple[tuple[Any, ...], float]]) -> dict[str, Any]:
+    """A copy of ``answer`` with ``delta`` added at each path (keys and list positions)."""
+    import copy
+
+    out = copy.deepcopy(answer)
+    for path, delta in moves:
+        target: Any = out
+        for key in path[:-1]:
+            target = target[key]
+        target[path[-1]] = target[path[-1]] + delta
+    return out
