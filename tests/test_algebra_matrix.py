@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import need_highs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from psab.errors import SolverError
 from psab.solvers import algebra
+
+from conftest import need_highs
 
 
 def _problem(seed: int) -> tuple[list[algebra.LinearConstraint], object, int]:

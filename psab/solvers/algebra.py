@@ -67,7 +67,8 @@ class LinearConstraint:
         args = i if isinstance(i, tuple) else (i,)
         try:
             return self.words.format(*args)
-        except (IndexError, KeyError):
+        except (IndexError, KeyError, TypeError, ValueError, AttributeError):
+            # wording that does not fit the index (a maintainer's slip) must not crash a check
             return self.words
 
 

@@ -8,13 +8,14 @@ import itertools
 
 import numpy as np
 import pytest
-from conftest import need_highs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import psab
 from psab.golden import check_golden, load_golden
 from psab.paths import case_dir, golden_dirs
+
+from conftest import need_highs
 
 FAMILY = "hydro_thermal_storage_uc"
 

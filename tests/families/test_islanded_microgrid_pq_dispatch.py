@@ -7,7 +7,6 @@ import copy
 import math
 
 import pytest
-from conftest import need_highs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -16,6 +15,8 @@ from psab.generators.acceptance import rejection_reason
 from psab.golden import check_golden, load_golden
 from psab.paths import case_dir, golden_dirs
 from psab.surrogates.dispatch import inscribed_polygon, polygon_slack
+
+from conftest import need_highs
 
 FAMILY = "islanded_microgrid_pq_dispatch"
 

@@ -6,13 +6,14 @@ from __future__ import annotations
 import copy
 
 import pytest
-from conftest import need_highs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import psab
 from psab.golden import check_golden, load_golden
 from psab.paths import case_dir, golden_dirs
+
+from conftest import need_highs
 
 FAMILY = "rolling_microgrid_dispatch"
 
