@@ -134,7 +134,7 @@ def regrade(run_dir: str | Path, *, seed: str | None = None, write: bool = False
         for rec in rd.records(split):
             out_rec = copy.deepcopy(rec)
             if split == "public":
-                got = _tasks.public_task(rec, cache)
+                got = _tasks.public_task(rec, cache, stored=rd.stored_task_dir(str(rec["task_id"])))
             else:
                 assert seed is not None
                 got = _tasks.heldout_task(rec, seed, backend, cache)

@@ -11,6 +11,7 @@ and the stored answer does not belong to the current task.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from psab.contract import Task
@@ -43,13 +44,30 @@ def _match(task: Task, record: dict[str, Any]) -> Resolved:
     return Resolved(task, CHANGED, "the case's content changed since the run (its digest differs)")
 
 
-def public_task(record: dict[str, Any], cache: dict[str, Resolved | Task] | None = None) -> Resolved:
-    """The current public task of the record's family, matched against the record's digest."""
+def public_task(record: dict[str, Any], cache: dict[str, Resolved | Task] | None = None,
+                stored: Path | None = None) -> Resolved:
+    """The public task the record was run on: the copy the run stored (``stored``, the run's
+    ``tasks/<task id>/``) when it matches the record's digest, else the family's current
+    public case, matched against that digest."""
     import psab
-    from psab.errors import UnknownFamilyError
+    from psab.errors import PsabError, UnknownFamilyError
 
     fam = str(record["family"])
     cache = cache if cache is not None else {}
+    if stored is not None and (stored / "task.json").is_file():
+        skey = f"stored:{stored}"
+        if skey not in cache:
+            try:
+                cache[skey] = psab.load_case(stored)
+            except PsabError as exc:
+                cache[skey] = Resolved(None, UNAVAILABLE, f"the run's stored task cannot be read: {exc}")
+        got_stored = cache[skey]
+        if isinstance(got_stored, Task) and got_stored.digest == record.get("task_digest"):
+            try:
+                psab.get_family(fam)
+            except UnknownFamilyError:
+                return Resolved(None, UNREGISTERED, f"family {fam} is not registered in this installation")
+            return Resolved(got_stored, SAME, "the task stored with the run")
     key = f"public:{fam}"
     if key not in cache:
         try:

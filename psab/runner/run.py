@@ -311,6 +311,7 @@ def start(opts: RunOptions, *, out: str | Path | None = None, seed: str | None =
         manifest = _manifest(run_id, opts, isolation, tasks, seed)
         with RunDir(run_dir) as rd:
             rd.create(manifest)
+            rd.store_public_tasks([(t.task, t.key) for t in tasks if t.split == "public"])
             return _execute(rd, manifest, opts, isolation, tasks, executor, progress, stream)
     finally:
         executor.close()

@@ -53,6 +53,10 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
+#: Subdirectory holding the public tasks a run was given.
+TASKS = "tasks"
+
+
 def write_atomic(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` via a temporary file and rename (readers never see half)."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -99,6 +103,19 @@ class RunDir:
         self.path.mkdir(parents=True, exist_ok=True)
         self.lock()
         write_atomic(self.manifest_path, dumps(manifest))
+
+    def store_public_tasks(self, tasks: list[tuple[dict[str, Any], dict[str, Any] | None]]) -> None:
+        """Keep each public task (agent view and key) under ``tasks/<task id>/``, so the run
+        stays self-contained: a later regrade scores the stored answers against the exact
+        task they were given, even after the family's public case has changed."""
+        for view, key in tasks:
+            d = self.path / TASKS / _safe(str(view["id"]))
+            write_atomic(d / "task.json", dumps(view))
+            if key is not None:
+                write_atomic(d / "key.json", dumps(key))
+
+    def stored_task_dir(self, task_id: str) -> Path:
+        return self.path / TASKS / _safe(task_id)
 
     def lock(self) -> None:
         """Hold an exclusive lock so two runners never append to the same records."""

@@ -122,3 +122,28 @@ def test_heldout_regrade_needs_the_seed(tmp_path_factory: pytest.TempPathFactory
 def test_a_run_without_heldout_refuses_a_seed(run: Path) -> None:
     with pytest.raises(RunnerError, match="no held-out records"):
         regrade(run, seed=SEED)
+
+
+def test_a_changed_public_case_is_regraded_against_the_task_the_run_stored(
+    run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import psab
+    from psab.registry import FamilySpec
+
+    fam = two_families()[0]
+    original = psab.get_family(fam).public_task()
+    edited = psab.get_family(fam).make_task(
+        task_id=original.id, split="public", public_inputs={**original.public_inputs, "edited_after_the_run": 1}
+    )
+    # the family's public case changes after the run (a maintainer edited it)
+    monkeypatch.setattr(FamilySpec, "public_task", lambda self: edited if self.id == fam else original)
+    stored = regrade(run)
+    assert not [s for s in stored.skipped if fam in str(s)]
+    assert stored.changes == []
+    # without the stored copy, the stored answer cannot be matched to a task
+    copy = copy_run(run, tmp_path / "no-tasks")
+    import shutil
+
+    shutil.rmtree(copy / "tasks")
+    bare = regrade(copy)
+    assert any(s.reason and "changed" in s.reason for s in bare.skipped)
