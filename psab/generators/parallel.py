@@ -1,0 +1,188 @@
+"""Held-out draws at scale: serially, on local worker processes, or on a Dask cluster.
+
+The unit of work is a :class:`DrawJob` — one family and a contiguous range of indices —
+and the result of each draw is a :class:`DrawOutcome`. Because a draw is a pure function of
+(seed, family, index, backend) (:mod:`psab.generators.acceptance`), where and in what order
+the jobs run cannot change any outcome; :func:`run_jobs` returns them in job order, so what
+the caller writes is byte-identical for 1, 2 or 200 workers.
+
+Design for spawn/forkserver: the worker entry point :func:`run_job` is a module-level
+function of plain, picklable arguments, and workers find families through the registry
+(:data:`psab.families.FAMILY_MODULES`), never through state inherited from the parent — so a
+family registered only in the calling process (a test fixture) can be drawn serially but
+not on workers. Local pools start with the ``forkserver`` method where the platform has it,
+preloading psab and the registry once in the fork server, so each worker starts warm; every
+worker then stays alive for the whole call and keeps its reference cache and imported
+solvers across jobs. Work is chunked by family (a worker draws consecutive indices of one
+family) and split finely enough to keep every worker busy.
+
+The seed travels to workers wrapped in :class:`~psab.generators.seeds.PrivateSeed`, which
+prints as its commitment prefix, and :func:`run_job` never raises (errors come back as
+outcomes), so neither a pool traceback nor a Dask worker log ever shows the seed.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import time
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from psab.contract import Task
+from psab.errors import InvalidArgumentError, PsabError
+from psab.generators.seeds import PrivateSeed
+
+#: Preloaded by the fork server so that forked workers start with psab and the registry.
+WARM_MODULES = ("psab.generators.worker",)
+
+
+@dataclass(frozen=True)
+class DrawJob:
+    """Draw cases ``indices`` of ``family`` under ``seed`` (what one worker does at a time).
+
+    ``validate`` also re-solves each accepted case from a cold reference cache and evaluates
+    that reference, an independent check on the acceptance loop. ``expect`` pins the psab
+    and family versions the caller runs: a worker with other versions would draw other
+    cases, so it reports an error instead.
+    """
+
+    family: str
+    indices: tuple[int, ...]
+    seed: PrivateSeed
+    backend: str = "surrogate"
+    validate: bool = False
+    expect: tuple[str, str] = ("", "")
+
+
+@dataclass(frozen=True)
+class DrawOutcome:
+    """One draw: the accepted task (``None`` on error), its attempts and rejection kinds,
+    the fresh reference check (validation only), the worker's compute time, or the error."""
+
+    family: str
+    index: int
+    task: Task | None
+    attempts: int = 0
+    rejection_kinds: tuple[str, ...] = ()
+    reference_feasible: bool | None = None
+    reference_score: float | None = None
+    seconds: float = 0.0
+    error: str | None = None
+
+
+def run_job(job: DrawJob) -> list[DrawOutcome]:
+    """Draw every index of ``job`` in this process. Never raises: errors become outcomes."""
+    from psab.generators.worker import draw_job
+
+    return draw_job(job)
+
+
+def plan_jobs(families: Sequence[str], indices: Sequence[int], *, seed: PrivateSeed, backend: str = "surrogate",
+              validate: bool = False, workers: int = 1, chunk: int | None = None) -> list[DrawJob]:
+    """Jobs for every (family, index), chunked by family, in (family, index) order.
+
+    One job per family when serial; otherwise chunks of at most ``chunk`` indices, by default
+    small enough to give every worker about four jobs (so that a slow family does not leave
+    the other workers idle at the end) but never mixing families.
+    """
+    from psab import __version__
+    from psab.registry import get_family
+
+    idx = list(indices)
+    if workers <= 1:
+        size = max(1, len(idx))
+    elif chunk is not None:
+        size = max(1, chunk)
+    else:
+        size = max(1, math.ceil(len(families) * len(idx) / (4 * workers)))
+    jobs = []
+    for fid in families:
+        version = get_family(fid).version
+        for k in range(0, len(idx), size):
+            jobs.append(DrawJob(fid, tuple(idx[k:k + size]), seed, backend, validate, (__version__, version)))
+    return jobs
+
+
+def default_start_method() -> str:
+    """``forkserver`` where available (POSIX), else ``spawn``: never a bare ``fork`` of a
+    parent that may hold threads (a Dask client, a BLAS pool)."""
+    return "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+
+
+def run_jobs(jobs: Sequence[DrawJob], *, workers: int = 1, dask: Any = None,
+             start_method: str | None = None) -> list[DrawOutcome]:
+    """Run ``jobs`` and return every outcome in job order, whatever order they finished in.
+
+    ``workers`` > 1 uses a local process pool; ``dask`` (a scheduler address such as
+    ``tcp://host:8786`` or a ``distributed.Client``) sends the jobs to a Dask cluster.
+    """
+    if workers < 1:
+        raise InvalidArgumentError(f"--workers must be at least 1, got {workers}")
+    if dask is not None:
+        results = _run_dask(jobs, dask)
+    elif workers == 1 or len(jobs) <= 1:
+        results = [run_job(j) for j in jobs]
+    else:
+        results = _run_local(jobs, workers, start_method or default_start_method())
+    return [o for batch in results for o in batch]
+
+
+def _run_local(jobs: Sequence[DrawJob], workers: int, method: str) -> list[list[DrawOutcome]]:
+    from psab.generators import worker
+
+    ctx = multiprocessing.get_context(method)
+    if method == "forkserver":
+        ctx.set_forkserver_preload(list(WARM_MODULES))  # type: ignore[attr-defined]
+    with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=ctx, initializer=worker.warm) as pool:
+        # map() yields in submission order, which is all the ordering the caller needs.
+        return list(pool.map(run_job, jobs))
+
+
+def _run_dask(jobs: Sequence[DrawJob], dask: Any) -> list[list[DrawOutcome]]:
+    try:
+        from distributed import Client, as_completed
+    except ImportError:
+        raise PsabError("--dask needs dask.distributed: pip install 'psab[dask]'") from None
+    own = isinstance(dask, str)
+    try:
+        client = Client(dask, timeout="20s") if own else dask
+    except OSError as exc:
+        raise PsabError(f"cannot reach the Dask scheduler at {dask}: {exc}") from None
+    try:
+        # Explicit keys (never derived from the arguments, which hold the seed) and
+        # pure=False: every job runs, none is deduplicated against another round's.
+        stamp = f"{time.time_ns():x}"
+        futures = [
+            client.submit(run_job, job, key=f"psab-draw-{job.family}-{job.indices[0]}-{len(job.indices)}-{n}-{stamp}", pure=False)
+            for n, job in enumerate(jobs)
+        ]
+        position = {f.key: n for n, f in enumerate(futures)}
+        results: list[list[DrawOutcome] | None] = [None] * len(jobs)
+        for future in as_completed(futures):
+            results[position[future.key]] = future.result()
+            future.release()
+        return [r if r is not None else [] for r in results]
+    finally:
+        if own:
+            client.close()
+
+
+def draw(families: Sequence[str], indices: Iterable[int], seed: int | str | PrivateSeed, *,
+         backend: str = "surrogate", validate: bool = False, workers: int = 1, dask: Any = None,
+         chunk: int | None = None) -> list[DrawOutcome]:
+    """Draw (and with ``validate`` re-check) every (family, index), in (family, index) order."""
+    private = PrivateSeed(seed)
+    n = workers if dask is None else max(workers, 2)
+    jobs = plan_jobs(list(families), list(indices), seed=private, backend=backend, validate=validate, workers=n, chunk=chunk)
+    return run_jobs(jobs, workers=workers, dask=dask)
+
+
+def first_error(outcomes: Iterable[DrawOutcome]) -> str | None:
+    """The first error in (family, index) order, or ``None``."""
+    for o in outcomes:
+        if o.error is not None:
+            return o.error
+    return None
