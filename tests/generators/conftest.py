@@ -1,5 +1,9 @@
 """Fixtures of the held-out kernel's tests: registering throwaway families (``gen_fakes``)
-for one test, and a two-worker Dask cluster shared by the module that asks for it."""
+for one test, and a two-worker Dask cluster shared by the module that asks for it.
+
+``tests/generators`` is a package so that this conftest is ``generators.conftest`` and does
+not shadow ``tests/conftest.py`` for the suite's ``from conftest import ...``.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +12,10 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from gen_fakes import FakeSpec
 
 from psab import registry
+
+from .gen_fakes import FakeSpec
 
 STRICT = os.environ.get("PSAB_STRICT") == "1"
 

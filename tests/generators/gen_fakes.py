@@ -4,8 +4,7 @@ Each is deliberately tiny and transparent and exists to exercise one path of the
 loop or of validation (a beatable reference, a trivial answer, near-duplicate variants, a
 categorical draw). They are registered for one test (the ``register_fake`` fixture) and live
 only in the test process, so they are drawn serially; the parallel tests use registered
-families. (Not named ``conftest``: ``from conftest import`` would be ambiguous across test
-directories.)
+families.
 """
 
 from __future__ import annotations
@@ -129,3 +128,4 @@ def pick_family(family_id: str, *, min_distinct_fraction: float = 1.0) -> FakeSp
         generate=generate, public_inputs={"sections": sections, "tripped": 1},
         min_distinct_fraction=min_distinct_fraction,
     )
+

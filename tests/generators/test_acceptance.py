@@ -8,7 +8,6 @@ reference is deliberately beatable, trivial, or equal to the public case.
 from __future__ import annotations
 
 import pytest
-from gen_fakes import double_family, fake_spec, floor_family, pick_family
 
 import psab
 from psab.errors import GenerationError
@@ -21,6 +20,8 @@ from psab.generators.acceptance import (
     trivial_answer,
     trivial_for,
 )
+
+from .gen_fakes import double_family, fake_spec, floor_family, pick_family
 
 SCHEMA = s.submission(
     {

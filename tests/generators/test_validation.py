@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-from gen_fakes import double_family, floor_family, pick_family
 
 from psab.cli import main
 from psab.generators.validation import (
@@ -15,6 +14,8 @@ from psab.generators.validation import (
     numeric_leaves,
     validate_generators,
 )
+
+from .gen_fakes import double_family, floor_family, pick_family
 
 
 def test_coefficient_of_variation_by_hand() -> None:
