@@ -408,7 +408,7 @@ def trivial_for(spec: FamilySpec, task: Task) -> dict[str, Any] | None:
 
 def rejection(spec: FamilySpec, task: Task, backend: str, public_digest: str | None = None) -> Rejection | None:
     """Why ``task`` must be redrawn, or ``None`` when it is acceptable (checks 1-6 above)."""
-    from psab.evaluators.kernel import evaluate, reference_entry
+    from psab.evaluators.kernel import assess_valid_answer, evaluate, reference_entry
 
     if public_digest is not None and instance_digest(task) == public_digest:
         return Rejection("public", "the draw reproduces the public case")
@@ -430,9 +430,10 @@ def rejection(spec: FamilySpec, task: Task, backend: str, public_digest: str | N
         if reason:
             return Rejection("family", reason)
     trivial = trivial_for(spec, task)
-    if trivial is not None:
-        r = evaluate(task, {"answer": trivial}, backend)
-        if r.feasible and r.score == 1.0:
+    # Assessed without validation first (it nearly always scores below 1); a 1 is confirmed by
+    # the full evaluation, so an answer outside the schema can never reject a draw.
+    if trivial is not None and _perfect(assess_valid_answer(task, spec, backend, trivial)):
+        if _perfect(evaluate(task, {"answer": trivial}, backend)):
             return Rejection("trivial", "the trivial answer (zeros, first choices, empty sets) scores 1")
     if spec.scoring_kind == "optimize":
         beaten = _beaten_by_neighbour(spec, task, backend, entry)
@@ -462,6 +463,10 @@ def _beaten_by_neighbour(spec: FamilySpec, task: Task, backend: str, entry: Any)
                 continue
         return f"a perturbation beats the reference ({description}: {r.evidence.get('objective')} vs {entry.objective})"
     return None
+
+
+def _perfect(result: Any) -> bool:
+    return bool(result.feasible and result.score == 1.0)
 
 
 def rejection_reason(spec: FamilySpec, task: Task, backend: str) -> str | None:

@@ -26,8 +26,9 @@ from __future__ import annotations
 import math
 import multiprocessing
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -141,17 +142,31 @@ def _run_local(jobs: Sequence[DrawJob], workers: int, method: str) -> list[list[
         return list(pool.map(run_job, jobs))
 
 
-def _run_dask(jobs: Sequence[DrawJob], dask: Any) -> list[list[DrawOutcome]]:
+@contextmanager
+def dask_client(dask: Any) -> Iterator[Any]:
+    """A ``distributed.Client`` for ``dask`` (an address, which is connected and closed here,
+    or a client, which is used as is)."""
+    if not isinstance(dask, str):
+        yield dask
+        return
     try:
-        from distributed import Client, as_completed
+        from distributed import Client
     except ImportError:
         raise PsabError("--dask needs dask.distributed: pip install 'psab[dask]'") from None
-    own = isinstance(dask, str)
     try:
-        client = Client(dask, timeout="20s") if own else dask
+        client = Client(dask, timeout="20s")
     except OSError as exc:
         raise PsabError(f"cannot reach the Dask scheduler at {dask}: {exc}") from None
     try:
+        yield client
+    finally:
+        client.close()
+
+
+def _run_dask(jobs: Sequence[DrawJob], dask: Any) -> list[list[DrawOutcome]]:
+    from distributed import as_completed
+
+    with dask_client(dask) as client:
         # Explicit keys (never derived from the arguments, which hold the seed) and
         # pure=False: every job runs, none is deduplicated against another round's.
         stamp = f"{time.time_ns():x}"
@@ -165,19 +180,24 @@ def _run_dask(jobs: Sequence[DrawJob], dask: Any) -> list[list[DrawOutcome]]:
             results[position[future.key]] = future.result()
             future.release()
         return [r if r is not None else [] for r in results]
-    finally:
-        if own:
-            client.close()
 
 
 def draw(families: Sequence[str], indices: Iterable[int], seed: int | str | PrivateSeed, *,
          backend: str = "surrogate", validate: bool = False, workers: int = 1, dask: Any = None,
          chunk: int | None = None) -> list[DrawOutcome]:
-    """Draw (and with ``validate`` re-check) every (family, index), in (family, index) order."""
+    """Draw (and with ``validate`` re-check) every (family, index), in (family, index) order.
+
+    On Dask the jobs are sized for the cluster's worker threads, locally for ``workers``.
+    """
     private = PrivateSeed(seed)
-    n = workers if dask is None else max(workers, 2)
-    jobs = plan_jobs(list(families), list(indices), seed=private, backend=backend, validate=validate, workers=n, chunk=chunk)
-    return run_jobs(jobs, workers=workers, dask=dask)
+    fams, idx = list(families), list(indices)
+    if dask is None:
+        jobs = plan_jobs(fams, idx, seed=private, backend=backend, validate=validate, workers=workers, chunk=chunk)
+        return run_jobs(jobs, workers=workers)
+    with dask_client(dask) as client:
+        threads = max(2, sum(client.nthreads().values()))
+        jobs = plan_jobs(fams, idx, seed=private, backend=backend, validate=validate, workers=threads, chunk=chunk)
+        return run_jobs(jobs, dask=client)
 
 
 def first_error(outcomes: Iterable[DrawOutcome]) -> str | None:
