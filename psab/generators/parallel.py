@@ -191,6 +191,8 @@ def draw(families: Sequence[str], indices: Iterable[int], seed: int | str | Priv
     """
     private = PrivateSeed(seed)
     fams, idx = list(families), list(indices)
+    if workers > 1 or dask is not None:
+        _loadable_by_workers(fams)
     if dask is None:
         jobs = plan_jobs(fams, idx, seed=private, backend=backend, validate=validate, workers=workers, chunk=chunk)
         return run_jobs(jobs, workers=workers)
@@ -198,6 +200,19 @@ def draw(families: Sequence[str], indices: Iterable[int], seed: int | str | Priv
         threads = max(2, sum(client.nthreads().values()))
         jobs = plan_jobs(fams, idx, seed=private, backend=backend, validate=validate, workers=threads, chunk=chunk)
         return run_jobs(jobs, dask=client)
+
+
+def _loadable_by_workers(families: Sequence[str]) -> None:
+    from psab.families import FAMILY_MODULES
+    from psab.registry import get_family
+
+    for fid in families:
+        get_family(fid)
+        if fid not in FAMILY_MODULES:
+            raise InvalidArgumentError(
+                f"family {fid} is registered only in this process (it is not in psab.families.FAMILY_MODULES), "
+                "so worker processes cannot load it; draw it with workers=1"
+            )
 
 
 def first_error(outcomes: Iterable[DrawOutcome]) -> str | None:

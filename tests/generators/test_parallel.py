@@ -69,3 +69,16 @@ def test_jobs_never_mix_families_and_cover_every_index() -> None:
     assert sorted(i for j in jobs for i in j.indices) == list(range(10))
     assert all(j.family == FAMILY for j in jobs) and len(jobs) > 2
     assert "340282366920938463463374607431768211297" not in repr(plan_jobs([FAMILY], range(2), seed=PrivateSeed(SEED)))
+
+
+def test_a_family_workers_cannot_load_is_refused_up_front(register_fake) -> None:
+    import pytest
+
+    from psab.errors import InvalidArgumentError
+
+    from .gen_fakes import double_family
+
+    register_fake(double_family("gen_test_local_only"))
+    assert len(draw(["gen_test_local_only"], range(2), 1)) == 2
+    with pytest.raises(InvalidArgumentError, match="workers=1"):
+        draw(["gen_test_local_only"], range(2), 1, workers=2)
