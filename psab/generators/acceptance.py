@@ -445,23 +445,22 @@ def rejection(spec: FamilySpec, task: Task, backend: str, public_digest: str | N
 def _beaten_by_neighbour(spec: FamilySpec, task: Task, backend: str, entry: Any) -> str | None:
     """The first neighbour of the reference that is feasible with a better objective.
 
-    The default neighbourhood satisfies the submission schema by construction, so its
-    answers are assessed without validation (the cost of a draw is mostly here); a family's
-    own neighbourhood is validated. Either way a neighbour that appears to win is confirmed
-    by the full :func:`~psab.evaluators.kernel.evaluate` before the draw is rejected.
+    Neighbours are assessed without schema validation — the default neighbourhood satisfies
+    the schema by construction, and validation would be most of a draw's cost (a family's
+    evaluator may then meet an answer outside the schema from a declared neighbourhood; the
+    kernel turns a crash into an infeasible verdict). Only a neighbour that appears to win is
+    re-judged by the full :func:`~psab.evaluators.kernel.evaluate`, so a draw is never
+    rejected because of an answer the schema would refuse.
     """
     from psab.evaluators.kernel import assess_valid_answer, evaluate
 
-    trusted = spec.neighbourhood is None
     for description, answer in neighbourhood(spec, task, entry.reference.answer):
-        r = assess_valid_answer(task, spec, backend, answer) if trusted else evaluate(task, {"answer": answer}, backend)
+        r = assess_valid_answer(task, spec, backend, answer)
         if not (r.feasible and r.evidence.get("beats_reference")):
             continue
-        if trusted:
-            r = evaluate(task, {"answer": answer}, backend)
-            if not (r.feasible and r.evidence.get("beats_reference")):
-                continue
-        return f"a perturbation beats the reference ({description}: {r.evidence.get('objective')} vs {entry.objective})"
+        r = evaluate(task, {"answer": answer}, backend)
+        if r.feasible and r.evidence.get("beats_reference"):
+            return f"a perturbation beats the reference ({description}: {r.evidence.get('objective')} vs {entry.objective})"
     return None
 
 
