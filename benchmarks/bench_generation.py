@@ -18,8 +18,11 @@ imported psab yet, so their imports count too (starting the cluster itself does 
 user's cluster is already running). Only the interpreter start and ``import psab`` itself
 are left out, equally for every mode.
 
-The machine is shared: the load average during the run is printed with the table, and
-ratios measured under load understate what two free cores give.
+The machine is shared: the load average during the run is printed with the table, with the
+CPU time the draws themselves took (parent for serial, the workers' own for the others) per
+variant, and the cores the run actually obtained (draw CPU time / wall time). When other
+processes hold the cores, the ratios measure the scheduler's share, not psab: compare the
+CPU ms per variant (the parallel work's own cost) and the cores used.
 
 The per-family workload is calibrated to take about ``--target-seconds`` serially (at least
 16 variants), since a handful of cheap draws measures process start-up, not throughput.
@@ -58,7 +61,8 @@ def child(args: argparse.Namespace) -> None:
     for o in outcomes:
         h.update(o.task.to_json().encode() if o.task is not None else b"-")
         errors += o.error is not None
-    print(json.dumps({"seconds": elapsed, "parent_cpu": cpu, "n": len(outcomes), "errors": errors, "digest": h.hexdigest()}))
+    draw_cpu = sum(o.cpu_seconds for o in outcomes) if args.workers > 1 or args.dask else cpu
+    print(json.dumps({"seconds": elapsed, "cpu": draw_cpu, "n": len(outcomes), "errors": errors, "digest": h.hexdigest()}))
 
 
 def measure(families: list[str], variants: int, mode: str, args: argparse.Namespace, dask_address: str | None) -> dict:
@@ -119,6 +123,7 @@ def main() -> None:
         rows.append(("overall", families, None))
     loads = [os.getloadavg()[0]]
     times: dict[tuple[str, str], list[float]] = {}
+    cpus: dict[tuple[str, str], list[float]] = {}
     digests: dict[str, set[str]] = {}
     counts: dict[str, int] = {}
     for _ in range(args.repeats):
@@ -133,6 +138,7 @@ def main() -> None:
                 if r["errors"]:
                     raise SystemExit(f"{r['errors']} draws failed ({name}, {mode})")
                 times.setdefault((name, mode), []).append(r["seconds"])
+                cpus.setdefault((name, mode), []).append(r["cpu"])
                 digests.setdefault(name, set()).add(r["digest"])
                 counts[name] = r["n"]
         loads.append(os.getloadavg()[0])
@@ -140,14 +146,19 @@ def main() -> None:
     what = "validation (draw, accept, re-solve, re-evaluate)" if args.validate else "generation (draw and accept)"
     print(f"held-out {what}: variants per second, median of {args.repeats} interleaved runs, fresh processes")
     print(f"machine: {os.cpu_count()} cores, 1-min load average {min(loads):.2f}–{max(loads):.2f} during the run\n")
-    header = ("family", "variants", "serial v/s", "2 workers v/s", "×", "dask 2w v/s", "×", "identical")
+    header = ("family", "variants", "serial v/s", "2 workers v/s", "×", "dask 2w v/s", "×",
+              "CPU ms/variant s|w|d", "cores used s|w|d", "identical")
     table = []
     for name, _, _ in rows:
-        serial = counts[name] / statistics.median(times[(name, "serial")])
-        local = counts[name] / statistics.median(times[(name, "2 workers")])
-        dask = counts[name] / statistics.median(times[(name, "dask 2 workers")])
-        table.append((name, counts[name], f"{serial:.1f}", f"{local:.1f}", f"{local / serial:.2f}",
-                      f"{dask:.1f}", f"{dask / serial:.2f}", "yes" if len(digests[name]) == 1 else "NO"))
+        n = counts[name]
+        wall = {m: statistics.median(times[(name, m)]) for m in modes}
+        cpu = {m: statistics.median(cpus[(name, m)]) for m in modes}
+        serial, local, dask = (n / wall[m] for m in modes)
+        table.append((name, n, f"{serial:.1f}", f"{local:.1f}", f"{local / serial:.2f}",
+                      f"{dask:.1f}", f"{dask / serial:.2f}",
+                      "|".join(f"{1000 * cpu[m] / n:.1f}" for m in modes),
+                      "|".join(f"{cpu[m] / wall[m]:.2f}" for m in modes),
+                      "yes" if len(digests[name]) == 1 else "NO"))
     widths = [max(len(str(r[i])) for r in [header, *table]) for i in range(len(header))]
     for i, r in enumerate([header, *table]):
         print("  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())

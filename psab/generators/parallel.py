@@ -61,7 +61,8 @@ class DrawJob:
 @dataclass(frozen=True)
 class DrawOutcome:
     """One draw: the accepted task (``None`` on error), its attempts and rejection kinds,
-    the fresh reference check (validation only), the worker's compute time, or the error."""
+    the fresh reference check (validation only), the worker's wall-clock and CPU time for it
+    (they differ on a loaded machine), or the error."""
 
     family: str
     index: int
@@ -72,6 +73,7 @@ class DrawOutcome:
     reference_score: float | None = None
     seconds: float = 0.0
     error: str | None = None
+    cpu_seconds: float = 0.0
 
 
 def run_job(job: DrawJob) -> list[DrawOutcome]:

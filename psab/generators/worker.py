@@ -62,7 +62,7 @@ def draw_job(job):  # type: ignore[no-untyped-def] # DrawJob -> list[DrawOutcome
     seed = job.seed.reveal()
     out = []
     for index in job.indices:
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         try:
             d = generate(job.family, seed, index, job.backend)
         except GenerationError as exc:
@@ -86,7 +86,8 @@ def draw_job(job):  # type: ignore[no-untyped-def] # DrawJob -> list[DrawOutcome
                 out.append(DrawOutcome(job.family, index, d.task, d.attempts, d.kinds, False, 0.0,
                                        time.perf_counter() - started, message))
                 continue
-        out.append(DrawOutcome(job.family, index, d.task, d.attempts, d.kinds, feasible, score, time.perf_counter() - started))
+        out.append(DrawOutcome(job.family, index, d.task, d.attempts, d.kinds, feasible, score,
+                               time.perf_counter() - started, cpu_seconds=time.process_time() - cpu))
     return out
 
 
