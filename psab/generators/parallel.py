@@ -36,6 +36,9 @@ from psab.contract import Task
 from psab.errors import InvalidArgumentError, PsabError
 from psab.generators.seeds import PrivateSeed
 
+#: Jobs per worker a run is split into: enough that the last, slowest jobs do not leave the
+#: other workers idle for long; few enough that per-job overhead stays negligible.
+JOBS_PER_WORKER = 8
 #: Preloaded by the fork server so that forked workers start with psab and the registry.
 WARM_MODULES = ("psab.generators.worker",)
 
@@ -88,7 +91,7 @@ def plan_jobs(families: Sequence[str], indices: Sequence[int], *, seed: PrivateS
     """Jobs for every (family, index), chunked by family, in (family, index) order.
 
     One job per family when serial; otherwise chunks of at most ``chunk`` indices, by default
-    small enough to give every worker about four jobs (so that a slow family does not leave
+    small enough to give every worker about eight jobs (so that a slow family does not leave
     the other workers idle at the end) but never mixing families.
     """
     from psab import __version__
@@ -100,7 +103,7 @@ def plan_jobs(families: Sequence[str], indices: Sequence[int], *, seed: PrivateS
     elif chunk is not None:
         size = max(1, chunk)
     else:
-        size = max(1, math.ceil(len(families) * len(idx) / (4 * workers)))
+        size = max(1, math.ceil(len(families) * len(idx) / (JOBS_PER_WORKER * workers)))
     jobs = []
     for fid in families:
         version = get_family(fid).version
