@@ -28,12 +28,13 @@ import multiprocessing
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from psab.contract import Task
-from psab.errors import InvalidArgumentError, PsabError
+from psab.errors import GenerationError, InvalidArgumentError, PsabError
 from psab.generators.seeds import PrivateSeed
 
 #: Jobs per worker a run is split into: enough that the last, slowest jobs do not leave the
@@ -142,9 +143,14 @@ def _run_local(jobs: Sequence[DrawJob], workers: int, method: str) -> list[list[
     ctx = multiprocessing.get_context(method)
     if method == "forkserver":
         ctx.set_forkserver_preload(list(WARM_MODULES))  # type: ignore[attr-defined]
-    with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=ctx, initializer=worker.warm) as pool:
-        # map() yields in submission order, which is all the ordering the caller needs.
-        return list(pool.map(run_job, jobs))
+    try:
+        with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=ctx, initializer=worker.warm) as pool:
+            # map() yields in submission order, which is all the ordering the caller needs.
+            return list(pool.map(run_job, jobs))
+    except BrokenProcessPool as exc:
+        # A worker died outright (killed, out of memory, a crash inside a native solver):
+        # run_job itself never raises, so this is the process, not a draw.
+        raise GenerationError(f"a worker process died ({exc}); rerun with --workers 1 to find the draw that kills it") from None
 
 
 @contextmanager
