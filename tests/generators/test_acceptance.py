@@ -163,3 +163,19 @@ def test_ybus_draws_pass_every_check() -> None:
     spec = psab.get_family("ybus_construction")
     assert rejection(spec, d.task, "surrogate") is None
     assert "20261130" not in d.task.to_json()
+
+
+def test_a_family_can_replace_or_turn_off_the_trivial_answer(register_fake) -> None:
+    import dataclasses
+
+    base = double_family("gen_test_double_off")
+    off = register_fake(dataclasses.replace(base, trivial_answer=lambda task: None))
+    zero = off.make_task(task_id="z", split="heldout", public_inputs={"x": [0.0, 0.0, 0.0], "base_mva": 100.0})
+    assert rejection(off, zero, "surrogate") is None
+
+    # a family whose natural guess is "y = x" (forgetting the factor 2): right only when x = 0
+    guess = register_fake(dataclasses.replace(double_family("gen_test_double_guess"),
+                                              trivial_answer=lambda task: {"y": list(task.public_inputs["x"])}))
+    assert rejection(guess, guess.public_task(), "surrogate") is None
+    r = rejection(guess, zero, "surrogate")
+    assert r is not None and r.kind == "trivial"
