@@ -474,18 +474,16 @@ def rejection_reason(spec: FamilySpec, task: Task, backend: str) -> str | None:
     return None if r is None else str(r)
 
 
-_PUBLIC: dict[tuple[str, int], tuple[Task, str]] = {}
+_PUBLIC: dict[str, tuple[FamilySpec, Task, str]] = {}
 
 
 def _public(spec: FamilySpec) -> tuple[Task, str]:
     """The family's public case and its instance digest, read once per process."""
-    # Keyed by the spec object too, so a family re-registered in a test is not served stale.
-    key = (spec.id, id(spec))
-    hit = _PUBLIC.get(key)
-    if hit is None:
+    hit = _PUBLIC.get(spec.id)
+    if hit is None or hit[0] is not spec:  # a family re-registered (in a test) is read again
         task = spec.public_task()
-        hit = _PUBLIC[key] = (task, instance_digest(task))
-    return hit
+        hit = _PUBLIC[spec.id] = (spec, task, instance_digest(task))
+    return hit[1], hit[2]
 
 
 def generate(family_id: str, seed: int | str, index: int, backend: str = "surrogate") -> Draw:
