@@ -49,9 +49,9 @@ class DrawJob:
     """Draw cases ``indices`` of ``family`` under ``seed`` (what one worker does at a time).
 
     ``validate`` also re-solves each accepted case from a cold reference cache and evaluates
-    that reference, an independent check on the acceptance loop. ``expect`` pins the psab
-    and family versions the caller runs: a worker with other versions would draw other
-    cases, so it reports an error instead.
+    that reference, an independent check on the acceptance loop. ``expect`` pins what the
+    caller runs — psab's version and :func:`code_fingerprint` of the family — since a worker
+    with other code would draw other cases: such a worker reports an error instead.
     """
 
     family: str
@@ -60,6 +60,35 @@ class DrawJob:
     backend: str = "surrogate"
     validate: bool = False
     expect: tuple[str, str] = ("", "")
+
+
+_FINGERPRINTS: dict[str, str] = {}
+
+
+def code_fingerprint(family_id: str) -> str:
+    """A digest of the code a family's draws depend on: the family's module (generator,
+    solver, evaluator, spec) and the generation kernel (rng, acceptance), as source bytes.
+
+    Family versions are bumped by hand and psab's version rarely; this catches a worker that
+    runs an older checkout of the same version (shared physics modules are not covered).
+    """
+    hit = _FINGERPRINTS.get(family_id)
+    if hit is None:
+        import hashlib
+        import sys
+
+        from psab.generators import acceptance, rng
+        from psab.registry import get_family
+
+        spec = get_family(family_id)
+        h = hashlib.sha256(f"{family_id}@{spec.version}".encode())
+        for module in (sys.modules.get(spec.generate.__module__), sys.modules.get(spec.solve.__module__), acceptance, rng):
+            path = getattr(module, "__file__", None)
+            if path:
+                with open(path, "rb") as fh:
+                    h.update(fh.read())
+        hit = _FINGERPRINTS[family_id] = h.hexdigest()[:16]
+    return hit
 
 
 @dataclass(frozen=True)
@@ -96,7 +125,6 @@ def plan_jobs(families: Sequence[str], indices: Sequence[int], *, seed: PrivateS
     the other workers idle at the end) but never mixing families.
     """
     from psab import __version__
-    from psab.registry import get_family
 
     idx = list(indices)
     if workers <= 1:
@@ -107,9 +135,9 @@ def plan_jobs(families: Sequence[str], indices: Sequence[int], *, seed: PrivateS
         size = max(1, math.ceil(len(families) * len(idx) / (JOBS_PER_WORKER * workers)))
     jobs = []
     for fid in families:
-        version = get_family(fid).version
+        expect = (__version__, code_fingerprint(fid))
         for k in range(0, len(idx), size):
-            jobs.append(DrawJob(fid, tuple(idx[k:k + size]), seed, backend, validate, (__version__, version)))
+            jobs.append(DrawJob(fid, tuple(idx[k:k + size]), seed, backend, validate, expect))
     return jobs
 
 

@@ -45,17 +45,17 @@ def draw_job(job):  # type: ignore[no-untyped-def] # DrawJob -> list[DrawOutcome
     from psab.evaluators.cache import clear_reference_cache
     from psab.evaluators.kernel import evaluate, solve
     from psab.generators.acceptance import generate
-    from psab.generators.parallel import DrawOutcome
+    from psab.generators.parallel import DrawOutcome, code_fingerprint
     from psab.registry import get_family
 
     try:
-        spec = get_family(job.family)
+        get_family(job.family)
     except Exception as exc:  # noqa: BLE001
         return [DrawOutcome(job.family, i, None, error=f"family {job.family}: {exc}") for i in job.indices]
-    if job.expect != ("", "") and (__version__, spec.version) != tuple(job.expect):
+    if job.expect != ("", "") and (__version__, code_fingerprint(job.family)) != tuple(job.expect):
         message = (
-            f"family {job.family}: this worker runs psab {__version__} / family version {spec.version}, "
-            f"the caller {job.expect[0]} / {job.expect[1]}; install the same psab on every worker"
+            f"family {job.family}: this worker runs psab {__version__} with family code {code_fingerprint(job.family)}, "
+            f"the caller psab {job.expect[0]} with {job.expect[1]}; install the same psab on every worker"
         )
         return [DrawOutcome(job.family, i, None, error=message) for i in job.indices]
 

@@ -82,3 +82,13 @@ def test_a_family_workers_cannot_load_is_refused_up_front(register_fake) -> None
     assert len(draw(["gen_test_local_only"], range(2), 1)) == 2
     with pytest.raises(InvalidArgumentError, match="workers=1"):
         draw(["gen_test_local_only"], range(2), 1, workers=2)
+
+
+def test_a_worker_running_other_code_refuses_to_draw() -> None:
+    import dataclasses
+
+    [job] = plan_jobs([FAMILY], range(2), seed=PrivateSeed(3))
+    stale = dataclasses.replace(job, expect=(job.expect[0], "0" * 16))
+    outcomes = run_jobs([stale])
+    assert [o.task for o in outcomes] == [None, None]
+    assert all("install the same psab on every worker" in o.error for o in outcomes)
