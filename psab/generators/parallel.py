@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 import multiprocessing
+import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -166,19 +167,62 @@ def run_jobs(jobs: Sequence[DrawJob], *, workers: int = 1, dask: Any = None,
 
 
 def _run_local(jobs: Sequence[DrawJob], workers: int, method: str) -> list[list[DrawOutcome]]:
+    """Run ``jobs`` on a local pool; the calling process draws too while the pool boots.
+
+    Starting the pool — the fork server importing psab and reading the public cases — takes a
+    few tenths of a second during which the first ``submit`` blocks. A helper thread does the
+    submitting, in job order, while this process takes jobs from the other end; once the pool
+    is up it finishes the job in hand and only collects. A job is claimed exactly once (under
+    a lock), and results are placed by job position, so who ran what changes nothing.
+    """
     from psab.generators import worker
 
     ctx = multiprocessing.get_context(method)
     if method == "forkserver":
         ctx.set_forkserver_preload(list(WARM_MODULES))  # type: ignore[attr-defined]
+    n = len(jobs)
+    results: list[list[DrawOutcome] | None] = [None] * n
+    futures: dict[int, Any] = {}
+    lock = threading.Lock()
+    front, back = 0, n - 1  # next job for the pool / for this process
+    pool_up = threading.Event()
+    failure: list[BaseException] = []
+
+    def submit_all(pool: ProcessPoolExecutor) -> None:
+        nonlocal front
+        try:
+            while True:
+                with lock:
+                    if front > back:
+                        return
+                    i, front = front, front + 1
+                futures[i] = pool.submit(run_job, jobs[i])  # the first call waits for the pool
+                pool_up.set()
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the calling thread
+            failure.append(exc)
+        finally:
+            pool_up.set()
+
     try:
-        with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=ctx, initializer=worker.warm) as pool:
-            # map() yields in submission order, which is all the ordering the caller needs.
-            return list(pool.map(run_job, jobs))
+        with ProcessPoolExecutor(max_workers=min(workers, n), mp_context=ctx, initializer=worker.warm) as pool:
+            submitter = threading.Thread(target=submit_all, args=(pool,), name="psab-submit", daemon=True)
+            submitter.start()
+            while not pool_up.is_set():
+                with lock:
+                    if back < front:
+                        break
+                    i, back = back, back - 1
+                results[i] = run_job(jobs[i])
+            submitter.join()
+            if failure:
+                raise failure[0]
+            for i, future in futures.items():
+                results[i] = future.result()
     except BrokenProcessPool as exc:
         # A worker died outright (killed, out of memory, a crash inside a native solver):
         # run_job itself never raises, so this is the process, not a draw.
         raise GenerationError(f"a worker process died ({exc}); rerun with --workers 1 to find the draw that kills it") from None
+    return [r if r is not None else [] for r in results]
 
 
 @contextmanager
