@@ -11,9 +11,10 @@ function of plain, picklable arguments, and workers find families through the re
 (:data:`psab.families.FAMILY_MODULES`), never through state inherited from the parent — so a
 family registered only in the calling process (a test fixture) can be drawn serially but
 not on workers. Local pools start with the ``forkserver`` method where the platform has it,
-preloading psab and the registry once in the fork server, so each worker starts warm; every
-worker then stays alive for the whole call and keeps its reference cache and imported
-solvers across jobs. Work is chunked by family (a worker draws consecutive indices of one
+preloading psab, the registry and the public cases once in the fork server, so each worker
+starts warm (while the pool boots, the calling process draws jobs itself); every worker then
+stays alive for the whole call and keeps its reference cache and imported solvers across
+jobs. Work is chunked by family (a worker draws consecutive indices of one
 family) and split finely enough to keep every worker busy.
 
 The seed travels to workers wrapped in :class:`~psab.generators.seeds.PrivateSeed`, which
