@@ -3,7 +3,7 @@
 Usage::
 
     PYTHONPATH=$PWD python benchmarks/bench_generation.py [--family ID ...] [--repeats 3]
-        [--target-seconds 3] [--validate]
+        [--target-seconds 6] [--validate]
 
 Prints, per family and overall, the median variants per second of each mode and its ratio to
 the serial baseline measured in the same run (modes interleaved, repeats medianed), and
@@ -25,7 +25,9 @@ processes hold the cores, the ratios measure the scheduler's share, not psab: co
 CPU ms per variant (the parallel work's own cost) and the cores used.
 
 The per-family workload is calibrated to take about ``--target-seconds`` serially (at least
-16 variants), since a handful of cheap draws measures process start-up, not throughput.
+16 variants): booting a pool that is warm for a family (the fork server importing psab and,
+for an optimize family, Pyomo and HiGHS, and solving its public case once) takes 0.4-2 s, so
+a handful of cheap draws measures start-up, not throughput.
 ``--validate`` times ``validate-generators``' work instead (each accepted case re-solved from
 a cold cache and re-evaluated).
 """
@@ -96,7 +98,7 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--family", action="append", help="family ids (default: every registered family)")
     p.add_argument("--repeats", type=int, default=3)
-    p.add_argument("--target-seconds", type=float, default=3.0, help="serial time per family's workload")
+    p.add_argument("--target-seconds", type=float, default=6.0, help="serial time per family's workload")
     p.add_argument("--seed", type=int, default=20261130)
     p.add_argument("--validate", action="store_true", help="time validation work (re-solve and re-evaluate)")
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 import multiprocessing
+import os
 import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -170,8 +171,10 @@ def run_jobs(jobs: Sequence[DrawJob], *, workers: int = 1, dask: Any = None,
 def _run_local(jobs: Sequence[DrawJob], workers: int, method: str) -> list[list[DrawOutcome]]:
     """Run ``jobs`` on a local pool; the calling process draws too while the pool boots.
 
-    Starting the pool — the fork server importing psab and reading the public cases — takes a
-    few tenths of a second during which the first ``submit`` blocks. A helper thread does the
+    Starting the pool — the fork server importing psab, reading the public cases and warming
+    up the run's families (:func:`psab.generators.worker.warm`, told which through
+    :data:`~psab.generators.worker.WARM_ENV` for the moment of its launch) — takes from a few
+    tenths of a second to a few seconds, during which the first ``submit`` blocks. A helper thread does the
     submitting, in job order, while this process takes jobs from the other end; once the pool
     is up it finishes the job in hand and only collects. A job is claimed exactly once (under
     a lock), and results are placed by job position, so who ran what changes nothing.
@@ -179,8 +182,13 @@ def _run_local(jobs: Sequence[DrawJob], workers: int, method: str) -> list[list[
     from psab.generators import worker
 
     ctx = multiprocessing.get_context(method)
+    families = tuple(dict.fromkeys(j.family for j in jobs))
+    backend = jobs[0].backend
     if method == "forkserver":
         ctx.set_forkserver_preload(list(WARM_MODULES))  # type: ignore[attr-defined]
+        init, initargs = worker.warm, ((), backend)  # the fork server did the warm-up
+    else:
+        init, initargs = worker.warm, (families, backend)
     n = len(jobs)
     results: list[list[DrawOutcome] | None] = [None] * n
     futures: dict[int, Any] = {}
@@ -205,7 +213,8 @@ def _run_local(jobs: Sequence[DrawJob], workers: int, method: str) -> list[list[
             pool_up.set()
 
     try:
-        with ProcessPoolExecutor(max_workers=min(workers, n), mp_context=ctx, initializer=worker.warm) as pool:
+        with ProcessPoolExecutor(max_workers=min(workers, n), mp_context=ctx, initializer=init, initargs=initargs) as pool, \
+                _environ(worker.WARM_ENV, f"{backend}:{','.join(families)}"):
             submitter = threading.Thread(target=submit_all, args=(pool,), name="psab-submit", daemon=True)
             submitter.start()
             while not pool_up.is_set():
@@ -224,6 +233,20 @@ def _run_local(jobs: Sequence[DrawJob], workers: int, method: str) -> list[list[
         # run_job itself never raises, so this is the process, not a draw.
         raise GenerationError(f"a worker process died ({exc}); rerun with --workers 1 to find the draw that kills it") from None
     return [r if r is not None else [] for r in results]
+
+
+@contextmanager
+def _environ(name: str, value: str) -> Iterator[None]:
+    """``os.environ[name] = value`` for the duration (the fork server inherits it at launch)."""
+    old = os.environ.get(name)
+    os.environ[name] = value
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = old
 
 
 @contextmanager

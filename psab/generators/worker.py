@@ -1,35 +1,54 @@
 """What a worker process runs: draw a job's cases and report every outcome, never raise.
 
-Importing this module loads the family registry, which is what makes a worker warm: the
-local fork server preloads it (:data:`psab.generators.parallel.WARM_MODULES`), so workers
-forked from it start with psab, numpy and every family module imported; spawned workers and
-Dask workers run :func:`warm` (or pay the same imports on their first job). Solvers and
-backends (Pyomo, pandapower) are still imported on a family's first draw and then stay
-loaded for the life of the worker.
+Warm workers: importing this module runs :func:`warm`, which loads the family registry and
+the public cases and — for the families named in :data:`WARM_ENV` — solves and evaluates
+each public case once, which imports and initialises what those families' first draw would
+(Pyomo and HiGHS, pandapower, compiled validators). The local fork server preloads this
+module (:data:`psab.generators.parallel.WARM_MODULES`) with that variable set for the run, so
+every worker forked from it starts warm and the warm-up is paid once, not once per worker.
+Spawned and Dask workers pay it on their first job instead.
 """
 
 from __future__ import annotations
 
+import os
 import time
 import traceback
 
 from psab.errors import GenerationError
 
+#: Environment variable naming ``backend:family,family,...`` to warm up at import.
+WARM_ENV = "PSAB_WARM_FAMILIES"
 
-def warm() -> None:
-    """Load the registry and every family's public case in this process; never fails.
 
-    Reading a public case compiles the task schema's validator (a tenth of a second, once);
-    done in the fork server, it is done once for all the workers forked from it.
+def warm(families: tuple[str, ...] | None = None, backend: str = "surrogate") -> None:
+    """Make this process ready to draw; never fails (a job reports any real error).
+
+    Loads the registry and every public case (reading one compiles the task schema's
+    validator); then, for ``families`` (default: those named in :data:`WARM_ENV`), solves
+    and evaluates the public case once.
     """
     try:
         from psab.generators.acceptance import _public
-        from psab.registry import families
+        from psab.registry import families as registered
 
-        for spec in families():
+        for spec in registered():
             _public(spec)
-    except Exception:  # noqa: BLE001 - the first job reports the real error, with its family
-        pass
+    except Exception:  # noqa: BLE001
+        return
+    if families is None:
+        spec_text = os.environ.get(WARM_ENV, "")
+        backend, _, names = spec_text.rpartition(":") if ":" in spec_text else ("surrogate", "", spec_text)
+        families = tuple(f for f in names.split(",") if f)
+    from psab.evaluators.kernel import evaluate, solve
+    from psab.registry import get_family
+
+    for fid in families:
+        try:
+            task = _public(get_family(fid))[0]
+            evaluate(task, solve(task, backend), backend)
+        except Exception:  # noqa: BLE001
+            continue
 
 
 def _where(exc: BaseException) -> str:
