@@ -310,12 +310,13 @@ def draw(families: Sequence[str], indices: Iterable[int], seed: int | str | Priv
 
 
 def _loadable_by_workers(families: Sequence[str]) -> None:
-    from psab.families import FAMILY_MODULES
+    from psab.registry import families as registered
     from psab.registry import get_family
 
+    loadable = {s.id for s in registered()}  # the families of psab.families.FAMILY_MODULES
     for fid in families:
         get_family(fid)
-        if fid not in FAMILY_MODULES:
+        if fid not in loadable:
             raise InvalidArgumentError(
                 f"family {fid} is registered only in this process (it is not in psab.families.FAMILY_MODULES), "
                 "so worker processes cannot load it; draw it with workers=1"
