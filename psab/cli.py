@@ -1,9 +1,10 @@
 """The ``psab`` command.
 
-Core commands live here (``list``, ``show``, ``evaluate``, ``solve``, ``generate``, ``check``,
+Core commands live here (``list``, ``show``, ``evaluate``, ``solve``, ``check``,
 ``refresh-cases``); larger tools add theirs from their own package through
-:data:`COMMAND_MODULES` (each module has ``add_commands(subparsers)``). Errors are one line on
-stderr and a non-zero exit; ``--debug`` shows the traceback.
+:data:`COMMAND_MODULES` (each module has ``add_commands(subparsers)``) — the held-out
+commands ``generate``, ``validate-generators`` and ``seed`` live in :mod:`psab.generators.cli`.
+Errors are one line on stderr and a non-zero exit; ``--debug`` shows the traceback.
 """
 
 from __future__ import annotations
@@ -15,13 +16,12 @@ import sys
 import time
 import traceback
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from psab.errors import PsabError
 
 #: Modules that contribute subcommands: each defines ``add_commands(subparsers)``.
-COMMAND_MODULES: tuple[str, ...] = ("psab.runner.cli", "psab.reports.cli")
+COMMAND_MODULES: tuple[str, ...] = ("psab.generators.cli", "psab.runner.cli", "psab.reports.cli")
 
 
 class CliError(PsabError):
@@ -123,29 +123,6 @@ def cmd_solve(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_generate(args: argparse.Namespace) -> int:
-    import psab
-    from psab.contract import write_json
-
-    ids = [s.id for s in psab.families()] if args.family == ["all"] else args.family
-    for fid in ids:
-        psab.get_family(fid)  # fail early on an unknown id
-    out = Path(args.out)
-    keys = Path(args.keys_out) if args.keys_out else out.with_name(out.name + "-keys")
-    if keys.resolve() == out.resolve() or keys.resolve().is_relative_to(out.resolve()):
-        raise CliError("--keys-out must not be inside --out: keys are private, agent views are not")
-    n = 0
-    for fid in ids:
-        for index in range(args.start, args.start + args.count):
-            task = psab.generate(fid, args.seed, index, backend=args.backend)
-            task.write(out / task.id, with_key=False)
-            if task.key is not None:
-                write_json(keys / task.id / "key.json", task.key)
-            n += 1
-    print(f"wrote {n} held-out tasks to {out}" + (f" (keys in {keys})" if keys.exists() else ""))
-    return 0
-
-
 def cmd_check(args: argparse.Namespace) -> int:
     from psab.checks import run_checks
 
@@ -206,16 +183,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--backend", default="surrogate")
     p.add_argument("--out", help="write the solution here instead of stdout")
     p.set_defaults(func=cmd_solve)
-
-    p = sub.add_parser("generate", help="draw held-out tasks from a private seed")
-    p.add_argument("--family", action="append", required=True, help="a family id (repeatable) or 'all'")
-    p.add_argument("--seed", required=True, help="the private seed (integer or passphrase)")
-    p.add_argument("--count", type=int, default=1)
-    p.add_argument("--start", type=int, default=0, help="first index")
-    p.add_argument("--out", required=True, help="directory for the agent views")
-    p.add_argument("--keys-out", help="private directory for keys (default: OUT-keys)")
-    p.add_argument("--backend", default="surrogate")
-    p.set_defaults(func=cmd_generate)
 
     p = sub.add_parser("check", help="validate every artifact, sample solution, reference and golden case")
     p.add_argument("--backend", action="append", help="backends to check (default: every installed one)")

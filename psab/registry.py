@@ -138,6 +138,15 @@ class FamilySpec:
         nudges every number up and down and flips every boolean, one at a time.
     redraw_budget
         Held-out draws tried per index before :class:`~psab.errors.GenerationError`.
+    trivial_answer
+        Optional ``task -> answer | None``: the answer a guesser would give without solving
+        (held-out acceptance rejects a draw on which it scores 1). When unset, the kernel
+        builds one from the submission schema (zeros, ``false``, first enum values, empty
+        sets); a callable returning ``None`` turns the check off for the family.
+    min_distinct_fraction
+        Share of K validation variants that must be distinct instances (``psab
+        validate-generators``). 1 for continuous families; a categorical family drawing from a
+        small discrete set (a fault location among a few sections) declares less.
     """
 
     id: str
@@ -163,6 +172,8 @@ class FamilySpec:
     mutation_exempt: tuple[str, ...] = ()
     neighbourhood: Callable[[Task, dict[str, Any]], Iterable[tuple[str, dict[str, Any]]]] | None = None
     redraw_budget: int = 20
+    trivial_answer: Callable[[Task], dict[str, Any] | None] | None = None
+    min_distinct_fraction: float = 1.0
 
     def __post_init__(self) -> None:
         problems = []
@@ -182,6 +193,10 @@ class FamilySpec:
             problems.append("presentation must have exactly 'en' and 'ru'")
         if not self.provenance:
             problems.append("provenance must name at least one source")
+        if self.redraw_budget < 1:
+            problems.append("redraw_budget must be at least 1")
+        if not 0.0 < self.min_distinct_fraction <= 1.0:
+            problems.append("min_distinct_fraction must lie in (0, 1]")
         if problems:
             raise ValueError(f"FamilySpec {self.id!r}: " + "; ".join(problems))
 

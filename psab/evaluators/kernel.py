@@ -138,9 +138,22 @@ def evaluate(
         evidence["malformed_fields"] = len(malformed)
         return _result(t, spec, backend, False, 0.0, malformed, evidence)
 
+    return assess_valid_answer(t, spec, backend, sol.answer, evidence)
+
+
+def assess_valid_answer(t: Task, spec: FamilySpec, backend: str, answer: dict[str, Any],
+                        evidence: dict[str, Any] | None = None) -> EvaluationResult:
+    """Steps 3-4 of :func:`evaluate` for an answer already known to satisfy the task's
+    submission schema (no coercion, no validation, no backend or input checks).
+
+    For callers that construct answers valid by construction and evaluate many of them —
+    the held-out acceptance loop's neighbourhood of the reference — where validation would
+    dominate the cost. Anything an agent wrote goes through :func:`evaluate`.
+    """
+    evidence = dict(evidence or {})
     ctx = EvalContext(t, backend, spec, Tolerance.from_task(t.tolerances))
     try:
-        assessment = spec.evaluate(t, sol.answer, ctx)
+        assessment = spec.evaluate(t, answer, ctx)
     except Exception as exc:  # noqa: BLE001 - an answer must never crash a run
         # A schema-valid answer that crashes the evaluator is an evaluator defect; the
         # conformance suite fails on this flag, while a user's run still gets a verdict.

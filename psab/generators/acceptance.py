@@ -1,37 +1,74 @@
 """The acceptance loop of held-out generation (paper, section 4.4).
 
-A draw is accepted only when (1) the family's reference solver solves it, (2) the evaluator
-scores that reference feasible with score 1, (3) the family's own acceptance rule (margins,
-non-degeneracy) passes, and (4) for optimize families, no answer in the reference's
-neighbourhood is feasible with a better objective. Otherwise the next attempt is drawn from
-the next deterministic stream; exhausting the family's budget raises
-:class:`~psab.errors.GenerationError` naming the family and index.
+A held-out case is the family's public case with its numerical content redrawn by the
+family's generator from a private seed. Draw ``attempt`` of case ``index`` is accepted only
+when, in this order (cheapest first):
+
+1. it is not the public case itself (a categorical family may redraw the public choice, and a
+   memorised public answer must not score on the held-out split);
+2. the family's reference solver solves it (a :class:`~psab.errors.SolverError`, or an
+   arithmetic failure of the solver on a degenerate draw, is a rejection; a caller error such
+   as a missing backend is not, and propagates);
+3. the evaluator scores that reference feasible with score exactly 1;
+4. the family's own rule passes (``FamilySpec.accept``: margins that keep the backends in
+   agreement, non-degenerate answers);
+5. the trivial answer — what a guesser writes without solving — does not score 1
+   (:func:`trivial_answer`, or ``FamilySpec.trivial_answer``);
+6. for optimize families, no answer in the reference's neighbourhood is feasible with a
+   better objective (:func:`default_neighbourhood`, or ``FamilySpec.neighbourhood``).
+
+Otherwise the next attempt is drawn from the next deterministic stream
+(:func:`~psab.generators.rng.family_rng` with ``attempt + 1``); exhausting the family's
+``redraw_budget`` raises :class:`~psab.errors.GenerationError` naming the family and index.
+Everything here is a pure function of (seed, family, index, backend), so a draw is the
+same in any process, on any worker, in any order.
 """
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Iterator
+import dataclasses
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from psab.contract import Task
-from psab.errors import GenerationError, SolverError
+from psab.contract import Task, digest
+from psab.errors import GenerationError, InvalidTaskError, PsabError, SolverError
 from psab.generators.rng import family_rng
 from psab.registry import FamilySpec, get_family
 
-#: Relative and absolute size of the default neighbourhood's nudges.
+#: Relative and absolute size of the default neighbourhood's nudges of continuous decisions.
 NUDGE_RELATIVE = 0.01
 NUDGE_ABSOLUTE = 1e-3
+
+#: Why a draw was redrawn, in the order the checks run.
+REJECTION_KINDS = ("public", "solver", "reference", "family", "trivial", "neighbourhood")
+
+Path = tuple[str | int, ...]
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """Why one draw was redrawn: ``kind`` (one of :data:`REJECTION_KINDS`) and the detail."""
+
+    kind: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"[{self.kind}] {self.reason}"
 
 
 @dataclass(frozen=True)
 class Draw:
-    """An accepted held-out task and how many redraws it took."""
+    """An accepted held-out task, how many draws it took, and why the others were rejected."""
 
     task: Task
     attempts: int
     rejections: tuple[str, ...]
+    kinds: tuple[str, ...] = ()
+
+    @property
+    def redraws(self) -> int:
+        return self.attempts - 1
 
 
 def heldout_task_id(family_id: str, index: int) -> str:
@@ -39,94 +76,449 @@ def heldout_task_id(family_id: str, index: int) -> str:
     return f"{family_id}-heldout-{index:05d}"
 
 
-def default_neighbourhood(answer: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
-    """Every number nudged up and down (1 %, at least 1e-3), every boolean flipped, one at a time."""
-    for pointer, value in _leaves(answer, ""):
-        if isinstance(value, bool):
-            yield f"{pointer} flipped", _replace(answer, pointer, not value)
-        elif isinstance(value, (int, float)):
-            step = max(abs(value) * NUDGE_RELATIVE, NUDGE_ABSOLUTE)
-            for sign, word in ((1, "up"), (-1, "down")):
-                new = value + sign * step
-                if isinstance(value, int):
-                    new = value + sign * max(1, round(step))
-                yield f"{pointer} nudged {word}", _replace(answer, pointer, new)
+def instance_digest(task: Task) -> str:
+    """Digest of what makes a case a distinct problem: its public inputs and its key.
+
+    Unlike :attr:`Task.digest` it leaves out the id (which names the index), so two draws
+    posing the same problem, or a draw equal to the public case, have the same digest.
+    """
+    return digest({"public_inputs": task.public_inputs, "key": task.key})
 
 
-def _leaves(value: Any, pointer: str) -> Iterator[tuple[str, Any]]:
-    if isinstance(value, dict):
+# ---------------------------------------------------------------------------- JSON paths
+
+
+def pointer(path: Path) -> str:
+    """The JSON pointer (RFC 6901) of ``path``."""
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path)
+
+
+def _leaves(value: Any, path: Path = ()) -> Iterator[tuple[Path, Any]]:
+    if isinstance(value, Mapping):
         for k, v in value.items():
-            yield from _leaves(v, f"{pointer}/{k}")
+            yield from _leaves(v, (*path, k))
     elif isinstance(value, list):
         for i, v in enumerate(value):
-            yield from _leaves(v, f"{pointer}/{i}")
+            yield from _leaves(v, (*path, i))
     else:
-        yield pointer, value
+        yield path, value
 
 
-def _replace(answer: dict[str, Any], pointer: str, new: Any) -> dict[str, Any]:
-    out = copy.deepcopy(answer)
-    parts = pointer.split("/")[1:]
+def _arrays(value: Any, path: Path = ()) -> Iterator[tuple[Path, list[Any]]]:
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            yield from _arrays(v, (*path, k))
+    elif isinstance(value, list):
+        yield path, value
+        for i, v in enumerate(value):
+            yield from _arrays(v, (*path, i))
+
+
+def clone(value: Any) -> Any:
+    """A deep copy of plain JSON data (several times faster than :func:`copy.deepcopy`)."""
+    if isinstance(value, dict):
+        return {k: clone(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [clone(v) for v in value]
+    return value
+
+
+def replaced(answer: Mapping[str, Any], path: Path, new: Any) -> dict[str, Any]:
+    """A copy of ``answer`` with the value at ``path`` replaced by ``new``."""
+    out = clone(dict(answer))
     target: Any = out
-    for p in parts[:-1]:
-        target = target[int(p)] if isinstance(target, list) else target[p]
-    last = parts[-1]
-    if isinstance(target, list):
-        target[int(last)] = new
-    else:
-        target[last] = new
+    for p in path[:-1]:
+        target = target[p]
+    target[path[-1]] = new
     return out
 
 
-def rejection_reason(spec: FamilySpec, task: Task, backend: str) -> str | None:
-    """Why ``task`` must be redrawn, or ``None`` when it is acceptable."""
-    from psab.evaluators.kernel import evaluate, reference_entry
+def _schema_at(schema: Mapping[str, Any] | None, path: Path) -> Mapping[str, Any] | None:
+    node = _resolve(schema)
+    for p in path:
+        if node is None:
+            return None
+        if isinstance(p, int):
+            prefix = node.get("prefixItems")
+            node = prefix[p] if isinstance(prefix, list) and p < len(prefix) else node.get("items")
+        else:
+            node = (node.get("properties") or {}).get(p)
+        node = _resolve(node)
+    return node
 
+
+def _resolve(node: Any) -> Mapping[str, Any] | None:
+    """The first non-null alternative of an ``anyOf``/``oneOf`` node (nullable fields)."""
+    if not isinstance(node, Mapping):
+        return None
+    for key in ("anyOf", "oneOf"):
+        options = node.get(key)
+        if isinstance(options, list):
+            for option in options:
+                if isinstance(option, Mapping) and option.get("type") != "null":
+                    return _resolve(option)
+    return node
+
+
+def _types(node: Mapping[str, Any] | None) -> set[str]:
+    t = (node or {}).get("type")
+    return {t} if isinstance(t, str) else set(t or ())
+
+
+def _is_set(node: Mapping[str, Any] | None) -> bool:
+    """An array of unique enumerated ids: a chosen subset (switches to open, FCI sites)."""
+    items = _resolve((node or {}).get("items"))
+    return bool(node and node.get("uniqueItems") and items and isinstance(items.get("enum"), list))
+
+
+# ---------------------------------------------------------------------------- neighbourhood
+
+
+def nudges(value: float, node: Mapping[str, Any] | None = None, *, integer: bool | None = None,
+           relative: float = NUDGE_RELATIVE, absolute: float = NUDGE_ABSOLUTE) -> list[tuple[str, float]]:
+    """The up and down nudges of one number, kept inside the schema's bounds.
+
+    A continuous decision moves by ``max(relative·|x|, absolute)``; an integer decision
+    (the schema says ``integer``; without a schema, a Python int) by 1. A nudge that would
+    leave ``[minimum, maximum]`` is clipped to the bound, and dropped when the value already
+    sits there — an answer outside the schema is infeasible by construction and would only
+    waste an evaluation, while the inward move from a bound is the one that can matter.
+    """
+    types = _types(node)
+    if integer is None:
+        integer = "integer" in types if types else isinstance(value, int)
+    step: float = 1 if integer else max(abs(value) * relative, absolute)
+    lo = (node or {}).get("minimum")
+    hi = (node or {}).get("maximum")
+    ex_lo = (node or {}).get("exclusiveMinimum")
+    ex_hi = (node or {}).get("exclusiveMaximum")
+    out = []
+    for sign, word in ((1, "up"), (-1, "down")):
+        new = value + sign * step
+        if not integer:
+            new = float(new)
+        if lo is not None and new < lo:
+            new = lo
+        if hi is not None and new > hi:
+            new = hi
+        if (ex_lo is not None and new <= ex_lo) or (ex_hi is not None and new >= ex_hi):
+            continue
+        if new != value:
+            out.append((word, new))
+    return out
+
+
+def default_neighbourhood(answer: Mapping[str, Any], schema: Mapping[str, Any] | None = None,
+                          ) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Every single-decision perturbation of ``answer``, one at a time.
+
+    - a continuous number nudged up and down (1 %, at least 1e-3, inside its schema bounds);
+    - an integer moved by ±1 (inside its bounds);
+    - a boolean flipped;
+    - an enumerated choice replaced by each other allowed value;
+    - a subset of enumerated ids (``uniqueItems`` array) with one id removed, one added, or
+      one swapped for an absent one (the swap keeps the cardinality, which is what matters
+      when the count is fixed, e.g. place exactly k indicators).
+
+    ``schema`` is the task's submission schema; without it numbers are judged by their
+    Python type and ids are not perturbed. Decisions coupled by an equality (power balance)
+    cannot move one at a time: such a family adds moves along the equality, e.g. with
+    :func:`transfers`, through ``FamilySpec.neighbourhood``.
+    """
+    base = dict(answer)
+    sets: dict[Path, Mapping[str, Any]] = {}
+    if schema is not None:
+        for path, _ in _arrays(base):
+            node = _schema_at(schema, path)
+            if _is_set(node):
+                sets[path] = node  # type: ignore[assignment]
+    for path, value in _leaves(base):
+        if not path or path[:-1] in sets:
+            continue
+        node = _schema_at(schema, path) if schema is not None else None
+        where = pointer(path)
+        if isinstance(value, bool):
+            yield f"{where} flipped", replaced(base, path, not value)
+            continue
+        choices = (node or {}).get("enum")
+        if isinstance(choices, list) and value in choices:
+            for other in choices:
+                if other != value:
+                    yield f"{where} {value!r} -> {other!r}", replaced(base, path, other)
+            continue
+        if isinstance(value, (int, float)):
+            for word, new in nudges(value, node):
+                yield f"{where} nudged {word}", replaced(base, path, new)
+    for path, node in sets.items():
+        yield from _set_moves(base, path, node)
+
+
+def _set_moves(answer: dict[str, Any], path: Path, node: Mapping[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    target: Any = answer
+    for p in path:
+        target = target[p]
+    chosen = list(target)
+    universe = _resolve(node.get("items"))["enum"]  # type: ignore[index]
+    absent = [e for e in universe if e not in chosen]
+    lo = int(node.get("minItems", 0))
+    hi = int(node.get("maxItems", len(universe)))
+    where = pointer(path)
+    if len(chosen) > lo:
+        for i, e in enumerate(chosen):
+            yield f"{where} without {e!r}", replaced(answer, path, chosen[:i] + chosen[i + 1:])
+    if len(chosen) < hi:
+        for e in absent:
+            yield f"{where} with {e!r}", replaced(answer, path, [*chosen, e])
+    for i, e in enumerate(chosen):
+        for other in absent:
+            yield f"{where} {e!r} swapped for {other!r}", replaced(answer, path, chosen[:i] + [other] + chosen[i + 1:])
+
+
+def transfers(answer: Mapping[str, Any], groups: Iterable[Sequence[Path]], *,
+              relative: float = NUDGE_RELATIVE, absolute: float = NUDGE_ABSOLUTE) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Moves along an equality: shift a small amount from one decision of a group to another.
+
+    ``groups`` lists, per balance equation, the paths of the decisions it couples (e.g. every
+    unit's ``p_mw`` in hour 3). For each ordered pair ``(a, b)`` of a group, ``a`` goes down
+    and ``b`` up by ``max(relative·max(|a|, |b|), absolute)``, so the sum is kept.
+    """
+    base = dict(answer)
+
+    def get(path: Path) -> Any:
+        v: Any = base
+        for p in path:
+            v = v[p]
+        return v
+
+    for group in groups:
+        for a in group:
+            for b in group:
+                if a == b:
+                    continue
+                va, vb = get(a), get(b)
+                step = max(relative * max(abs(va), abs(vb)), absolute)
+                out = replaced(base, a, float(va - step))
+                target: Any = out
+                for p in b[:-1]:
+                    target = target[p]
+                target[b[-1]] = float(vb + step)
+                yield f"{step:g} moved from {pointer(a)} to {pointer(b)}", out
+
+
+def neighbourhood(spec: FamilySpec, task: Task, answer: Mapping[str, Any]) -> Iterable[tuple[str, dict[str, Any]]]:
+    """The family's declared neighbourhood of ``answer``, or the default one."""
+    if spec.neighbourhood is not None:
+        return spec.neighbourhood(task, dict(answer))
+    return default_neighbourhood(answer, task.submission_schema)
+
+
+# ---------------------------------------------------------------------------- trivial answer
+
+
+class _Undefined(Exception):
+    pass
+
+
+def trivial_answer(schema: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The answer a guesser writes without solving, built from the submission schema.
+
+    Numbers and integers are 0 (moved into their bounds: the lower bound when 0 is below
+    it), booleans ``false``, enumerated choices their first value, subsets of ids empty (or
+    the first ``minItems`` ids), fixed-length arrays filled with the trivial item, objects
+    hold their required fields. ``None`` when the schema admits no such answer (an exclusive
+    bound at 0, a required string without choices).
+
+    Why it matters: a draw on which all zeros, "all secure" or "do nothing" scores 1 is
+    degenerate — it tests nothing — so acceptance redraws it.
+    """
+    try:
+        value = _trivial(schema)
+    except _Undefined:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _trivial(node: Any) -> Any:
+    node = _resolve(node)
+    if node is None:
+        raise _Undefined
+    if "const" in node:
+        return node["const"]
+    if isinstance(node.get("enum"), list) and node["enum"]:
+        return node["enum"][0]
+    types = _types(node)
+    if "object" in types or "properties" in node:
+        props = node.get("properties") or {}
+        return {k: _trivial(props.get(k)) for k in node.get("required", [])}
+    if "array" in types or "items" in node:
+        n = int(node.get("minItems", 0))
+        items = _resolve(node.get("items"))
+        if n == 0:
+            return []
+        if node.get("uniqueItems"):
+            choices = (items or {}).get("enum")
+            if not isinstance(choices, list) or len(choices) < n:
+                raise _Undefined
+            return list(choices[:n])
+        return [_trivial(items) for _ in range(n)]
+    if "boolean" in types:
+        return False
+    if types & {"number", "integer"}:
+        value: float = 0
+        lo, hi = node.get("minimum"), node.get("maximum")
+        if lo is not None and value < lo:
+            value = lo
+        if hi is not None and value > hi:
+            value = hi
+        ex_lo, ex_hi = node.get("exclusiveMinimum"), node.get("exclusiveMaximum")
+        if (ex_lo is not None and value <= ex_lo) or (ex_hi is not None and value >= ex_hi):
+            raise _Undefined
+        return value if "integer" in types else float(value)
+    if "null" in types:
+        return None
+    raise _Undefined
+
+
+def _is_single_choice(schema: Mapping[str, Any], answer: Mapping[str, Any]) -> bool:
+    """Whether ``answer`` is one categorical decision (a verdict, a section id).
+
+    Guessing such an answer is right 1/n of the time by nature; rejecting the draws where the
+    first choice is right would only bias the held-out distribution away from it.
+    """
+    leaves = list(_leaves(dict(answer)))
+    if len(leaves) != 1:
+        return False
+    path, value = leaves[0]
+    node = _schema_at(schema, path)
+    return isinstance(value, bool) or isinstance((node or {}).get("enum"), list)
+
+
+def trivial_for(spec: FamilySpec, task: Task) -> dict[str, Any] | None:
+    """The trivial answer acceptance checks for ``task`` (``None``: no check)."""
+    if spec.trivial_answer is not None:
+        return spec.trivial_answer(task)
+    answer = trivial_answer(task.submission_schema)
+    if answer is None or _is_single_choice(task.submission_schema, answer):
+        return None
+    return answer
+
+
+# ---------------------------------------------------------------------------- acceptance
+
+
+def rejection(spec: FamilySpec, task: Task, backend: str, public_digest: str | None = None) -> Rejection | None:
+    """Why ``task`` must be redrawn, or ``None`` when it is acceptable (checks 1-6 above)."""
+    from psab.evaluators.kernel import assess_valid_answer, evaluate, reference_entry
+
+    if public_digest is not None and instance_digest(task) == public_digest:
+        return Rejection("public", "the draw reproduces the public case")
     try:
         entry = reference_entry(spec, task, backend)
     except SolverError as exc:
-        return f"reference solver failed: {exc}"
+        return Rejection("solver", f"reference solver failed: {exc}")
+    except PsabError:
+        raise
+    except (ArithmeticError, ValueError, LookupError) as exc:
+        # numpy's LinAlgError is a ValueError: a singular draw, not a broken generator.
+        return Rejection("solver", f"reference solver raised {type(exc).__name__}: {exc}")
     result = evaluate(task, {"answer": entry.reference.answer}, backend)
     if not result.feasible or result.score != 1.0:
         first = result.violations[0].describe() if result.violations else ""
-        return f"reference scored {result.score} (feasible={result.feasible}) {first}".strip()
+        return Rejection("reference", f"reference scored {result.score} (feasible={result.feasible}) {first}".strip())
     if spec.accept is not None:
         reason = spec.accept(task, entry.reference)
         if reason:
-            return reason
+            return Rejection("family", reason)
+    trivial = trivial_for(spec, task)
+    # Assessed without validation first (it nearly always scores below 1); a 1 is confirmed by
+    # the full evaluation, so an answer outside the schema can never reject a draw.
+    if trivial is not None and _perfect(assess_valid_answer(task, spec, backend, trivial)):
+        if _perfect(evaluate(task, {"answer": trivial}, backend)):
+            return Rejection("trivial", "the trivial answer (zeros, first choices, empty sets) scores 1")
     if spec.scoring_kind == "optimize":
-        neighbours = (
-            spec.neighbourhood(task, entry.reference.answer)
-            if spec.neighbourhood is not None
-            else default_neighbourhood(entry.reference.answer)
-        )
-        for description, answer in neighbours:
-            r = evaluate(task, {"answer": answer}, backend)
-            if r.feasible and r.evidence.get("beats_reference"):
-                return f"a perturbation beats the reference ({description}: {r.evidence.get('objective')} vs {entry.objective})"
+        beaten = _beaten_by_neighbour(spec, task, backend, entry)
+        if beaten is not None:
+            return Rejection("neighbourhood", beaten)
     return None
+
+
+def _beaten_by_neighbour(spec: FamilySpec, task: Task, backend: str, entry: Any) -> str | None:
+    """The first neighbour of the reference that is feasible with a better objective.
+
+    Neighbours are assessed without schema validation — the default neighbourhood satisfies
+    the schema by construction, and validation would be most of a draw's cost (a family's
+    evaluator may then meet an answer outside the schema from a declared neighbourhood; the
+    kernel turns a crash into an infeasible verdict). Only a neighbour that appears to win is
+    re-judged by the full :func:`~psab.evaluators.kernel.evaluate`, so a draw is never
+    rejected because of an answer the schema would refuse.
+    """
+    from psab.evaluators.kernel import assess_valid_answer, evaluate
+
+    for description, answer in neighbourhood(spec, task, entry.reference.answer):
+        r = assess_valid_answer(task, spec, backend, answer)
+        if not (r.feasible and r.evidence.get("beats_reference")):
+            continue
+        r = evaluate(task, {"answer": answer}, backend)
+        if r.feasible and r.evidence.get("beats_reference"):
+            return f"a perturbation beats the reference ({description}: {r.evidence.get('objective')} vs {entry.objective})"
+    return None
+
+
+def _perfect(result: Any) -> bool:
+    return bool(result.feasible and result.score == 1.0)
+
+
+def rejection_reason(spec: FamilySpec, task: Task, backend: str) -> str | None:
+    """:func:`rejection` as text (``None`` when acceptable)."""
+    r = rejection(spec, task, backend)
+    return None if r is None else str(r)
+
+
+_PUBLIC: dict[str, tuple[FamilySpec, Task, str]] = {}
+
+
+def _public(spec: FamilySpec) -> tuple[Task, str]:
+    """The family's public case and its instance digest, read once per process."""
+    hit = _PUBLIC.get(spec.id)
+    if hit is None or hit[0] is not spec:  # a family re-registered (in a test) is read again
+        task = spec.public_task()
+        hit = _PUBLIC[spec.id] = (spec, task, instance_digest(task))
+    return hit[1], hit[2]
 
 
 def generate(family_id: str, seed: int | str, index: int, backend: str = "surrogate") -> Draw:
     """Draw held-out case ``index`` of ``family_id`` under ``seed``, with acceptance."""
     spec = get_family(family_id)
-    public = spec.public_task()
+    public, public_digest = _public(spec)
     rejections: list[str] = []
+    kinds: list[str] = []
     for attempt in range(spec.redraw_budget):
         rng = family_rng(seed, family_id, index, attempt)
-        drawn = spec.generate(public, rng)
+        # Every draw gets its own copy of the public case: a generator that edits its input in
+        # place must not make draw k depend on which draws this process made before it.
+        fresh = dataclasses.replace(public, public_inputs=clone(public.public_inputs), key=clone(public.key))
+        drawn = spec.generate(fresh, rng)
         task = spec.make_task(
             task_id=heldout_task_id(family_id, index),
             split="heldout",
             public_inputs=drawn.public_inputs,
             key=drawn.key,
         )
-        reason = rejection_reason(spec, task, backend)
-        if reason is None:
-            return Draw(task, attempt + 1, tuple(rejections))
-        rejections.append(f"attempt {attempt}: {reason}")
+        try:
+            spec.check_inputs(task)
+        except InvalidTaskError as exc:
+            raise GenerationError(
+                f"family {family_id}, index {index}, attempt {attempt}: the generator drew inputs "
+                f"outside the family's input schema ({exc}); fix the generator"
+            ) from None
+        r = rejection(spec, task, backend, public_digest)
+        if r is None:
+            return Draw(task, attempt + 1, tuple(rejections), tuple(kinds))
+        rejections.append(f"attempt {attempt}: {r}")
+        kinds.append(r.kind)
     tail = "; ".join(rejections[-3:])
-    raise GenerationError(
+    error = GenerationError(
         f"family {family_id}, index {index}: no acceptable draw in {spec.redraw_budget} attempts ({tail})"
     )
-
+    error.rejection_kinds = tuple(kinds)  # type: ignore[attr-defined] # for validation's tally
+    raise error

@@ -1,0 +1,329 @@
+"""The held-out commands: ``generate``, ``validate-generators`` and ``seed``.
+
+Registered in :data:`psab.cli.COMMAND_MODULES`. The private seed is read from ``--seed``,
+``--seed-file`` or the ``PSAB_SEED`` environment variable (the last two keep it out of shell
+history and process listings); it is never written into anything these commands produce:
+agent views carry ids that name only family and index, manifests and reports carry the
+seed's commitment.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from psab.errors import InvalidArgumentError
+
+SEED_ENV = "PSAB_SEED"
+
+
+# ------------------------------------------------------------------ shared options
+
+
+def _seed_options(p: argparse.ArgumentParser, *, default: Any = None, what: str = "the private seed") -> None:
+    p.add_argument("--seed", default=default, help=f"{what} (an integer or a passphrase)")
+    p.add_argument("--seed-file", help=f"read the seed from this file instead (or set {SEED_ENV})")
+
+
+def _seed(args: argparse.Namespace) -> str:
+    if args.seed_file:
+        path = Path(args.seed_file)
+        if not path.is_file():
+            raise InvalidArgumentError(f"{path}: no such seed file")
+        text = path.read_text(encoding="utf-8").strip()
+    elif args.seed is not None:
+        text = str(args.seed)
+    elif os.environ.get(SEED_ENV):
+        text = os.environ[SEED_ENV].strip()
+    else:
+        raise InvalidArgumentError(f"give the seed with --seed, --seed-file or {SEED_ENV}")
+    if not text:
+        raise InvalidArgumentError("the seed is empty")
+    return text
+
+
+def _scale_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--workers", type=int, default=1, help="local worker processes (default 1: in this process)")
+    p.add_argument("--dask", metavar="ADDR", help="run on a Dask cluster, e.g. tcp://scheduler:8786")
+    p.add_argument("--backend", default="surrogate", help="backend whose reference accepts the draws")
+
+
+def _families(selected: list[str] | None) -> list[str]:
+    import psab
+
+    if not selected or selected == ["all"] or "all" in selected:
+        return [s.id for s in psab.families()]
+    out = []
+    for item in selected:
+        for fid in item.split(","):
+            fid = fid.strip()
+            if fid and fid not in out:
+                psab.get_family(fid)  # fail early, naming the known ids
+                out.append(fid)
+    return out
+
+
+def _backend(name: str) -> str:
+    from psab import backends
+
+    backends.require(name)
+    return name
+
+
+def _draw(args: argparse.Namespace, families: list[str], indices: range, seed: str, *, validate: bool = False) -> list[Any]:
+    from psab.generators.parallel import draw
+
+    if args.workers < 1:
+        raise InvalidArgumentError("--workers must be at least 1")
+    return draw(families, indices, seed, backend=_backend(args.backend), validate=validate,
+                workers=args.workers, dask=args.dask)
+
+
+def _raise_first_error(outcomes: list[Any]) -> None:
+    from psab.errors import GenerationError
+    from psab.generators.parallel import first_error
+
+    error = first_error(outcomes)
+    if error is not None:
+        raise GenerationError(error)
+
+
+# ------------------------------------------------------------------ generate
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    from psab.cli import CliError
+    from psab.contract import write_json
+    from psab.generators.seeds import commitment, manifest_entry, round_manifest
+
+    seed = _seed(args)
+    ids = _families(args.family)
+    if args.count < 1 or args.start < 0:
+        raise InvalidArgumentError("--count must be at least 1 and --start non-negative")
+    out = Path(args.out)
+    keys = Path(args.keys_out) if args.keys_out else out.with_name(out.name + "-keys")
+    if keys.resolve() == out.resolve() or keys.resolve().is_relative_to(out.resolve()):
+        raise CliError("--keys-out must not be inside --out: keys are private, agent views are not")
+    for d in (out, keys):
+        if d.exists() and any(d.iterdir()) and not args.force:
+            raise CliError(f"{d} is not empty; choose a new directory or pass --force to write over it")
+
+    started = time.perf_counter()
+    outcomes = _draw(args, ids, range(args.start, args.start + args.count), seed)
+    _raise_first_error(outcomes)
+    entries = []
+    for o in outcomes:
+        task = o.task
+        task.write(out / task.id, with_key=False)
+        if task.key is not None:
+            write_json(keys / task.id / "key.json", task.key)
+        entries.append(manifest_entry(task, o.index))
+    doc = round_manifest(seed, families=ids, start=args.start, count=args.count, backend=args.backend, entries=entries)
+    write_json(keys / "manifest.json", doc)
+    print(f"wrote {len(entries)} held-out tasks of {len(ids)} families to {out} in {time.perf_counter() - started:.1f} s")
+    print(f"keys and manifest (private) in {keys}; seed commitment {commitment(seed)}")
+    return 0
+
+
+# ------------------------------------------------------------------ validate-generators
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from psab.cli import table
+    from psab.contract import write_json
+    from psab.generators.seeds import commitment
+    from psab.generators.validation import report, table_rows, validate_generators
+
+    if args.variants < 1:
+        raise InvalidArgumentError("--variants must be at least 1")
+    if args.workers < 1:
+        raise InvalidArgumentError("--workers must be at least 1")
+    seed = _seed(args)
+    ids = _families(args.family)
+    started = time.perf_counter()
+    rows = validate_generators(ids, args.variants, seed, backend=_backend(args.backend), workers=args.workers,
+                               dask=args.dask, min_cv=args.min_cv, start=args.start)
+    elapsed = time.perf_counter() - started
+    doc = report(rows, variants=args.variants, seed_commitment=commitment(seed), backend=args.backend, min_cv=args.min_cv)
+    body, header = table_rows(rows)
+    print(table(body, header))
+    t = doc["totals"]
+    cv = "n/a" if t["mean_cv"] is None else f"{t['mean_cv']:.3f}"
+    print(
+        f"\n{t['families_passed']}/{t['families']} families pass: {t['accepted']}/{t['variants']} variants accepted, "
+        f"{t['reference_feasible']} with a feasible score-1 reference, {t['redraws']} redraws, "
+        f"{t['families_all_distinct']} families with {args.variants} distinct instances, mean CV {cv} "
+        f"({elapsed:.1f} s)"
+    )
+    for r in rows:
+        for f in r.failures:
+            print(f"FAIL {r.family}: {f}", file=sys.stderr)
+        for e in r.errors[:3]:
+            print(f"  {e}", file=sys.stderr)
+    if args.json:
+        write_json(args.json, doc)
+    return 0 if doc["passed"] else 1
+
+
+# ------------------------------------------------------------------ seed
+
+
+def cmd_seed_new(args: argparse.Namespace) -> int:
+    from psab.generators.seeds import new_seed
+
+    seed = new_seed()
+    if args.out:
+        path = Path(args.out)
+        if path.exists():
+            raise InvalidArgumentError(f"{path} exists; a seed file is never overwritten")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(seed + "\n")
+        print(f"wrote a new private seed to {path} (mode 600); keep it secret until the round is over")
+    else:
+        print(seed)
+    return 0
+
+
+def cmd_seed_commit(args: argparse.Namespace) -> int:
+    from psab.generators.seeds import benchmark_version, commitment, weak_seed_reason
+
+    seed = _seed(args)
+    weak = weak_seed_reason(seed)
+    if weak and not args.allow_weak_seed:
+        raise InvalidArgumentError(
+            f"{weak}; publishing its commitment would reveal it. Draw one with `psab seed new`, "
+            "or pass --allow-weak-seed for a test round"
+        )
+    value = commitment(seed)
+    if args.json:
+        import json
+
+        print(json.dumps({"commitment": value, "psab_version": benchmark_version(), "scheme": "psab-seed-commitment-v1"}, indent=2))
+    else:
+        print(value)
+    return 0
+
+
+def cmd_seed_manifest(args: argparse.Namespace) -> int:
+    from psab.contract import write_json
+    from psab.generators.seeds import manifest_entry, round_manifest
+
+    seed = _seed(args)
+    ids = _families(args.families)
+    if args.count < 1 or args.start < 0:
+        raise InvalidArgumentError("--count must be at least 1 and --start non-negative")
+    outcomes = _draw(args, ids, range(args.start, args.start + args.count), seed)
+    _raise_first_error(outcomes)
+    doc = round_manifest(seed, families=ids, start=args.start, count=args.count, backend=args.backend,
+                         entries=[manifest_entry(o.task, o.index) for o in outcomes])
+    write_json(args.out, doc)
+    print(f"wrote the manifest of {len(doc['cases'])} held-out cases to {args.out} (commitment {doc['commitment']})")
+    return 0
+
+
+def cmd_seed_verify(args: argparse.Namespace) -> int:
+    from psab.contract import read_json
+    from psab.generators.seeds import (
+        MANIFEST_SCHEME,
+        check_commitment,
+        compare_cases,
+        manifest_entry,
+    )
+
+    seed = _seed(args)
+    doc = read_json(args.manifest)
+    if not isinstance(doc, dict) or doc.get("manifest") != MANIFEST_SCHEME:
+        raise InvalidArgumentError(f"{args.manifest}: not a psab held-out manifest ({MANIFEST_SCHEME})")
+    problems = check_commitment(seed, doc, args.commitment)
+    cases = doc.get("cases", [])
+    if not problems:
+        from psab import __version__
+
+        if doc.get("psab_version") != __version__:
+            print(f"note: the round was drawn with psab {doc.get('psab_version')}, this is {__version__}", file=sys.stderr)
+        families = list(dict.fromkeys(c["family"] for c in cases))
+        indices = sorted({c["index"] for c in cases})
+        args.backend = doc.get("backend", "surrogate")
+        outcomes = _draw(args, families, indices, seed)
+        wanted = {(c["family"], c["index"]) for c in cases}
+        redrawn = []
+        for o in outcomes:
+            if (o.family, o.index) not in wanted:
+                continue
+            if o.error is not None:
+                problems.append(o.error)
+            else:
+                redrawn.append(manifest_entry(o.task, o.index))
+        problems += compare_cases(cases, redrawn)
+    if problems:
+        for p in problems[:20]:
+            print(f"MISMATCH {p}", file=sys.stderr)
+        print(f"verification FAILED: {len(problems)} problems")
+        return 1
+    print(f"verified: the seed matches the commitment {doc['commitment']} and reproduces all {len(cases)} cases")
+    return 0
+
+
+# ------------------------------------------------------------------ registration
+
+
+def add_commands(sub: Any) -> None:
+    """Add ``generate``, ``validate-generators`` and ``seed`` to the ``psab`` parser."""
+    from psab.generators.validation import DEFAULT_MIN_CV, DEFAULT_VALIDATION_SEED
+
+    p = sub.add_parser("generate", help="draw held-out tasks from a private seed")
+    p.add_argument("--family", action="append", help="a family id (repeatable, or comma-separated); default: all")
+    _seed_options(p)
+    p.add_argument("--count", type=int, default=1, help="cases per family")
+    p.add_argument("--start", type=int, default=0, help="first index")
+    p.add_argument("--out", required=True, help="directory for the agent views (task.json per case)")
+    p.add_argument("--keys-out", help="private directory for keys and the manifest (default: OUT-keys)")
+    p.add_argument("--force", action="store_true", help="write into non-empty directories")
+    _scale_options(p)
+    p.set_defaults(func=cmd_generate)
+
+    p = sub.add_parser("validate-generators", help="draw K variants per family and check they are solvable and varied (paper 8.3)")
+    p.add_argument("--variants", type=int, default=8, help="variants per family (K)")
+    _seed_options(p, default=str(DEFAULT_VALIDATION_SEED), what=f"the validation seed (default {DEFAULT_VALIDATION_SEED})")
+    p.add_argument("--family", action="append", help="a family id (repeatable); default: all")
+    p.add_argument("--start", type=int, default=0, help="first index")
+    p.add_argument("--min-cv", type=float, default=DEFAULT_MIN_CV, help="mean CV below which variants are near-duplicates")
+    p.add_argument("--json", metavar="FILE", help="also write the report as JSON")
+    _scale_options(p)
+    p.set_defaults(func=cmd_validate)
+
+    p = sub.add_parser("seed", help="private seeds of held-out rounds: new, commit, manifest, verify")
+    seed_sub = p.add_subparsers(dest="seed_command", metavar="ACTION", required=True)
+
+    q = seed_sub.add_parser("new", help="draw a fresh 128-bit private seed")
+    q.add_argument("--out", help="write it to this new file (mode 600) instead of printing it")
+    q.set_defaults(func=cmd_seed_new)
+
+    q = seed_sub.add_parser("commit", help="the commitment to publish before a held-out round")
+    _seed_options(q)
+    q.add_argument("--allow-weak-seed", action="store_true", help="commit to a guessable seed anyway (test rounds)")
+    q.add_argument("--json", action="store_true")
+    q.set_defaults(func=cmd_seed_commit)
+
+    q = seed_sub.add_parser("manifest", help="write a round's manifest of case digests")
+    _seed_options(q)
+    q.add_argument("--families", nargs="+", default=["all"], help="family ids, or 'all'")
+    q.add_argument("--count", type=int, required=True, help="cases per family")
+    q.add_argument("--start", type=int, default=0, help="first index")
+    q.add_argument("--out", required=True, help="the manifest file")
+    _scale_options(q)
+    q.set_defaults(func=cmd_seed_manifest)
+
+    q = seed_sub.add_parser("verify", help="check that a revealed seed reproduces a round's manifest")
+    _seed_options(q)
+    q.add_argument("--manifest", required=True)
+    q.add_argument("--commitment", help="the commitment published before the round")
+    q.add_argument("--workers", type=int, default=1)
+    q.add_argument("--dask", metavar="ADDR")
+    q.set_defaults(func=cmd_seed_verify, backend="surrogate")

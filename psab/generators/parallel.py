@@ -1,0 +1,331 @@
+"""Held-out draws at scale: serially, on local worker processes, or on a Dask cluster.
+
+The unit of work is a :class:`DrawJob` — one family and a contiguous range of indices —
+and the result of each draw is a :class:`DrawOutcome`. Because a draw is a pure function of
+(seed, family, index, backend) (:mod:`psab.generators.acceptance`), where and in what order
+the jobs run cannot change any outcome; :func:`run_jobs` returns them in job order, so what
+the caller writes is byte-identical for 1, 2 or 200 workers.
+
+Design for spawn/forkserver: the worker entry point :func:`run_job` is a module-level
+function of plain, picklable arguments, and workers find families through the registry
+(:data:`psab.families.FAMILY_MODULES`), never through state inherited from the parent — so a
+family registered only in the calling process (a test fixture) can be drawn serially but
+not on workers. Local pools start with the ``forkserver`` method where the platform has it,
+preloading psab, the registry and the public cases once in the fork server, so each worker
+starts warm (while the pool boots, the calling process draws jobs itself); every worker then
+stays alive for the whole call and keeps its reference cache and imported solvers across
+jobs. Work is chunked by family (a worker draws consecutive indices of one
+family) and split finely enough to keep every worker busy.
+
+The seed travels to workers wrapped in :class:`~psab.generators.seeds.PrivateSeed`, which
+prints as its commitment prefix, and :func:`run_job` never raises (errors come back as
+outcomes), so neither a pool traceback nor a Dask worker log ever shows the seed.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import os
+import threading
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from psab.contract import Task
+from psab.errors import GenerationError, InvalidArgumentError, PsabError
+from psab.generators.seeds import PrivateSeed
+
+#: Jobs per worker a run is split into: enough that the last, slowest jobs do not leave the
+#: other workers idle for long; few enough that per-job overhead stays negligible.
+JOBS_PER_WORKER = 8
+#: Preloaded by the fork server so that forked workers start with psab and the registry.
+WARM_MODULES = ("psab.generators.worker",)
+
+
+@dataclass(frozen=True)
+class DrawJob:
+    """Draw cases ``indices`` of ``family`` under ``seed`` (what one worker does at a time).
+
+    ``validate`` also re-solves each accepted case from a cold reference cache and evaluates
+    that reference, an independent check on the acceptance loop. ``expect`` pins what the
+    caller runs — psab's version and :func:`code_fingerprint` of the family — since a worker
+    with other code would draw other cases: such a worker reports an error instead.
+    """
+
+    family: str
+    indices: tuple[int, ...]
+    seed: PrivateSeed
+    backend: str = "surrogate"
+    validate: bool = False
+    expect: tuple[str, str] = ("", "")
+
+
+_FINGERPRINTS: dict[str, str] = {}
+
+
+def code_fingerprint(family_id: str) -> str:
+    """A digest of the code a family's draws depend on: the family's module (generator,
+    solver, evaluator, spec) and the generation kernel (rng, acceptance), as source bytes.
+
+    Family versions are bumped by hand and psab's version rarely; this catches a worker that
+    runs an older checkout of the same version (shared physics modules are not covered).
+    """
+    hit = _FINGERPRINTS.get(family_id)
+    if hit is None:
+        import hashlib
+        import sys
+
+        from psab.generators import acceptance, rng
+        from psab.registry import get_family
+
+        spec = get_family(family_id)
+        h = hashlib.sha256(f"{family_id}@{spec.version}".encode())
+        for module in (sys.modules.get(spec.generate.__module__), sys.modules.get(spec.solve.__module__), acceptance, rng):
+            path = getattr(module, "__file__", None)
+            if path:
+                with open(path, "rb") as fh:
+                    h.update(fh.read())
+        hit = _FINGERPRINTS[family_id] = h.hexdigest()[:16]
+    return hit
+
+
+@dataclass(frozen=True)
+class DrawOutcome:
+    """One draw: the accepted task (``None`` on error), its attempts and rejection kinds,
+    the fresh reference check (validation only), the worker's wall-clock and CPU time for it
+    (they differ on a loaded machine), or the error."""
+
+    family: str
+    index: int
+    task: Task | None
+    attempts: int = 0
+    rejection_kinds: tuple[str, ...] = ()
+    reference_feasible: bool | None = None
+    reference_score: float | None = None
+    seconds: float = 0.0
+    error: str | None = None
+    cpu_seconds: float = 0.0
+
+
+def run_job(job: DrawJob) -> list[DrawOutcome]:
+    """Draw every index of ``job`` in this process. Never raises: errors become outcomes."""
+    from psab.generators.worker import draw_job
+
+    return draw_job(job)
+
+
+def plan_jobs(families: Sequence[str], indices: Sequence[int], *, seed: PrivateSeed, backend: str = "surrogate",
+              validate: bool = False, workers: int = 1, chunk: int | None = None) -> list[DrawJob]:
+    """Jobs for every (family, index), chunked by family, in (family, index) order.
+
+    One job per family when serial; otherwise chunks of at most ``chunk`` indices, by default
+    small enough to give every worker about eight jobs (so that a slow family does not leave
+    the other workers idle at the end) but never mixing families.
+    """
+    from psab import __version__
+
+    idx = list(indices)
+    if workers <= 1:
+        size = max(1, len(idx))
+    elif chunk is not None:
+        size = max(1, chunk)
+    else:
+        size = max(1, math.ceil(len(families) * len(idx) / (JOBS_PER_WORKER * workers)))
+    jobs = []
+    for fid in families:
+        expect = (__version__, code_fingerprint(fid))
+        for k in range(0, len(idx), size):
+            jobs.append(DrawJob(fid, tuple(idx[k:k + size]), seed, backend, validate, expect))
+    return jobs
+
+
+def default_start_method() -> str:
+    """``forkserver`` where available (POSIX), else ``spawn``: never a bare ``fork`` of a
+    parent that may hold threads (a Dask client, a BLAS pool)."""
+    return "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+
+
+def run_jobs(jobs: Sequence[DrawJob], *, workers: int = 1, dask: Any = None,
+             start_method: str | None = None) -> list[DrawOutcome]:
+    """Run ``jobs`` and return every outcome in job order, whatever order they finished in.
+
+    ``workers`` > 1 uses a local process pool; ``dask`` (a scheduler address such as
+    ``tcp://host:8786`` or a ``distributed.Client``) sends the jobs to a Dask cluster.
+    """
+    if workers < 1:
+        raise InvalidArgumentError(f"--workers must be at least 1, got {workers}")
+    if dask is not None:
+        results = _run_dask(jobs, dask)
+    elif workers == 1 or len(jobs) <= 1:
+        results = [run_job(j) for j in jobs]
+    else:
+        results = _run_local(jobs, workers, start_method or default_start_method())
+    return [o for batch in results for o in batch]
+
+
+def _run_local(jobs: Sequence[DrawJob], workers: int, method: str) -> list[list[DrawOutcome]]:
+    """Run ``jobs`` on a local pool; the calling process draws too while the pool boots.
+
+    Starting the pool — the fork server importing psab, reading the public cases and warming
+    up the run's families (:func:`psab.generators.worker.warm`, told which through
+    :data:`~psab.generators.worker.WARM_ENV` for the moment of its launch) — takes from a few
+    tenths of a second to a few seconds, during which the first ``submit`` blocks. A helper thread does the
+    submitting, in job order, while this process takes jobs from the other end; once the pool
+    is up it finishes the job in hand and only collects. A job is claimed exactly once (under
+    a lock), and results are placed by job position, so who ran what changes nothing.
+    """
+    from psab.generators import worker
+
+    ctx = multiprocessing.get_context(method)
+    families = tuple(dict.fromkeys(j.family for j in jobs))
+    backend = jobs[0].backend
+    if method == "forkserver":
+        ctx.set_forkserver_preload(list(WARM_MODULES))  # type: ignore[attr-defined]
+        init, initargs = worker.warm, ((), backend)  # the fork server did the warm-up
+    else:
+        init, initargs = worker.warm, (families, backend)
+    n = len(jobs)
+    results: list[list[DrawOutcome] | None] = [None] * n
+    futures: dict[int, Any] = {}
+    lock = threading.Lock()
+    front, back = 0, n - 1  # next job for the pool / for this process
+    pool_up = threading.Event()
+    failure: list[BaseException] = []
+
+    def submit_all(pool: ProcessPoolExecutor) -> None:
+        nonlocal front
+        try:
+            while True:
+                with lock:
+                    if front > back:
+                        return
+                    i, front = front, front + 1
+                futures[i] = pool.submit(run_job, jobs[i])  # the first call waits for the pool
+                pool_up.set()
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the calling thread
+            failure.append(exc)
+        finally:
+            pool_up.set()
+
+    try:
+        with ProcessPoolExecutor(max_workers=min(workers, n), mp_context=ctx, initializer=init, initargs=initargs) as pool, \
+                _environ(worker.WARM_ENV, f"{backend}:{','.join(families)}"):
+            submitter = threading.Thread(target=submit_all, args=(pool,), name="psab-submit", daemon=True)
+            submitter.start()
+            while not pool_up.is_set():
+                with lock:
+                    if back < front:
+                        break
+                    i, back = back, back - 1
+                results[i] = run_job(jobs[i])
+            submitter.join()
+            if failure:
+                raise failure[0]
+            for i, future in futures.items():
+                results[i] = future.result()
+    except BrokenProcessPool as exc:
+        # A worker died outright (killed, out of memory, a crash inside a native solver):
+        # run_job itself never raises, so this is the process, not a draw.
+        raise GenerationError(f"a worker process died ({exc}); rerun with --workers 1 to find the draw that kills it") from None
+    return [r if r is not None else [] for r in results]
+
+
+@contextmanager
+def _environ(name: str, value: str) -> Iterator[None]:
+    """``os.environ[name] = value`` for the duration (the fork server inherits it at launch)."""
+    old = os.environ.get(name)
+    os.environ[name] = value
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = old
+
+
+@contextmanager
+def dask_client(dask: Any) -> Iterator[Any]:
+    """A ``distributed.Client`` for ``dask`` (an address, which is connected and closed here,
+    or a client, which is used as is)."""
+    if not isinstance(dask, str):
+        yield dask
+        return
+    try:
+        from distributed import Client
+    except ImportError:
+        raise PsabError("--dask needs dask.distributed: pip install 'psab[dask]'") from None
+    try:
+        client = Client(dask, timeout="20s")
+    except OSError as exc:
+        raise PsabError(f"cannot reach the Dask scheduler at {dask}: {exc}") from None
+    try:
+        yield client
+    finally:
+        client.close()
+
+
+def _run_dask(jobs: Sequence[DrawJob], dask: Any) -> list[list[DrawOutcome]]:
+    from distributed import as_completed
+
+    with dask_client(dask) as client:
+        # Explicit keys (never derived from the arguments, which hold the seed) and
+        # pure=False: every job runs, none is deduplicated against another round's.
+        stamp = f"{time.time_ns():x}"
+        futures = [
+            client.submit(run_job, job, key=f"psab-draw-{job.family}-{job.indices[0]}-{len(job.indices)}-{n}-{stamp}", pure=False)
+            for n, job in enumerate(jobs)
+        ]
+        position = {f.key: n for n, f in enumerate(futures)}
+        results: list[list[DrawOutcome] | None] = [None] * len(jobs)
+        for future in as_completed(futures):
+            results[position[future.key]] = future.result()
+            future.release()
+        return [r if r is not None else [] for r in results]
+
+
+def draw(families: Sequence[str], indices: Iterable[int], seed: int | str | PrivateSeed, *,
+         backend: str = "surrogate", validate: bool = False, workers: int = 1, dask: Any = None,
+         chunk: int | None = None) -> list[DrawOutcome]:
+    """Draw (and with ``validate`` re-check) every (family, index), in (family, index) order.
+
+    On Dask the jobs are sized for the cluster's worker threads, locally for ``workers``.
+    """
+    private = PrivateSeed(seed)
+    fams, idx = list(families), list(indices)
+    if workers > 1 or dask is not None:
+        _loadable_by_workers(fams)
+    if dask is None:
+        jobs = plan_jobs(fams, idx, seed=private, backend=backend, validate=validate, workers=workers, chunk=chunk)
+        return run_jobs(jobs, workers=workers)
+    with dask_client(dask) as client:
+        threads = max(2, sum(client.nthreads().values()))
+        jobs = plan_jobs(fams, idx, seed=private, backend=backend, validate=validate, workers=threads, chunk=chunk)
+        return run_jobs(jobs, dask=client)
+
+
+def _loadable_by_workers(families: Sequence[str]) -> None:
+    from psab.registry import families as registered
+    from psab.registry import get_family
+
+    loadable = {s.id for s in registered()}  # the families of psab.families.FAMILY_MODULES
+    for fid in families:
+        get_family(fid)
+        if fid not in loadable:
+            raise InvalidArgumentError(
+                f"family {fid} is registered only in this process (it is not in psab.families.FAMILY_MODULES), "
+                "so worker processes cannot load it; draw it with workers=1"
+            )
+
+
+def first_error(outcomes: Iterable[DrawOutcome]) -> str | None:
+    """The first error in (family, index) order, or ``None``."""
+    for o in outcomes:
+        if o.error is not None:
+            return o.error
+    return None

@@ -1,0 +1,113 @@
+"""What a worker process runs: draw a job's cases and report every outcome, never raise.
+
+Warm workers: importing this module runs :func:`warm`, which loads the family registry and
+the public cases and — for the families named in :data:`WARM_ENV` — solves and evaluates
+each public case once, which imports and initialises what those families' first draw would
+(Pyomo and HiGHS, pandapower, compiled validators). The local fork server preloads this
+module (:data:`psab.generators.parallel.WARM_MODULES`) with that variable set for the run, so
+every worker forked from it starts warm and the warm-up is paid once, not once per worker.
+Spawned and Dask workers pay it on their first job instead.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import traceback
+
+from psab.errors import GenerationError
+
+#: Environment variable naming ``backend:family,family,...`` to warm up at import.
+WARM_ENV = "PSAB_WARM_FAMILIES"
+
+
+def warm(families: tuple[str, ...] | None = None, backend: str = "surrogate") -> None:
+    """Make this process ready to draw; never fails (a job reports any real error).
+
+    Loads the registry and every public case (reading one compiles the task schema's
+    validator); then, for ``families`` (default: those named in :data:`WARM_ENV`), solves
+    and evaluates the public case once.
+    """
+    try:
+        from psab.generators.acceptance import _public
+        from psab.registry import families as registered
+
+        for spec in registered():
+            _public(spec)
+    except Exception:  # noqa: BLE001
+        return
+    if families is None:
+        spec_text = os.environ.get(WARM_ENV, "")
+        backend, _, names = spec_text.rpartition(":") if ":" in spec_text else ("surrogate", "", spec_text)
+        families = tuple(f for f in names.split(",") if f)
+    from psab.evaluators.kernel import evaluate, solve
+    from psab.registry import get_family
+
+    for fid in families:
+        try:
+            task = _public(get_family(fid))[0]
+            evaluate(task, solve(task, backend), backend)
+        except Exception:  # noqa: BLE001
+            continue
+
+
+def _where(exc: BaseException) -> str:
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames:
+        return ""
+    last = frames[-1]
+    return f" at {last.filename.rsplit('/', 1)[-1]}:{last.lineno}"
+
+
+def draw_job(job):  # type: ignore[no-untyped-def] # DrawJob -> list[DrawOutcome]
+    from psab import __version__
+    from psab.evaluators.cache import clear_reference_cache
+    from psab.evaluators.kernel import evaluate, solve
+    from psab.generators.acceptance import generate
+    from psab.generators.parallel import DrawOutcome, code_fingerprint
+    from psab.registry import get_family
+
+    try:
+        get_family(job.family)
+    except Exception as exc:  # noqa: BLE001
+        return [DrawOutcome(job.family, i, None, error=f"family {job.family}: {exc}") for i in job.indices]
+    if job.expect != ("", "") and (__version__, code_fingerprint(job.family)) != tuple(job.expect):
+        message = (
+            f"family {job.family}: this worker runs psab {__version__} with family code {code_fingerprint(job.family)}, "
+            f"the caller psab {job.expect[0]} with {job.expect[1]}; install the same psab on every worker"
+        )
+        return [DrawOutcome(job.family, i, None, error=message) for i in job.indices]
+
+    seed = job.seed.reveal()
+    out = []
+    for index in job.indices:
+        started, cpu = time.perf_counter(), time.process_time()
+        try:
+            d = generate(job.family, seed, index, job.backend)
+        except GenerationError as exc:
+            kinds = tuple(getattr(exc, "rejection_kinds", ()))
+            out.append(DrawOutcome(job.family, index, None, len(kinds), kinds, seconds=time.perf_counter() - started,
+                                   error=str(exc)))
+            continue
+        except Exception as exc:  # noqa: BLE001 - reported, with its family, index and place
+            message = f"family {job.family}, index {index}: {type(exc).__name__}: {exc}{_where(exc)}"
+            out.append(DrawOutcome(job.family, index, None, seconds=time.perf_counter() - started, error=message))
+            continue
+        feasible = score = None
+        if job.validate:
+            # Judge with a freshly solved reference, not the one the acceptance loop cached.
+            clear_reference_cache()
+            try:
+                result = evaluate(d.task, solve(d.task, job.backend), job.backend)
+                feasible, score = result.feasible, result.score
+            except Exception as exc:  # noqa: BLE001
+                message = f"family {job.family}, index {index}: re-solving the accepted case failed: {type(exc).__name__}: {exc}"
+                out.append(DrawOutcome(job.family, index, d.task, d.attempts, d.kinds, False, 0.0,
+                                       time.perf_counter() - started, message))
+                continue
+        out.append(DrawOutcome(job.family, index, d.task, d.attempts, d.kinds, feasible, score,
+                               time.perf_counter() - started, cpu_seconds=time.process_time() - cpu))
+    return out
+
+
+warm()

@@ -1,0 +1,1 @@
+"""Tests of the held-out kernel (psab.generators)."""
