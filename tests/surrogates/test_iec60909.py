@@ -143,7 +143,8 @@ def test_max_current_is_never_below_min(net: iec.Network, r_fault: float) -> Non
     mx = iec.fault_levels(net, "max")
     mn = iec.fault_levels(net, "min", r_fault_ohm=r_fault)
     for a, b in zip(mx, mn, strict=True):
-        assert a.ikss_ka >= b.ikss_ka
+        # at a feeder's own bus c cancels (I = S″kQ/(√3·U_n)) and the two can be equal, up to rounding
+        assert a.ikss_ka >= b.ikss_ka * (1 - 1e-12)
 
 
 @settings(max_examples=60, deadline=None)
