@@ -120,6 +120,14 @@ def _run(args: argparse.Namespace) -> int:
         )
         if "heldout" not in opts.splits and seed is not None and args.seed:
             raise RunnerError("--seed is only used with --split heldout")
+        if "heldout" in opts.splits and seed is not None:
+            from psab.generators.seeds import weak_seed_reason
+
+            weak = weak_seed_reason(seed)
+            if weak:
+                # The run publishes the seed's commitment; a guessable seed makes it reversible.
+                print(f"psab: warning: {weak}; fine for a demo, not for a round whose cases must stay private "
+                      "(psab seed new draws a strong one)", file=sys.stderr)
         report = runner.start(opts, out=args.out, seed=seed, workers=args.workers, dask=args.dask,
                               progress=args.progress)
     print(report.table)
