@@ -1,5 +1,5 @@
-"""The matrix path of the solver layer (``add_matrix_constraints`` + ``linear_objective``,
-read by ``core.solve`` without Pyomo's compiler) poses the same LP as the expression path.
+"""The matrix path of the solver layer (``add_constraints`` + ``linear_objective``, read by
+``core.solve`` without Pyomo's compiler) poses the same LP as plain Pyomo expressions.
 
 Random small LPs are built both ways from one set of :class:`LinearConstraint` definitions;
 both must reach the same optimum, and the optimum must pass :func:`algebra.check`.
@@ -40,6 +40,20 @@ def _problem(seed: int) -> tuple[list[algebra.LinearConstraint], object, int]:
     return rows, objective, n
 
 
+def _expression_rows(model: object, rows: list[algebra.LinearConstraint]) -> None:
+    """The same rows built the plain Pyomo way (operator overloading): the independent path
+    the matrix path is compared with."""
+    import pyomo.environ as pyo
+
+    for c in rows:
+        def rule(m: object, i: object, c: algebra.LinearConstraint = c) -> object:
+            lo, hi = c.bounds(i)
+            expr = c.body(m, i)
+            return expr == lo if lo is not None and lo == hi else pyo.inequality(lo, expr, hi)
+
+        setattr(model, c.name, pyo.Constraint(list(c.index), rule=rule))
+
+
 def _model(n: int) -> object:
     import pyomo.environ as pyo
 
@@ -58,10 +72,10 @@ def test_matrix_path_reaches_the_expression_path_optimum(seed: int) -> None:
 
     rows, objective, n = _problem(seed)
     a = _model(n)
-    algebra.add_constraints(a, rows)
+    _expression_rows(a, rows)
     a.obj = pyo.Objective(expr=objective(a))
     b = _model(n)
-    algebra.add_matrix_constraints(b, rows)
+    algebra.add_constraints(b, rows)
     b.obj = algebra.linear_objective(b, objective)
     ra, rb = solve(a), solve(b)
     assert rb.objective == pytest.approx(ra.objective, abs=1e-7)
@@ -75,7 +89,7 @@ def test_a_row_the_data_cannot_satisfy_is_reported() -> None:
     m = _model(2)
     impossible = algebra.LinearConstraint("c", "c", [0], lambda v, i: 2.0, upper=1.0)
     with pytest.raises(SolverError):
-        algebra.add_matrix_constraints(m, [impossible])
+        algebra.add_constraints(m, [impossible])
 
 
 def test_a_nonlinear_body_is_refused() -> None:
@@ -83,7 +97,7 @@ def test_a_nonlinear_body_is_refused() -> None:
     m = _model(2)
     product = algebra.LinearConstraint("c", "c", [0], lambda v, i: v.x[0] * v.x[1], upper=1.0)
     with pytest.raises(TypeError):
-        algebra.add_matrix_constraints(m, [product])
+        algebra.add_constraints(m, [product])
 
 
 def test_matrix_blocks_mix_with_ordinary_constraints_and_fixed_variables() -> None:
@@ -94,7 +108,7 @@ def test_matrix_blocks_mix_with_ordinary_constraints_and_fixed_variables() -> No
 
     m = _model(3)
     rows = [algebra.LinearConstraint("total", "sum", [0], lambda v, i: v.x[0] + v.x[1] + v.x[2], **algebra.equal_to(1.5))]
-    algebra.add_matrix_constraints(m, rows)
+    algebra.add_constraints(m, rows)
     m.extra = pyo.Constraint(expr=m.x[0] <= 0.25)
     m.x[2].fix(0.5)
     m.obj = algebra.linear_objective(m, lambda v: -2.0 * v.x[0] - 1.0 * v.x[1])

@@ -77,27 +77,6 @@ def equal_to(value: float | Callable[[Any], float]) -> dict[str, Bound]:
     return {"lower": value, "upper": value}
 
 
-def add_constraints(model: Any, constraints: Iterable[LinearConstraint]) -> None:
-    """Add every constraint family to a Pyomo ``model`` (whose attributes are the variables)."""
-    import pyomo.environ as pyo
-
-    for c in constraints:
-        rows = list(c.index)
-
-        def rule(m: Any, *i: Any, c: LinearConstraint = c) -> Any:
-            key = i[0] if len(i) == 1 else i
-            lo, hi = c.bounds(key)
-            expr = c.body(m, key)
-            if lo is not None and hi is not None and lo == hi:
-                return expr == lo
-            if isinstance(expr, (int, float)):
-                return pyo.Constraint.Skip  # a row with no variable left (e.g. fixed data)
-            return pyo.inequality(lo, expr, hi)
-
-        setattr(model, f"{c.name}_index", pyo.Set(initialize=rows, dimen=None, ordered=True))
-        setattr(model, c.name, pyo.Constraint(getattr(model, f"{c.name}_index"), rule=rule))
-
-
 def check(values: Any, constraints: Iterable[LinearConstraint], slack: Callable[[str], float]) -> list[Violation]:
     """Every breached row at the submitted ``values``, one violation per row.
 
@@ -282,10 +261,10 @@ def _matrix_block_class() -> Any:
     return _MATRIX_BLOCK
 
 
-def add_matrix_constraints(model: Any, constraints: Iterable[LinearConstraint], *, probe: LinearProbe | None = None) -> None:
+def add_constraints(model: Any, constraints: Iterable[LinearConstraint], *, probe: LinearProbe | None = None) -> None:
     """Add every constraint family to a Pyomo ``model`` as a ``MatrixConstraint`` block.
 
-    Same rows as :func:`add_constraints` (a row whose body has no variable left is dropped
+    The rows Pyomo expressions would give (a row whose body has no variable left is dropped
     when its bounds hold, and makes the model infeasible otherwise), built without Pyomo's
     expression system. Row ``k`` of block ``model.<name>`` is ``constraint.index[k]`` among
     the rows kept, listed in ``model.<name>_rows``. A ``probe`` of the same model may be

@@ -4,7 +4,7 @@ Pyomo is the modelling layer (formulations stay readable as algebra). A model is
 HiGHS's matrix form in one of two ways and handed to HiGHS through highspy directly:
 
 - a model holding ``MatrixConstraint`` blocks (built by
-  :func:`psab.solvers.algebra.add_matrix_constraints`) is read block by block, without
+  :func:`psab.solvers.algebra.add_constraints`) is read block by block, without
   walking expressions — on the 24 h microgrid LP this brings the whole Pyomo path within
   about 2.5x of the same LP given to highspy by hand (``benchmarks/bench_dispatch.py``);
 - any other model goes through Pyomo's own ``LinearStandardFormCompiler``, which already
@@ -144,7 +144,7 @@ def _compiled_form(model: Any, inf: float) -> _Form:
 
 def _matrix_form(model: Any, inf: float) -> _Form | None:
     """The form read directly from a model holding ``MatrixConstraint`` blocks
-    (:func:`psab.solvers.algebra.add_matrix_constraints`); ``None`` for a model without any,
+    (:func:`psab.solvers.algebra.add_constraints`); ``None`` for a model without any,
     which goes through the compiler as before.
 
     The blocks already hold their rows as CSR arrays, so nothing is walked expression by

@@ -186,7 +186,7 @@ def build_model(f: Formulation) -> Any:
         for data, a, b in zip(comp.values(), _flat(var.lower, n), _flat(var.upper, n), strict=True):
             data._lb = a
             data._ub = b
-    algebra.add_matrix_constraints(m, f.constraints)
+    algebra.add_constraints(m, f.constraints)
     coefs: list[float] = []
     variables: list[Any] = []
     for name, coef in f.costs.items():
