@@ -13,10 +13,15 @@ STAMP  := $(VENV)/.psab-installed
 
 # The main job: the built-in baselines through the agent runner on the public split, then on
 # one held-out draw per family from a demo seed (a real round keeps its seed private and
-# passes it as $$PSAB_SEED). Run records and summaries land in runs/<run id>/.
+# passes it as $$PSAB_SEED), then one report over both runs. Everything lands in
+# runs/make-run-<UTC stamp>/: public/, heldout/ and report/ (report.md, report.html, plots).
 run: $(STAMP)
-	$(BIN)/psab run --agent builtin:reference --agent builtin:mutant --split public
-	$(BIN)/psab run --agent builtin:reference --agent builtin:mutant --split heldout --seed demo-seed --count 1
+	@out=runs/make-run-$$(date -u +%Y%m%dT%H%M%SZ); \
+	$(BIN)/psab run --agent builtin:reference --agent builtin:mutant --split public --out $$out/public && \
+	$(BIN)/psab run --agent builtin:reference --agent builtin:mutant --split heldout --seed demo-seed --count 1 \
+	    --out $$out/heldout && \
+	$(BIN)/psab report $$out/public $$out/heldout --out $$out/report && \
+	echo "report: $$out/report/report.html (Markdown: report.md)"
 
 test: $(STAMP) system-deps
 	$(BIN)/ruff check psab tests benchmarks
