@@ -161,7 +161,8 @@ class AgentSpec:
     values are never recorded). ``expose`` lists extra host paths shown read-only inside the
     bwrap sandbox (an agent installed under the home directory, say); ``copy_home`` lists files
     or directories copied into the sandbox's ``$HOME`` at the same relative place (an agent's
-    login, e.g. ``~/.codex/auth.json``).
+    login, e.g. ``~/.codex/auth.json``). ``memory_limit_mb`` and ``file_limit_mb`` replace the
+    run's resource limits for this agent (0: none; see :class:`psab.runner.sandbox.Limits`).
     """
 
     name: str
@@ -175,6 +176,8 @@ class AgentSpec:
     copy_home: tuple[str, ...] = ()
     network: bool | None = None
     retry_delay_s: float = 5.0
+    memory_limit_mb: float | None = None
+    file_limit_mb: float | None = None
 
     def __post_init__(self) -> None:
         if not _NAME.match(self.name):
@@ -189,6 +192,9 @@ class AgentSpec:
             raise RunnerError(f"agent {self.name!r}: empty argv")
         if self.timeout_s is not None and not self.timeout_s > 0:
             raise RunnerError(f"agent {self.name!r}: timeout must be positive")
+        for what, mb in (("memory_limit_mb", self.memory_limit_mb), ("file_limit_mb", self.file_limit_mb)):
+            if mb is not None and not mb >= 0:
+                raise RunnerError(f"agent {self.name!r}: {what} must be a number of MB ≥ 0 (0: no limit)")
         for var in self.pass_env:
             if not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", var):
                 raise RunnerError(f"agent {self.name!r}: {var!r} is not an environment variable name")
@@ -222,6 +228,8 @@ class AgentSpec:
             "copy_home": list(self.copy_home),
             "network": self.network,
             "retry_delay_s": self.retry_delay_s,
+            "memory_limit_mb": self.memory_limit_mb,
+            "file_limit_mb": self.file_limit_mb,
         }
 
     @classmethod
@@ -240,6 +248,8 @@ class AgentSpec:
             copy_home=tuple(data.get("copy_home") or ()),
             network=data.get("network"),
             retry_delay_s=float(data.get("retry_delay_s", 5.0)),
+            memory_limit_mb=data.get("memory_limit_mb"),
+            file_limit_mb=data.get("file_limit_mb"),
         )
 
 
@@ -303,7 +313,8 @@ def _parse_builtin(text: str, name: str | None) -> AgentSpec:
 
 
 _AGENT_KEYS = {"command", "argv", "builtin", "options", "timeout_s", "pass_env", "infra_rules",
-               "default_infra_rules", "expose", "copy_home", "network", "retry_delay_s"}
+               "default_infra_rules", "expose", "copy_home", "network", "retry_delay_s", "memory_limit_mb",
+               "file_limit_mb"}
 
 
 def load_agents_file(path: str | Path) -> dict[str, AgentSpec]:
@@ -361,7 +372,7 @@ def agent_from_entry(name: str, entry: Mapping[str, Any], where: str = "") -> Ag
             if isinstance(value, str) or not isinstance(value, Iterable):
                 raise RunnerError(f"{where}{key} must be a list of strings")
             changes[key] = tuple(str(v) for v in value)
-    for key in ("timeout_s", "retry_delay_s"):
+    for key in ("timeout_s", "retry_delay_s", "memory_limit_mb", "file_limit_mb"):
         if key in entry:
             try:
                 changes[key] = float(entry[key])

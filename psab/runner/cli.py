@@ -30,7 +30,7 @@ line is visible to other processes). See docs/runner.md.
 
 # Options that define a run; a resumed run takes them from its manifest instead.
 _DEFINING = ("agent", "agents_file", "split", "family", "limit", "count", "start", "run_seed", "timeout",
-             "isolation", "no_network", "lang", "backend", "pass_env")
+             "isolation", "no_network", "lang", "backend", "pass_env", "memory_limit", "file_limit")
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -50,6 +50,11 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
     p.add_argument("--seed", metavar="SEED", help="the private held-out seed (or $PSAB_SEED); never recorded")
     p.add_argument("--run-seed", type=int, metavar="N", help="seed of the mutant agent's choices (default 0)")
     p.add_argument("--timeout", type=float, metavar="S", help="default per-attempt timeout in seconds (default 600)")
+    p.add_argument("--memory-limit", type=float, metavar="MB",
+                   help="address-space limit of every agent process, MB (default none; Node-based agents need a "
+                        "generous one)")
+    p.add_argument("--file-limit", type=float, metavar="MB",
+                   help="largest file an agent process may write, MB (default 1024; 0: none)")
     p.add_argument("--isolation", choices=("auto", "bwrap", "relocate"), help="sandbox (default auto: bwrap if it works)")
     p.add_argument("--no-network", action="store_true", help="cut the agents' network (bwrap only)")
     p.add_argument("--lang", choices=("en", "ru"), help="language of the instructions (default en)")
@@ -89,6 +94,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from psab.runner import run as runner
     from psab.runner.agents import load_agents_file, parse_agent_arg, with_overrides
+    from psab.runner.sandbox import DEFAULT_FILE_LIMIT_MB
 
     seed = runner.seed_from(args.seed)
     if args.resume:
@@ -117,6 +123,8 @@ def _run(args: argparse.Namespace) -> int:
             backend=args.backend or "surrogate",
             timeout_s=args.timeout if args.timeout is not None else 600.0,
             run_seed=args.run_seed if args.run_seed is not None else 0,
+            memory_limit_mb=args.memory_limit,
+            file_limit_mb=args.file_limit if args.file_limit is not None else DEFAULT_FILE_LIMIT_MB,
         )
         if "heldout" not in opts.splits and seed is not None and args.seed:
             raise RunnerError("--seed is only used with --split heldout")

@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import signal
 import threading
 import time
 from dataclasses import dataclass, field, replace
@@ -36,6 +37,7 @@ from psab.runner.agents import ANSWER_KINDS, AgentSpec, InfraRule
 from psab.runner.instructions import instructions
 from psab.runner.sandbox import (
     Launch,
+    Limits,
     agent_env,
     bwrap_problem,
     check_expose,
@@ -55,6 +57,9 @@ CLASSES = (SCORED, AGENT_FAILURE, INFRA_FAILURE)
 
 #: At most this many attempts per case; only infrastructure failures earn another.
 MAX_ATTEMPTS = 2
+
+#: How a process killed by SIGXFSZ exits: as a signal, or as a shell or bwrap reports it (128 + n).
+_XFSZ_EXITS = (-signal.SIGXFSZ, 128 + signal.SIGXFSZ)
 
 #: A solution file larger than this is cut off (and so malformed).
 SOLUTION_LIMIT = 8 * 1024 * 1024
@@ -78,6 +83,9 @@ class Settings:
     default_timeout_s: float = 600.0
     run_seed: int = 0
     max_attempts: int = MAX_ATTEMPTS
+    #: Per-process resource limits of every agent, MB (None: none); an agent may set its own.
+    memory_limit_mb: float | None = None
+    file_limit_mb: float | None = None
     #: Paths beyond psab's own that an agent must not reach (the run directory).
     extra_hidden: tuple[str, ...] = ()
 
@@ -261,8 +269,9 @@ def run_attempt(job: CaseJob, task: Task, n: int, payload: dict[str, Any] | None
             stdin = json.dumps({**(payload or {}), "attempt": n, "options": dict(agent.options)}).encode()
         t1 = time.perf_counter()
         timeout = agent.timeout_s or s.default_timeout_s
+        limits = Limits.resolve(agent.memory_limit_mb, s.memory_limit_mb, agent.file_limit_mb, s.file_limit_mb)
         run = launch(argv, sb, env=env, isolation=s.isolation, network=network, expose=expose, hidden=hidden,
-                     timeout_s=timeout, stdin_bytes=stdin)
+                     timeout_s=timeout, stdin_bytes=stdin, limits=limits)
         t2 = time.perf_counter()
         present, data, note = read_solution(sb.solution, SOLUTION_LIMIT)
         parsed: Any = None
@@ -274,6 +283,8 @@ def run_attempt(job: CaseJob, task: Task, n: int, payload: dict[str, Any] | None
         cls, rule, reason = classify(run, present, parsed, agent.infra_rules, note)
         if cls == AGENT_FAILURE and rule == "timeout":
             reason = f"the agent did not finish within {timeout:g} s"
+        elif cls == AGENT_FAILURE and rule == "exit-status" and limits.file_mb and run.exit_code in _XFSZ_EXITS:
+            rule, reason = "file-limit", f"the agent wrote past the file-size limit of {limits.file_mb:g} MB (SIGXFSZ)"
         t3 = time.perf_counter()
         result = _evaluate(task, s, cls, rule, reason, present, data, parsed, sb.io)
         t4 = time.perf_counter()
@@ -287,6 +298,7 @@ def run_attempt(job: CaseJob, task: Task, n: int, payload: dict[str, Any] | None
         "reason": reason,
         "exit_code": run.exit_code,
         "timed_out": run.timed_out,
+        "limits": limits.to_dict(),
         "wall_s": round(run.wall_s, 4),
         "solution_present": present,
         "solution_bytes": len(data) if data is not None else None,

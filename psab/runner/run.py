@@ -21,6 +21,7 @@ from psab.runner.agents import AgentSpec
 from psab.runner.execute import EVAL_LOCK, MAX_ATTEMPTS, CaseJob, CaseOutcome, Settings, run_case
 from psab.runner.progress import Progress
 from psab.runner.sandbox import (
+    DEFAULT_FILE_LIMIT_MB,
     STOP,
     check_expose,
     check_temp_root,
@@ -54,6 +55,8 @@ class RunOptions:
     timeout_s: float = 600.0
     run_seed: int = 0
     max_attempts: int = MAX_ATTEMPTS
+    memory_limit_mb: float | None = None
+    file_limit_mb: float | None = DEFAULT_FILE_LIMIT_MB
 
 
 @dataclass(frozen=True)
@@ -143,6 +146,7 @@ def _manifest(run_id: str, opts: RunOptions, isolation: str, tasks: list[Planned
             "families": opts.families, "limit": opts.limit, "count": opts.count, "start": opts.start,
             "isolation": opts.isolation, "network": opts.network, "lang": opts.lang, "backend": opts.backend,
             "timeout_s": opts.timeout_s, "run_seed": opts.run_seed, "max_attempts": opts.max_attempts,
+            "memory_limit_mb": opts.memory_limit_mb, "file_limit_mb": opts.file_limit_mb,
         },
         "isolation": isolation,
         "planned_cases": len(tasks) * len(opts.agents),
@@ -170,6 +174,8 @@ def _options_from_manifest(m: dict[str, Any]) -> RunOptions:
         limit=o["limit"], count=o["count"], start=o["start"], isolation=o["isolation"], network=o["network"],
         lang=o["lang"], backend=o["backend"], timeout_s=o["timeout_s"], run_seed=o["run_seed"],
         max_attempts=o.get("max_attempts", MAX_ATTEMPTS),
+        # a run recorded before resource limits existed resumes without them, as it started
+        memory_limit_mb=o.get("memory_limit_mb"), file_limit_mb=o.get("file_limit_mb"),
     )
 
 
@@ -256,6 +262,7 @@ class _Executor:
 def _settings(opts: RunOptions, isolation: str, run_dir: Path) -> Settings:
     return Settings(isolation=isolation, network=opts.network, lang=opts.lang, backend=opts.backend,
                     default_timeout_s=opts.timeout_s, run_seed=opts.run_seed, max_attempts=opts.max_attempts,
+                    memory_limit_mb=opts.memory_limit_mb, file_limit_mb=opts.file_limit_mb,
                     extra_hidden=(str(run_dir.resolve()),))
 
 
@@ -278,6 +285,9 @@ def _preflight(opts: RunOptions, run_dir: Path) -> str:
         raise RunnerError("--count and --limit must be at least 1, --start at least 0")
     if not opts.timeout_s > 0:
         raise RunnerError("--timeout must be positive")
+    for flag, mb in (("--memory-limit", opts.memory_limit_mb), ("--file-limit", opts.file_limit_mb)):
+        if mb is not None and not mb >= 0:
+            raise RunnerError(f"{flag} must be a number of MB ≥ 0 (0: no limit)")
     backends.require(opts.backend)
     for f in opts.families or []:
         psab.get_family(f)

@@ -394,6 +394,66 @@ def resolve_isolation(requested: str, network: bool) -> str:
 # ----------------------------------------------------------------------------------- launch
 
 
+#: The largest file an agent may write unless the run says otherwise (``--file-limit``).
+DEFAULT_FILE_LIMIT_MB = 1024.0
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits (``setrlimit``) on an agent and every process it starts, in MB
+    (``None``: no limit).
+
+    ``memory_mb`` caps each process's address space (``RLIMIT_AS``): virtual memory, not
+    resident, so runtimes that reserve large address ranges up front (Node/V8, the JVM, Go)
+    need a generous value or none; a refused allocation ends the agent however its runtime
+    handles it. ``file_mb`` caps every file a process writes (``RLIMIT_FSIZE``) — its stdout and
+    stderr logs and, under bwrap, the in-memory ``/tmp`` included; a write past it kills the
+    process with ``SIGXFSZ``. Limits are per process, not per agent: a cgroup would be needed to
+    cap the sum, and a container runs without one here.
+    """
+
+    memory_mb: float | None = None
+    file_mb: float | None = None
+
+    @classmethod
+    def resolve(cls, agent_memory_mb: float | None, run_memory_mb: float | None,
+                agent_file_mb: float | None, run_file_mb: float | None) -> Limits:
+        """An agent's own value wins over the run's; 0 means no limit."""
+        def pick(own: float | None, run: float | None) -> float | None:
+            value = run if own is None else own
+            return value if value else None
+
+        return cls(pick(agent_memory_mb, run_memory_mb), pick(agent_file_mb, run_file_mb))
+
+    def to_dict(self) -> dict[str, float | None]:
+        return {"memory_mb": self.memory_mb, "file_mb": self.file_mb}
+
+    def prefix(self) -> list[str]:
+        """The command that sets the limits and then runs the agent (bwrap included)."""
+        values = {name: int(mb * 2**20) for name, mb in (("as", self.memory_mb), ("fsize", self.file_mb)) if mb}
+        if not values:
+            return []
+        prlimit = _prlimit()
+        if prlimit:
+            return [prlimit, *(f"--{name}={v}" for name, v in values.items()), "--"]
+        return [sys.executable, "-I", "-S", "-c", _RLIMIT_SHIM, str(values.get("as", -1)), str(values.get("fsize", -1))]
+
+
+# Where util-linux's prlimit is missing: the same in Python, then exec. prlimit costs about
+# 1 ms per attempt here, the Python shim about 15 ms (an interpreter start).
+_RLIMIT_SHIM = (
+    "import os, resource as r, sys\n"
+    "for res, v in ((r.RLIMIT_AS, int(sys.argv[1])), (r.RLIMIT_FSIZE, int(sys.argv[2]))):\n"
+    "    if v >= 0: r.setrlimit(res, (v, v))\n"
+    "os.execvp(sys.argv[3], sys.argv[3:])\n"
+)
+
+
+@cache
+def _prlimit() -> str | None:
+    return shutil.which("prlimit")
+
+
 @dataclass(frozen=True)
 class Launch:
     exit_code: int | None
@@ -416,8 +476,9 @@ SCAN_BYTES = 64 * 1024
 
 
 def launch(argv: list[str], sb: Sandbox, *, env: dict[str, str], isolation: str, network: bool,
-           expose: list[Path], hidden: list[Path], timeout_s: float, stdin_bytes: bytes | None) -> Launch:
-    """Run one agent process to completion or timeout; kill everything it started."""
+           expose: list[Path], hidden: list[Path], timeout_s: float, stdin_bytes: bytes | None,
+           limits: Limits = Limits()) -> Launch:
+    """Run one agent process under ``limits`` to completion or timeout; kill everything it started."""
     import time
 
     if STOP.is_set():
@@ -434,6 +495,9 @@ def launch(argv: list[str], sb: Sandbox, *, env: dict[str, str], isolation: str,
         os.close(args_w)
         pass_fds = (args_r,)
         argv = [shutil.which("bwrap") or "bwrap", "--args", str(args_r), "--", *argv]
+    # Outside bwrap, so the limits hold for the namespace's every process and the agent cannot
+    # raise them back (an unprivileged process may only lower a hard limit).
+    argv = [*limits.prefix(), *argv]
     stdin_file = None
     if stdin_bytes is not None:
         stdin_path = sb.io / "stdin"
