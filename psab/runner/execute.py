@@ -36,6 +36,7 @@ from psab.errors import RunnerError
 from psab.runner.agents import ANSWER_KINDS, AgentSpec, InfraRule
 from psab.runner.instructions import instructions
 from psab.runner.sandbox import (
+    DEFAULT_FILE_LIMIT_MB,
     Launch,
     Limits,
     agent_env,
@@ -85,7 +86,7 @@ class Settings:
     max_attempts: int = MAX_ATTEMPTS
     #: Per-process resource limits of every agent, MB (None: none); an agent may set its own.
     memory_limit_mb: float | None = None
-    file_limit_mb: float | None = None
+    file_limit_mb: float | None = DEFAULT_FILE_LIMIT_MB
     #: Paths beyond psab's own that an agent must not reach (the run directory).
     extra_hidden: tuple[str, ...] = ()
 
