@@ -120,8 +120,10 @@ def main() -> None:
     modes = ("serial", "2 workers", "dask 2 workers")
     rows = [(f, [f], workloads[f]) for f in families]
     if len(families) > 1:
-        # overall: every family at once, each with a share of its own calibrated workload, so
-        # the whole run again takes about --target-seconds per family serially
+        # overall: every family at once with one common count per family (what draw() takes);
+        # the harmonic mean of the calibrated workloads makes the whole run again take about
+        # --target-seconds per family serially (an arithmetic mean would hand a 0.3 s/variant
+        # family the thousands of variants a 3 ms one needs: minutes instead of seconds)
         rows.append(("overall", families, None))
     loads = [os.getloadavg()[0]]
     times: dict[tuple[str, str], list[float]] = {}
@@ -130,13 +132,15 @@ def main() -> None:
     counts: dict[str, int] = {}
     for _ in range(args.repeats):
         for name, fams, variants in rows:
-            n = variants if variants is not None else max(16, round(statistics.mean(workloads[f] for f in fams)))
+            n = variants if variants is not None else max(16, round(statistics.harmonic_mean([workloads[f] for f in fams])))
             for mode in modes:
                 if mode.startswith("dask"):
                     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
                         r = measure(fams, n, mode, args, cluster.scheduler_address)
                 else:
                     r = measure(fams, n, mode, args, None)
+                # a trail on stderr, so an interrupted run still shows what it measured
+                print(f"  {name} [{mode}]: {n} variants in {r['seconds']:.2f} s", file=sys.stderr, flush=True)
                 if r["errors"]:
                     raise SystemExit(f"{r['errors']} draws failed ({name}, {mode})")
                 times.setdefault((name, mode), []).append(r["seconds"])
