@@ -40,8 +40,9 @@ from psab.contract import Task
 from psab.errors import GenerationError, InvalidArgumentError, PsabError
 from psab.generators.seeds import PrivateSeed
 
-#: Jobs per worker a run is split into: enough that the last, slowest jobs do not leave the
-#: other workers idle for long; few enough that per-job overhead stays negligible.
+#: Jobs per worker each family's indices are split into: enough that the last, slowest jobs
+#: do not leave the other workers idle for long; few enough that per-job overhead (a pickled
+#: job and its outcomes, about a millisecond) stays negligible.
 JOBS_PER_WORKER = 8
 #: Preloaded by the fork server so that forked workers start with psab and the registry.
 WARM_MODULES = ("psab.generators.worker",)
@@ -124,8 +125,10 @@ def plan_jobs(families: Sequence[str], indices: Sequence[int], *, seed: PrivateS
     """Jobs for every (family, index), chunked by family, in (family, index) order.
 
     One job per family when serial; otherwise chunks of at most ``chunk`` indices, by default
-    small enough to give every worker about eight jobs (so that a slow family does not leave
-    the other workers idle at the end) but never mixing families.
+    small enough to split *each family* into about eight jobs per worker, never mixing
+    families. Per family, because draws cost from milliseconds (exact families) to a fraction
+    of a second (commitment MILPs): sizing chunks on the total left a dispatch family in a
+    mixed round with a handful of multi-second jobs, and the workers idle while the last ran.
     """
     from psab import __version__
 
@@ -135,7 +138,7 @@ def plan_jobs(families: Sequence[str], indices: Sequence[int], *, seed: PrivateS
     elif chunk is not None:
         size = max(1, chunk)
     else:
-        size = max(1, math.ceil(len(families) * len(idx) / (JOBS_PER_WORKER * workers)))
+        size = max(1, math.ceil(len(idx) / (JOBS_PER_WORKER * workers)))
     jobs = []
     for fid in families:
         expect = (__version__, code_fingerprint(fid))

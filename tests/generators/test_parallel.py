@@ -68,6 +68,15 @@ def test_jobs_never_mix_families_and_cover_every_index() -> None:
     jobs = plan_jobs([FAMILY], range(10), seed=PrivateSeed(1), workers=2)
     assert sorted(i for j in jobs for i in j.indices) == list(range(10))
     assert all(j.family == FAMILY for j in jobs) and len(jobs) > 2
+    # Every family is split as finely as if it were drawn alone, however many families share
+    # the round: a slow family must not end up in a few long jobs beside fast ones.
+    fams = ["ybus_construction", "three_phase_short_circuit", "microgrid_economic_dispatch"]
+    mixed = plan_jobs(fams, range(160), seed=PrivateSeed(1), workers=2)
+    alone = plan_jobs([fams[2]], range(160), seed=PrivateSeed(1), workers=2)
+    assert [j.indices for j in mixed if j.family == fams[2]] == [j.indices for j in alone]
+    assert len(alone) == 16
+    for f in fams:
+        assert sorted(i for j in mixed if j.family == f for i in j.indices) == list(range(160))
     assert "340282366920938463463374607431768211297" not in repr(plan_jobs([FAMILY], range(2), seed=PrivateSeed(SEED)))
 
 
