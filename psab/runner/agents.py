@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from psab.errors import RunnerError
+from psab.runner.sandbox import check_limit_mb
 
 #: Built-in agent kinds. ``reference``/``mutant`` are baselines; the rest exercise the runner.
 BUILTIN_KINDS: dict[str, str] = {
@@ -192,9 +193,8 @@ class AgentSpec:
             raise RunnerError(f"agent {self.name!r}: empty argv")
         if self.timeout_s is not None and not self.timeout_s > 0:
             raise RunnerError(f"agent {self.name!r}: timeout must be positive")
-        for what, mb in (("memory_limit_mb", self.memory_limit_mb), ("file_limit_mb", self.file_limit_mb)):
-            if mb is not None and not mb >= 0:
-                raise RunnerError(f"agent {self.name!r}: {what} must be a number of MB ≥ 0 (0: no limit)")
+        check_limit_mb(f"agent {self.name!r}: memory_limit_mb", self.memory_limit_mb)
+        check_limit_mb(f"agent {self.name!r}: file_limit_mb", self.file_limit_mb)
         for var in self.pass_env:
             if not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", var):
                 raise RunnerError(f"agent {self.name!r}: {var!r} is not an environment variable name")

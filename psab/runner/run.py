@@ -24,6 +24,7 @@ from psab.runner.sandbox import (
     DEFAULT_FILE_LIMIT_MB,
     STOP,
     check_expose,
+    check_limit_mb,
     check_temp_root,
     hidden_roots,
     kill_all_live,
@@ -285,9 +286,8 @@ def _preflight(opts: RunOptions, run_dir: Path) -> str:
         raise RunnerError("--count and --limit must be at least 1, --start at least 0")
     if not opts.timeout_s > 0:
         raise RunnerError("--timeout must be positive")
-    for flag, mb in (("--memory-limit", opts.memory_limit_mb), ("--file-limit", opts.file_limit_mb)):
-        if mb is not None and not mb >= 0:
-            raise RunnerError(f"{flag} must be a number of MB ≥ 0 (0: no limit)")
+    check_limit_mb("--memory-limit", opts.memory_limit_mb)
+    check_limit_mb("--file-limit", opts.file_limit_mb)
     backends.require(opts.backend)
     for f in opts.families or []:
         psab.get_family(f)

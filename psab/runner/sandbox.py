@@ -396,6 +396,14 @@ def resolve_isolation(requested: str, network: bool) -> str:
 
 #: The largest file an agent may write unless the run says otherwise (``--file-limit``).
 DEFAULT_FILE_LIMIT_MB = 1024.0
+#: Above this (1 EiB) a limit in bytes would not fit the kernel's 64-bit rlimit.
+MAX_LIMIT_MB = float(2**40)
+
+
+def check_limit_mb(what: str, mb: float | None) -> None:
+    """Refuse a resource limit that is not a number of MB in [0, 2**40] (0: no limit)."""
+    if mb is not None and not (isinstance(mb, int | float) and 0 <= mb <= MAX_LIMIT_MB):
+        raise RunnerError(f"{what} must be a number of MB between 0 (no limit) and {MAX_LIMIT_MB:.0f}, not {mb!r}")
 
 
 @dataclass(frozen=True)
@@ -408,8 +416,8 @@ class Limits:
     need a generous value or none; a refused allocation ends the agent however its runtime
     handles it. ``file_mb`` caps every file a process writes (``RLIMIT_FSIZE``) — its stdout and
     stderr logs and, under bwrap, the in-memory ``/tmp`` included; a write past it kills the
-    process with ``SIGXFSZ``. Limits are per process, not per agent: a cgroup would be needed to
-    cap the sum, and a container runs without one here.
+    process with ``SIGXFSZ``. Limits are per process, not per agent: capping the sum takes a
+    cgroup, which containers seldom grant.
     """
 
     memory_mb: float | None = None

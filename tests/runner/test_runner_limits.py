@@ -68,10 +68,11 @@ def test_limit_settings(tmp_path):
     assert sb.Limits().prefix() == []
     assert sb.Limits.resolve(None, 256, None, 8) == sb.Limits(256, 8)  # the run's values
     assert sb.Limits.resolve(0, 256, 16, 8) == sb.Limits(None, 16)  # the agent's, 0 = none
-    with pytest.raises(RunnerError, match="memory_limit_mb"):
-        AgentSpec(name="a", command="true", memory_limit_mb=-1)
-    with pytest.raises(RunnerError, match="--file-limit"):
-        run(tmp_path, [_agent("a", "true")], file_limit_mb=-5)
+    for bad in (-1, float("nan"), float("inf"), 2.0**41):
+        with pytest.raises(RunnerError, match="memory_limit_mb"):
+            AgentSpec(name="a", command="true", memory_limit_mb=bad)
+        with pytest.raises(RunnerError, match="--file-limit"):
+            run(tmp_path, [_agent("a", "true")], file_limit_mb=bad)
 
 
 def test_the_default_file_limit_is_recorded(tmp_path):
