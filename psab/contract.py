@@ -143,7 +143,7 @@ class Task:
     metrics: list[dict[str, Any]]
     tolerances: dict[str, Any]
     provenance: list[dict[str, Any]]
-    presentation: dict[str, dict[str, str]]
+    presentation: dict[str, dict[str, Any]]
     key: dict[str, Any] | None = field(default=None, compare=True)
 
     def to_dict(self) -> dict[str, Any]:

@@ -115,7 +115,9 @@ class FamilySpec:
         field's unit, ``"default"`` for the rest), ``feasibility`` (constraint → slack) and,
         for optimize families, ``objective`` (``relative``/``absolute`` gap treated as a tie).
     presentation
-        ``{"en": {...}, "ru": {...}}`` with ``title``, ``statement``, ``answer_notes``.
+        ``{"en": {...}, "ru": {...}}`` with ``title``, ``statement``, ``answer_notes``; the
+        Russian one also carries ``hard_constraints``, a translation of each entry of
+        ``hard_constraints`` in order (the English list is ``hard_constraints`` itself).
     backends
         Backends the family supports; ``"surrogate"`` is always first.
     solve, evaluate, generate
@@ -159,7 +161,7 @@ class FamilySpec:
     hard_constraints: tuple[str, ...]
     metrics: tuple[dict[str, str], ...]
     tolerances: Mapping[str, Any]
-    presentation: Mapping[str, Mapping[str, str]]
+    presentation: Mapping[str, Mapping[str, Any]]
     backends: tuple[str, ...]
     solve: SolveFn
     evaluate: EvaluateFn
@@ -191,6 +193,12 @@ class FamilySpec:
             problems.append("an optimize family must set objective_sense to 'minimize' or 'maximize'")
         if set(self.presentation) != {"en", "ru"}:
             problems.append("presentation must have exactly 'en' and 'ru'")
+        if "hard_constraints" in self.presentation.get("en", {}):
+            problems.append("presentation['en'] must not repeat hard_constraints (the spec's list is the English one)")
+        translated = self.presentation.get("ru", {}).get("hard_constraints")
+        if translated is None or len(translated) != len(self.hard_constraints):
+            problems.append(f"presentation['ru']['hard_constraints'] must translate each of the {len(self.hard_constraints)} "
+                            "hard_constraints, in order")
         if not self.provenance:
             problems.append("provenance must name at least one source")
         if self.redraw_budget < 1:
@@ -230,7 +238,8 @@ class FamilySpec:
             metrics=metrics,
             tolerances=self.task_tolerances(),
             provenance=[dict(p) for p in self.provenance],
-            presentation={lang: dict(text) for lang, text in self.presentation.items()},
+            presentation={lang: {k: list(v) if isinstance(v, tuple | list) else v for k, v in text.items()}
+                          for lang, text in self.presentation.items()},
             key=key,
         )
 

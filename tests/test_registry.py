@@ -24,6 +24,9 @@ def test_ids_unique_and_specs_complete() -> None:
     for s in specs:
         assert s.area in AREAS
         assert s.presentation["en"]["statement"] and s.presentation["ru"]["statement"]
+        # every hard constraint is translated, and the translation is not the English text
+        ru = s.presentation["ru"]["hard_constraints"]
+        assert len(ru) == len(s.hard_constraints) and not set(ru) & set(s.hard_constraints)
         assert s.provenance and all(p["locator"] and p["confidence"] in ("high", "medium", "low") for p in s.provenance)
         assert s.hard_constraints
         assert psab.get_family(s.id) is s
@@ -49,3 +52,9 @@ def test_spec_rejects_incoherent_declarations() -> None:
         FamilySpec(**{**kwargs, "id": "x", "area": "astrology"})
     with pytest.raises(ValueError, match="surrogate"):
         FamilySpec(**{**kwargs, "id": "x", "backends": ("pandapower",)})
+    ru = dict(base.presentation["ru"])
+    with pytest.raises(ValueError, match="translate each of the 2"):
+        FamilySpec(**{**kwargs, "id": "x", "presentation": {**base.presentation, "ru": {**ru, "hard_constraints": ("одно",)}}})
+    with pytest.raises(ValueError, match="must not repeat"):
+        en = {**base.presentation["en"], "hard_constraints": base.hard_constraints}
+        FamilySpec(**{**kwargs, "id": "x", "presentation": {**base.presentation, "en": en}})

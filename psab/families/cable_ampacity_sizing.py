@@ -149,6 +149,13 @@ PRESENTATION = {
             "сечение считается допустимым решением, но получает оценку 1 − (S − S_min)/S_min; "
             "недопустимое сечение — 0."
         ),
+        "hard_constraints": (
+            "conductor_size_mm2 — одно из сечений таблицы",
+            "I_z = I_табл · k_temperature · k_grouping ≥ design_current_a для выбранного сечения",
+            "потеря напряжения Δu = 100 · (ρ1·L/S·cos φ + λ·L·sin φ)·I_B / U0 ≤ voltage_drop_limit_pct",
+            "S ≥ I_k · √t / k (термическая стойкость при КЗ, адиабатический нагрев)",
+            "k_temperature, k_grouping, iz_a, voltage_drop_pct и s_min_short_circuit_mm2 совпадают с пересчётом в пределах 0,1 %",
+        ),
     },
 }
 

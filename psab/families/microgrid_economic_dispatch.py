@@ -121,6 +121,13 @@ PRESENTATION = {
             "запаса энергии и его пределы — с допуском 1e-4 МВт·ч; оценка равна 1 при оптимальных затратах и "
             "уменьшается пропорционально перерасходу (относительно max(|оптимальные затраты|, 100 единиц валюты))."
         ),
+        "hard_constraints": (
+            "баланс мощности на каждом шаге: P_diesel + P_import − P_export + P_discharge − P_charge + P_pv_used = нагрузка (±1e-4 МВт)",
+            "0 ≤ P_diesel ≤ p_max_mw; 0 ≤ P_import ≤ import_limit_mw; 0 ≤ P_export ≤ export_limit_mw (±1e-4 МВт)",
+            "0 ≤ P_charge ≤ p_charge_max_mw; 0 ≤ P_discharge ≤ p_discharge_max_mw; 0 ≤ P_pv_used ≤ прогноз выработки СЭС (±1e-4 МВт)",
+            "запас энергии в конце каждого шага равен значению, вычисленному по рекуррентному уравнению от soc_initial_mwh (±1e-4 МВт·ч), и лежит в [soc_min_mwh, soc_max_mwh]",
+            "запас энергии в конце последнего шага ≥ soc_terminal_min_mwh",
+        ),
     },
 }
 

@@ -37,7 +37,7 @@ def fake_spec(family_id: str, **fields: Any) -> FakeSpec:
         "hard_constraints": ("test",),
         "metrics": (),
         "tolerances": {"relative": 1e-3, "absolute_floors": {"default": 1e-6}},
-        "presentation": {"en": {"title": "t", "statement": "t"}, "ru": {"title": "т", "statement": "т"}},
+        "presentation": {"en": {"title": "t", "statement": "t"}, "ru": {"title": "т", "statement": "т", "hard_constraints": ("тест",)}},
         "backends": ("surrogate",),
     }
     base.update(fields)

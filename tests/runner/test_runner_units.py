@@ -264,6 +264,12 @@ def test_instructions_in_both_languages():
     assert task.presentation["en"]["statement"].strip() in en
     assert task.presentation["ru"]["statement"].strip() in ru
     assert "Запишите решение" in ru and "Write your solution" in en
+    # Each language lists the hard constraints in its own words, all of them.
+    for c in task.hard_constraints:
+        assert f"- {c}" in en and c not in ru
+    for c in task.presentation["ru"]["hard_constraints"]:
+        assert f"- {c}" in ru
+    assert "матрицы квадратные" in ru  # ybus_construction's second constraint, in Russian
 
 
 # --------------------------------------------------------------------------------- summaries
