@@ -10,6 +10,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+#: Bare fragments for the *input* schemas (the shape of ``public_inputs``, checked before a
+#: family reads a task), where a description would only repeat the field's name. Shared, so
+#: never mutate them.
+ID: dict[str, Any] = {"type": "string", "minLength": 1}
+NUMBER: dict[str, Any] = {"type": "number"}
+POSITIVE: dict[str, Any] = {"type": "number", "exclusiveMinimum": 0}
+NONNEGATIVE: dict[str, Any] = {"type": "number", "minimum": 0}
+
 
 def number(description: str, *, minimum: float | None = None, maximum: float | None = None,
            exclusive_minimum: float | None = None) -> dict[str, Any]:

@@ -118,18 +118,15 @@ PRESENTATION = {
     },
 }
 
-_ID = {"type": "string", "minLength": 1}
-_NUM = {"type": "number"}
-_POS = {"type": "number", "exclusiveMinimum": 0}
 
 #: The shape of public_inputs (a task that does not fit raises InvalidTaskError).
 INPUTS_SCHEMA = s.obj({
-    "base_mva": _POS, "frequency_hz": _POS, "slack_bus": _ID,
-    "buses": s.array(s.obj({"id": _ID, "vn_kv": _POS}), "buses", min_items=2),
-    "branches": s.array(s.obj({"id": _ID, "from_bus": _ID, "to_bus": _ID, "r_pu": _NUM, "x_pu": _POS, "b_pu": _NUM,
-                               "tap_ratio": _POS, "phase_shift_deg": _NUM, "rating_mw": _POS}), "branches", min_items=2),
-    "loads": s.array(s.obj({"id": _ID, "bus": _ID, "p_mw": _NUM, "q_mvar": _NUM}), "loads"),
-    "generators": s.array(s.obj({"id": _ID, "bus": _ID, "p_mw": _NUM, "vm_pu": _POS}), "generators", min_items=1),
+    "base_mva": s.POSITIVE, "frequency_hz": s.POSITIVE, "slack_bus": s.ID,
+    "buses": s.array(s.obj({"id": s.ID, "vn_kv": s.POSITIVE}), "buses", min_items=2),
+    "branches": s.array(s.obj({"id": s.ID, "from_bus": s.ID, "to_bus": s.ID, "r_pu": s.NUMBER, "x_pu": s.POSITIVE, "b_pu": s.NUMBER,
+                               "tap_ratio": s.POSITIVE, "phase_shift_deg": s.NUMBER, "rating_mw": s.POSITIVE}), "branches", min_items=2),
+    "loads": s.array(s.obj({"id": s.ID, "bus": s.ID, "p_mw": s.NUMBER, "q_mvar": s.NUMBER}), "loads"),
+    "generators": s.array(s.obj({"id": s.ID, "bus": s.ID, "p_mw": s.NUMBER, "vm_pu": s.POSITIVE}), "generators", min_items=1),
 })
 
 # ---------------------------------------------------------------------------- physics

@@ -119,25 +119,21 @@ PRESENTATION = {
     },
 }
 
-_ID = {"type": "string", "minLength": 1}
-_NUM = {"type": "number"}
-_POS = {"type": "number", "exclusiveMinimum": 0}
-_NONNEG = {"type": "number", "minimum": 0}
 
 #: The shape of public_inputs (a task that does not fit raises InvalidTaskError).
 INPUTS_SCHEMA = s.obj({
-    "base_mva": _POS, "frequency_hz": _POS, "slack_bus": _ID, "slack_vm_pu": _POS,
-    "interconnector": s.obj({"bus": _ID, "scheduled_import_mw": _NUM}),
-    "contingency": s.obj({"branch_id": _ID}),
-    "buses": s.array(s.obj({"id": _ID, "vn_kv": _POS}), "buses", min_items=2),
-    "branches": s.array(s.obj({"id": _ID, "from_bus": _ID, "to_bus": _ID, "r_pu": _NUM, "x_pu": _POS, "b_pu": _NUM,
-                               "tap_ratio": _POS, "phase_shift_deg": _NUM, "rating_mw": _POS,
-                               "switchable": {"type": "boolean"}, "switching_cost_usd": _NONNEG},
+    "base_mva": s.POSITIVE, "frequency_hz": s.POSITIVE, "slack_bus": s.ID, "slack_vm_pu": s.POSITIVE,
+    "interconnector": s.obj({"bus": s.ID, "scheduled_import_mw": s.NUMBER}),
+    "contingency": s.obj({"branch_id": s.ID}),
+    "buses": s.array(s.obj({"id": s.ID, "vn_kv": s.POSITIVE}), "buses", min_items=2),
+    "branches": s.array(s.obj({"id": s.ID, "from_bus": s.ID, "to_bus": s.ID, "r_pu": s.NUMBER, "x_pu": s.POSITIVE, "b_pu": s.NUMBER,
+                               "tap_ratio": s.POSITIVE, "phase_shift_deg": s.NUMBER, "rating_mw": s.POSITIVE,
+                               "switchable": {"type": "boolean"}, "switching_cost_usd": s.NONNEGATIVE},
                               optional=("switching_cost_usd",)), "branches", min_items=2),
-    "loads": s.array(s.obj({"id": _ID, "bus": _ID, "p_mw": _NUM, "q_mvar": _NUM}), "loads"),
-    "generators": s.array(s.obj({"id": _ID, "bus": _ID, "p_mw": _NUM, "p_min_mw": _NUM, "p_max_mw": _NUM,
-                                 "ramp_up_mw": _NONNEG, "ramp_down_mw": _NONNEG, "up_cost_usd_per_mw": _NONNEG,
-                                 "down_cost_usd_per_mw": _NONNEG, "vm_pu": _POS}), "generators", min_items=1),
+    "loads": s.array(s.obj({"id": s.ID, "bus": s.ID, "p_mw": s.NUMBER, "q_mvar": s.NUMBER}), "loads"),
+    "generators": s.array(s.obj({"id": s.ID, "bus": s.ID, "p_mw": s.NUMBER, "p_min_mw": s.NUMBER, "p_max_mw": s.NUMBER,
+                                 "ramp_up_mw": s.NONNEGATIVE, "ramp_down_mw": s.NONNEGATIVE, "up_cost_usd_per_mw": s.NONNEGATIVE,
+                                 "down_cost_usd_per_mw": s.NONNEGATIVE, "vm_pu": s.POSITIVE}), "generators", min_items=1),
 })
 
 # ---------------------------------------------------------------------------- data

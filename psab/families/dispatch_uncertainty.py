@@ -61,8 +61,8 @@ INPUTS_SCHEMA = {
     "type": "object",
     "required": ["step_minutes", "currency", *SERIES, "units"],
     "properties": {
-        "step_minutes": {"type": "number", "exclusiveMinimum": 0},
-        **{k: {"type": "array", "items": {"type": "number"}, "minItems": 1} for k in SERIES},
+        "step_minutes": s.POSITIVE,
+        **{k: {"type": "array", "items": s.NUMBER, "minItems": 1} for k in SERIES},
         "units": {"type": "array", "minItems": 1, "items": {"type": "object", "required": [
             "id", "p_min_mw", "p_max_mw", "ramp_mw_per_step", "reserve_max_mw", "p_initial_mw", "energy_cost_per_mwh",
             "reserve_up_cost_per_mw_h", "reserve_down_cost_per_mw_h"]}},

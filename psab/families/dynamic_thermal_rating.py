@@ -51,7 +51,6 @@ def submission_schema(inputs: dict[str, Any]) -> dict[str, Any]:
     )
 
 
-_N = {"type": "number"}
 INPUTS_SCHEMA: dict[str, Any] = {
     "type": "object",
     "required": ["conductor", "line", "step_minutes", "weather", "static_weather"],
@@ -60,13 +59,14 @@ INPUTS_SCHEMA: dict[str, Any] = {
             "type": "object",
             "required": ["diameter_mm", "t_low_c", "r_ac_low_ohm_per_km", "t_high_c", "r_ac_high_ohm_per_km",
                          "emissivity", "absorptivity", "t_max_c"],
-            "properties": {k: _N for k in ("diameter_mm", "t_low_c", "r_ac_low_ohm_per_km", "t_high_c",
-                                           "r_ac_high_ohm_per_km", "emissivity", "absorptivity", "t_max_c")},
+            "properties": {k: s.NUMBER for k in ("diameter_mm", "t_low_c", "r_ac_low_ohm_per_km", "t_high_c",
+                                                 "r_ac_high_ohm_per_km", "emissivity", "absorptivity", "t_max_c")},
         },
         "line": {
             "type": "object",
             "required": ["latitude_deg", "line_azimuth_deg", "elevation_m", "day_of_year"],
-            "properties": {"latitude_deg": _N, "line_azimuth_deg": _N, "elevation_m": _N, "day_of_year": {"type": "integer"}},
+            "properties": {"latitude_deg": s.NUMBER, "line_azimuth_deg": s.NUMBER, "elevation_m": s.NUMBER,
+                           "day_of_year": {"type": "integer"}},
         },
         "step_minutes": {"type": "integer"},
         "weather": {
@@ -74,7 +74,8 @@ INPUTS_SCHEMA: dict[str, Any] = {
             "items": {
                 "type": "object",
                 "required": ["solar_time_h", "ambient_c", "wind_speed_m_per_s", "wind_angle_deg", "solar_flux_w_per_m2"],
-                "properties": {k: _N for k in ("solar_time_h", "ambient_c", "wind_speed_m_per_s", "wind_angle_deg", "solar_flux_w_per_m2")},
+                "properties": {k: s.NUMBER for k in ("solar_time_h", "ambient_c", "wind_speed_m_per_s", "wind_angle_deg",
+                                                     "solar_flux_w_per_m2")},
             },
         },
         "static_weather": {

@@ -67,8 +67,8 @@ INPUTS_SCHEMA = {
     "type": "object",
     "required": ["step_minutes", "currency", "demand_mw", "thermal_units", "hydro", "storage"],
     "properties": {
-        "step_minutes": {"type": "number", "exclusiveMinimum": 0},
-        "demand_mw": {"type": "array", "items": {"type": "number"}, "minItems": 1},
+        "step_minutes": s.POSITIVE,
+        "demand_mw": {"type": "array", "items": s.NUMBER, "minItems": 1},
         "thermal_units": {"type": "array", "minItems": 1, "items": {"type": "object", "required": [
             "id", "p_min_mw", "p_max_mw", "min_up_h", "min_down_h", "startup_cost", "no_load_cost_per_h",
             "marginal_cost_per_mwh", "initial_on", "initial_hours_in_state"]}},

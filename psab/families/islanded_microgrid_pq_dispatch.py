@@ -72,9 +72,9 @@ INPUTS_SCHEMA = {
     "type": "object",
     "required": ["step_minutes", "currency", "load_p_mw", "load_q_mvar", "units", "battery"],
     "properties": {
-        "step_minutes": {"type": "number", "exclusiveMinimum": 0},
-        "load_p_mw": {"type": "array", "items": {"type": "number"}, "minItems": 1},
-        "load_q_mvar": {"type": "array", "items": {"type": "number"}, "minItems": 1},
+        "step_minutes": s.POSITIVE,
+        "load_p_mw": {"type": "array", "items": s.NUMBER, "minItems": 1},
+        "load_q_mvar": {"type": "array", "items": s.NUMBER, "minItems": 1},
         "units": {"type": "array", "minItems": 1, "items": {
             "type": "object", "required": ["id", "kind", "q_min_mvar", "q_max_mvar", "s_max_mva", "cost_per_mwh"]}},
         "battery": {"type": "object", "required": ["id", "p_charge_max_mw", "p_discharge_max_mw", "soc_min_mwh", "soc_max_mwh",

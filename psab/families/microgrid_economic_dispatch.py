@@ -59,13 +59,12 @@ def submission_schema(inputs: dict[str, Any]) -> dict[str, Any]:
                        "microgrid economic dispatch schedule")
 
 
-_NUM = {"type": "number"}
-_SERIES = {"type": "array", "items": _NUM, "minItems": 1}
+_SERIES = {"type": "array", "items": s.NUMBER, "minItems": 1}
 INPUTS_SCHEMA = {
     "type": "object",
     "required": ["step_minutes", "currency", "load_mw", "pv_forecast_mw", "grid", "diesel", "battery"],
     "properties": {
-        "step_minutes": {"type": "number", "exclusiveMinimum": 0},
+        "step_minutes": s.POSITIVE,
         "currency": {"type": "string"},
         "load_mw": _SERIES,
         "pv_forecast_mw": _SERIES,

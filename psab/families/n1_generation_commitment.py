@@ -98,21 +98,17 @@ PRESENTATION = {
     },
 }
 
-_ID = {"type": "string", "minLength": 1}
-_NUM = {"type": "number"}
-_POS = {"type": "number", "exclusiveMinimum": 0}
-_NONNEG = {"type": "number", "minimum": 0}
 
 #: The shape of public_inputs (a task that does not fit raises InvalidTaskError).
 INPUTS_SCHEMA = s.obj({
-    "base_mva": _POS, "frequency_hz": _POS, "period_h": _POS, "slack_bus": _ID,
-    "buses": s.array(s.obj({"id": _ID}), "buses", min_items=1),
-    "branches": s.array(s.obj({"id": _ID, "from_bus": _ID, "to_bus": _ID, "x_pu": _POS, "tap_ratio": _POS,
-                               "phase_shift_deg": _NUM, "rating_mw": _POS, "emergency_rating_mw": _POS}), "branches"),
-    "loads": s.array(s.obj({"id": _ID, "bus": _ID, "p_mw": _NUM}), "loads"),
-    "units": s.array(s.obj({"id": _ID, "bus": _ID, "p_min_mw": _NONNEG, "p_max_mw": _POS, "droop_pct": _POS,
-                            "marginal_cost_usd_per_mwh": _NUM, "no_load_cost_usd_per_h": _NONNEG,
-                            "startup_cost_usd": _NONNEG, "initially_on": {"type": "boolean"}}), "units", min_items=2),
+    "base_mva": s.POSITIVE, "frequency_hz": s.POSITIVE, "period_h": s.POSITIVE, "slack_bus": s.ID,
+    "buses": s.array(s.obj({"id": s.ID}), "buses", min_items=1),
+    "branches": s.array(s.obj({"id": s.ID, "from_bus": s.ID, "to_bus": s.ID, "x_pu": s.POSITIVE, "tap_ratio": s.POSITIVE,
+                               "phase_shift_deg": s.NUMBER, "rating_mw": s.POSITIVE, "emergency_rating_mw": s.POSITIVE}), "branches"),
+    "loads": s.array(s.obj({"id": s.ID, "bus": s.ID, "p_mw": s.NUMBER}), "loads"),
+    "units": s.array(s.obj({"id": s.ID, "bus": s.ID, "p_min_mw": s.NONNEGATIVE, "p_max_mw": s.POSITIVE, "droop_pct": s.POSITIVE,
+                            "marginal_cost_usd_per_mwh": s.NUMBER, "no_load_cost_usd_per_h": s.NONNEGATIVE,
+                            "startup_cost_usd": s.NONNEGATIVE, "initially_on": {"type": "boolean"}}), "units", min_items=2),
 })
 
 # ---------------------------------------------------------------------------- data

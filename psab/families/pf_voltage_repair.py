@@ -88,20 +88,19 @@ def submission_schema(inputs: dict[str, Any]) -> dict[str, Any]:
     )
 
 
-_NUMBER = {"type": "number"}
 INPUTS_SCHEMA: dict[str, Any] = {
     "type": "object",
     "required": ["base_mva", "v_min_pu", "v_max_pu", "buses", "branches", "candidates"],
     "properties": {
-        "base_mva": {"type": "number", "exclusiveMinimum": 0},
-        "v_min_pu": _NUMBER,
-        "v_max_pu": _NUMBER,
+        "base_mva": s.POSITIVE,
+        "v_min_pu": s.NUMBER,
+        "v_max_pu": s.NUMBER,
         "buses": {
             "type": "array", "minItems": 2,
             "items": {
                 "type": "object",
                 "required": ["id", "type", "vn_kv"],
-                "properties": {"id": {"type": "string"}, "type": {"enum": list(BUS_TYPE_NAMES)}, "vn_kv": _NUMBER},
+                "properties": {"id": {"type": "string"}, "type": {"enum": list(BUS_TYPE_NAMES)}, "vn_kv": s.NUMBER},
             },
         },
         "branches": {
@@ -109,7 +108,7 @@ INPUTS_SCHEMA: dict[str, Any] = {
             "items": {
                 "type": "object",
                 "required": ["id", "from_bus", "to_bus", "r_pu", "x_pu"],
-                "properties": {"from_bus": {"type": "string"}, "to_bus": {"type": "string"}, "r_pu": _NUMBER, "x_pu": _NUMBER},
+                "properties": {"from_bus": {"type": "string"}, "to_bus": {"type": "string"}, "r_pu": s.NUMBER, "x_pu": s.NUMBER},
             },
         },
         "candidates": {
@@ -117,7 +116,7 @@ INPUTS_SCHEMA: dict[str, Any] = {
             "items": {
                 "type": "object",
                 "required": ["bus", "q_min_mvar", "q_max_mvar"],
-                "properties": {"bus": {"type": "string"}, "q_min_mvar": _NUMBER, "q_max_mvar": _NUMBER},
+                "properties": {"bus": {"type": "string"}, "q_min_mvar": s.NUMBER, "q_max_mvar": s.NUMBER},
             },
         },
     },

@@ -73,8 +73,8 @@ INPUTS_SCHEMA = {
     "type": "object",
     "required": ["step_minutes", "currency", "grid", "diesel", "battery", "pcc_headroom_mw", "forecast_windows"],
     "properties": {
-        "step_minutes": {"type": "number", "exclusiveMinimum": 0},
-        "pcc_headroom_mw": {"type": "number", "minimum": 0},
+        "step_minutes": s.POSITIVE,
+        "pcc_headroom_mw": s.NONNEGATIVE,
         "forecast_windows": {
             "type": "array", "minItems": 1,
             "items": {"type": "object", "required": ["issued_at_step", "load_mw", "pv_mw"]},
