@@ -92,7 +92,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         print()
         print(text["answer_notes"])
     print("\nHard constraints:" if args.lang == "en" else "\nЖёсткие ограничения:")
-    for c in text.get("hard_constraints") or task.hard_constraints:
+    for c in task.hard_constraints_in(args.lang):
         print(f"  - {c}")
     print("\nAnswer fields:" if args.lang == "en" else "\nПоля ответа:")
     for name, prop in task.submission_schema.get("properties", {}).items():

@@ -168,6 +168,11 @@ class Task:
     def to_json(self) -> str:
         return dumps(self.to_dict())
 
+    def hard_constraints_in(self, lang: str) -> list[str]:
+        """The hard constraints as the ``lang`` presentation words them (the English list is
+        ``hard_constraints`` itself; a task without a translation falls back to it)."""
+        return list(self.presentation.get(lang, {}).get("hard_constraints") or self.hard_constraints)
+
     @cached_property
     def digest(self) -> str:
         """Identity of the task's content (agent view and key) for caches and manifests.

@@ -67,8 +67,7 @@ def instructions(task: Task, lang: str, paths: Mapping[str, str]) -> str:
     if text.get("answer_notes"):
         parts += ["", text["answer_notes"].strip()]
     parts += ["", f"## {words['what']}", "", words["body"].format(**paths)]
-    constraints = text.get("hard_constraints") or task.hard_constraints
-    parts += ["", f"## {words['constraints']}", ""] + [f"- {c}" for c in constraints]
+    parts += ["", f"## {words['constraints']}", ""] + [f"- {c}" for c in task.hard_constraints_in(lang)]
     schema = json.dumps(task.submission_schema, indent=2, ensure_ascii=False, sort_keys=True)
     parts += ["", f"## {words['schema']}", "", "```json", schema, "```", ""]
     return "\n".join(parts)
