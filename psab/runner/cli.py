@@ -94,7 +94,6 @@ def cmd_run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from psab.runner import run as runner
     from psab.runner.agents import load_agents_file, parse_agent_arg, with_overrides
-    from psab.runner.sandbox import DEFAULT_FILE_LIMIT_MB
 
     seed = runner.seed_from(args.seed)
     if args.resume:
@@ -110,22 +109,15 @@ def _run(args: argparse.Namespace) -> int:
         else:
             agents = list(named.values())
         agents = with_overrides(agents, args.pass_env or [])
-        opts = runner.RunOptions(
-            agents=agents,
-            splits=list(dict.fromkeys(args.split or ["public"])),
-            families=args.family,
-            limit=args.limit,
-            count=args.count if args.count is not None else 1,
-            start=args.start if args.start is not None else 0,
-            isolation=args.isolation or "auto",
-            network=not args.no_network,
-            lang=args.lang or "en",
-            backend=args.backend or "surrogate",
-            timeout_s=args.timeout if args.timeout is not None else 600.0,
-            run_seed=args.run_seed if args.run_seed is not None else 0,
-            memory_limit_mb=args.memory_limit,
-            file_limit_mb=args.file_limit if args.file_limit is not None else DEFAULT_FILE_LIMIT_MB,
-        )
+        # Only what the command line says; RunOptions holds the defaults (one place for them).
+        given = {
+            "splits": list(dict.fromkeys(args.split)) if args.split else None,
+            "families": args.family, "limit": args.limit, "count": args.count, "start": args.start,
+            "isolation": args.isolation, "lang": args.lang, "backend": args.backend, "timeout_s": args.timeout,
+            "run_seed": args.run_seed, "memory_limit_mb": args.memory_limit, "file_limit_mb": args.file_limit,
+        }
+        opts = runner.RunOptions(agents=agents, network=not args.no_network,
+                                 **{name: value for name, value in given.items() if value is not None})
         if "heldout" not in opts.splits and seed is not None and args.seed:
             raise RunnerError("--seed is only used with --split heldout")
         if "heldout" in opts.splits and seed is not None:
