@@ -53,6 +53,19 @@ def _save(fig: Any, path: Path) -> Path:
     return path
 
 
+def _finish(fig: Any, ax: Any, path: Path, tick_labels: Sequence[str], *, ylabel: str, title: str,
+            legend_ncols: int, legend_y: float) -> Path:
+    """What every bar chart ends with: wrapped ticks, the [0, 1.12] score axis (room for the
+    value labels), title, house style, the legend under the axes, and the PNG."""
+    ax.set_xticks(range(len(tick_labels)), tick_labels, fontsize=9)
+    ax.set_ylim(0, 1.12)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=11, loc="left")
+    _style(ax)
+    ax.legend(ncols=legend_ncols, fontsize=8.5, frameon=False, loc="upper center", bbox_to_anchor=(0.5, legend_y))
+    return _save(fig, path)
+
+
 def _bars(ax: Any, xs: Sequence[float], ys: Sequence[float], width: float, colour: Any, label: str,
           intervals: Sequence[tuple[float, float] | None], *, labels: bool, fmt: str = "{:.2f}") -> None:
     """Bars, whiskers only where an interval has width, and the value over each bar (so a zero
@@ -109,13 +122,8 @@ def grouped_bars(path: Path, groups: Sequence[str], agents: Sequence[str],
             continue
         _bars(ax, xs, ys, width * 0.92, cols[j], agent, ivs, labels=n_g * n_a <= 40)
     labels = [_wrap(g) + (f"\n(n={counts[g]})" if counts and g in counts else "") for g in groups]
-    ax.set_xticks(range(n_g), labels, fontsize=9)
-    ax.set_ylim(0, 1.12)
-    ax.set_ylabel(ylabel)
-    ax.set_title(title, fontsize=11, loc="left")
-    _style(ax)
-    ax.legend(ncols=min(4, n_a), fontsize=8.5, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.18 if n_g else -0.1))
-    return _save(fig, path)
+    return _finish(fig, ax, path, labels, ylabel=ylabel, title=title, legend_ncols=min(4, n_a),
+                   legend_y=-0.18 if n_g else -0.1)
 
 
 def split_bars(path: Path, agents: Sequence[str], public: Mapping[str, float], heldout: Mapping[str, float],
@@ -135,13 +143,8 @@ def split_bars(path: Path, agents: Sequence[str], public: Mapping[str, float], h
     else:
         ax.text(0.99, 0.97, "no held-out split in these runs", transform=ax.transAxes, ha="right", va="top",
                 fontsize=9, color="#5b6577")
-    ax.set_xticks(xs, [_wrap(a, 14) for a in agents], fontsize=9)
-    ax.set_ylim(0, 1.12)
-    ax.set_ylabel("mean score (with retries)")
-    ax.set_title(title, fontsize=11, loc="left")
-    _style(ax)
-    ax.legend(fontsize=8.5, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncols=2)
-    return _save(fig, path)
+    return _finish(fig, ax, path, [_wrap(a, 14) for a in agents], ylabel="mean score (with retries)", title=title,
+                   legend_ncols=2, legend_y=-0.14)
 
 
 def rate_bars(path: Path, agents: Sequence[str], feasible: Mapping[str, float], perfect: Mapping[str, float],
@@ -155,10 +158,5 @@ def rate_bars(path: Path, agents: Sequence[str], feasible: Mapping[str, float], 
     p = [perfect.get(a, 0.0) for a in agents]
     _bars(ax, [x - 0.2 for x in xs], f, 0.38, "#56B4E9", "feasible rate", [None] * len(xs), labels=True, fmt="{:.0%}")
     _bars(ax, [x + 0.2 for x in xs], p, 0.38, "#009E73", "perfect rate", [None] * len(xs), labels=True, fmt="{:.0%}")
-    ax.set_xticks(xs, [_wrap(a, 14) for a in agents], fontsize=9)
-    ax.set_ylim(0, 1.12)
-    ax.set_ylabel("share of cases")
-    ax.set_title(title, fontsize=11, loc="left")
-    _style(ax)
-    ax.legend(fontsize=8.5, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncols=2)
-    return _save(fig, path)
+    return _finish(fig, ax, path, [_wrap(a, 14) for a in agents], ylabel="share of cases", title=title,
+                   legend_ncols=2, legend_y=-0.14)
