@@ -37,6 +37,7 @@ from psab.runner.agents import ANSWER_KINDS, AgentSpec, InfraRule
 from psab.runner.instructions import instructions
 from psab.runner.sandbox import (
     DEFAULT_FILE_LIMIT_MB,
+    NO_LIMITS,
     Launch,
     Limits,
     agent_env,
@@ -121,16 +122,21 @@ def script_source() -> str:
 
 
 def classify(
-    run: Launch, present: bool, parsed: Any, rules: tuple[InfraRule, ...], note: str = ""
+    run: Launch, present: bool, parsed: Any, rules: tuple[InfraRule, ...], note: str = "", *,
+    limits: Limits = NO_LIMITS, timeout_s: float | None = None,
 ) -> tuple[str, str | None, str]:
-    """(class, rule, reason) of one attempt; see the module docstring."""
+    """(class, rule, reason) of one attempt; see the module docstring. ``limits`` and
+    ``timeout_s`` are what the attempt ran under, named in the reason when they ended it."""
     if run.timed_out:
-        return AGENT_FAILURE, "timeout", "the agent did not finish within its time limit"
+        within = f"within {timeout_s:g} s" if timeout_s else "within its time limit"
+        return AGENT_FAILURE, "timeout", f"the agent did not finish {within}"
     if run.exit_code == 0 and isinstance(parsed, dict):
         return SCORED, None, ""
     for rule in rules:
         if rule.matches(run.exit_code, run.stderr_scan, run.stdout_scan):
             return INFRA_FAILURE, rule.name, f"infrastructure rule {rule.name!r} matched (exit status {run.exit_code})"
+    if limits.file_mb and run.exit_code in _XFSZ_EXITS:
+        return AGENT_FAILURE, "file-limit", f"the agent wrote past the file-size limit of {limits.file_mb:g} MB (SIGXFSZ)"
     if run.exit_code != 0:
         return AGENT_FAILURE, "exit-status", f"the agent exited with status {run.exit_code}"
     if not present:
@@ -281,11 +287,7 @@ def run_attempt(job: CaseJob, task: Task, n: int, payload: dict[str, Any] | None
                 parsed = json.loads(data.decode("utf-8"))
             except (UnicodeDecodeError, ValueError, RecursionError):
                 parsed = None
-        cls, rule, reason = classify(run, present, parsed, agent.infra_rules, note)
-        if cls == AGENT_FAILURE and rule == "timeout":
-            reason = f"the agent did not finish within {timeout:g} s"
-        elif cls == AGENT_FAILURE and rule == "exit-status" and limits.file_mb and run.exit_code in _XFSZ_EXITS:
-            rule, reason = "file-limit", f"the agent wrote past the file-size limit of {limits.file_mb:g} MB (SIGXFSZ)"
+        cls, rule, reason = classify(run, present, parsed, agent.infra_rules, note, limits=limits, timeout_s=timeout)
         t3 = time.perf_counter()
         result = _evaluate(task, s, cls, rule, reason, present, data, parsed, sb.io)
         t4 = time.perf_counter()

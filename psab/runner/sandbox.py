@@ -457,6 +457,10 @@ _RLIMIT_SHIM = (
 )
 
 
+#: An attempt without resource limits.
+NO_LIMITS = Limits()
+
+
 @cache
 def _prlimit() -> str | None:
     return shutil.which("prlimit")
@@ -485,7 +489,7 @@ SCAN_BYTES = 64 * 1024
 
 def launch(argv: list[str], sb: Sandbox, *, env: dict[str, str], isolation: str, network: bool,
            expose: list[Path], hidden: list[Path], timeout_s: float, stdin_bytes: bytes | None,
-           limits: Limits = Limits()) -> Launch:
+           limits: Limits = NO_LIMITS) -> Launch:
     """Run one agent process under ``limits`` to completion or timeout; kill everything it started."""
     import time
 

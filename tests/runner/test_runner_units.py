@@ -20,7 +20,7 @@ from psab.runner.agents import (
 )
 from psab.runner.execute import AGENT_FAILURE, INFRA_FAILURE, SCORED, classify
 from psab.runner.instructions import instructions
-from psab.runner.sandbox import Launch, agent_env, masks
+from psab.runner.sandbox import Launch, Limits, agent_env, masks
 from psab.runner.summary import aggregate
 
 # ------------------------------------------------------------------------------ agent specs
@@ -200,6 +200,15 @@ def test_classification_uses_the_agents_own_rules():
     mine = (InfraRule("gateway-hiccup", patterns=("upstream hiccup",)),)
     assert classify(_launch(1, stderr="upstream hiccup"), False, None, mine)[:2] == (INFRA_FAILURE, "gateway-hiccup")
     assert classify(_launch(1, stderr="Error: 502 Bad Gateway"), False, None, mine)[:2] == (AGENT_FAILURE, "exit-status")
+
+
+def test_classification_names_the_limit_that_ended_an_attempt():
+    # SIGXFSZ (25) as a signal or as a shell/bwrap reports it (128 + 25), under a file limit
+    for code in (-25, 153):
+        cls, rule, reason = classify(_launch(code), False, None, R, limits=Limits(file_mb=8))
+        assert (cls, rule) == (AGENT_FAILURE, "file-limit") and "8 MB" in reason
+        assert classify(_launch(code), False, None, R)[:2] == (AGENT_FAILURE, "exit-status")
+    assert "within 42 s" in classify(_launch(None, True), False, None, R, timeout_s=42)[2]
 
 
 # ------------------------------------------------------------------------------ environment
