@@ -26,6 +26,9 @@ from psab.runner.summary import outcome
 #: Area shown for a family that is not registered in this installation (an old run).
 UNREGISTERED = "(unregistered family)"
 
+#: Default of :meth:`Entry.violations`' ``full``: read ``result.json`` (``None`` means it is absent).
+_UNREAD: Any = object()
+
 
 @dataclass(frozen=True)
 class Outcome:
@@ -91,13 +94,15 @@ class Entry:
         """The solution an attempt wrote, parsed; ``None`` when absent or not JSON."""
         return _read_json(self.attempt_dir(n) / "solution.json")
 
-    def violations(self, n: int | None = None) -> list[dict[str, Any]]:
+    def violations(self, n: int | None = None, *, full: Any = _UNREAD) -> list[dict[str, Any]]:
         """Every violation of an attempt's result as ``{field, constraint, expected, found}``.
 
-        From ``result.json``; when that artifact is missing, the record's summary (its first
+        From ``result.json`` (``full``, when the caller has already read it with
+        :meth:`full_result`); when that artifact is missing, the record's summary (its first
         five violations, already in words) is parsed back as well as it can be.
         """
-        full = self.full_result(n)
+        if full is _UNREAD:
+            full = self.full_result(n)
         if isinstance(full, dict) and isinstance(full.get("violations"), list):
             return [v for v in full["violations"] if isinstance(v, dict)]
         att = self.final_attempt if n is None else next((a for a in self.attempts if a.get("n") == n), {})
@@ -108,9 +113,13 @@ class Entry:
             out.append({"field": "" if fld == "/" else fld, "constraint": constraint, "described": text})
         return out
 
-    def violation_count(self) -> int:
+    def violation_count(self, violations: list[dict[str, Any]] | None = None) -> int:
+        """The final attempt's violation count: the record's, else the number of ``violations``
+        (the final attempt's :meth:`violations`, read only when the record lacks the count)."""
         res = self.final_attempt.get("result") or {}
-        return int(res.get("n_violations", len(self.violations())))
+        if "n_violations" in res:
+            return int(res["n_violations"])
+        return len(self.violations() if violations is None else violations)
 
 
 @dataclass

@@ -398,8 +398,8 @@ def _shortfall_item(e: Entry, runs: Runs) -> tuple[doc.Inline, list[doc.Inline]]
         gap = f" ({(obj - ref) / abs(ref):+.1%})" if ref else ""
         subs.append([t(f"no violation; objective {obj:.4g}{unit} against the reference's {ref:.4g}{unit}{gap}")])
     if cls != INFRA_FAILURE:
-        vs = e.violations()
-        total = max(len(vs), e.violation_count())
+        vs = e.violations(full=full)
+        total = max(len(vs), e.violation_count(vs))
         for v in vs[:MAX_VIOLATIONS]:
             subs.append(_describe_violation(v))
         if total > MAX_VIOLATIONS:
