@@ -92,7 +92,7 @@ def _runs_section(runs: Runs) -> list[Block]:
     warnings: list[str] = []
     for r in runs.runs:
         m = r.manifest
-        recorded = sum(1 for _ in r.rundir.records())
+        recorded = sum(1 for e in runs.entries if e.run is r)  # load_runs makes one entry per record
         planned = int(m.get("planned_cases", recorded))
         rec_cell = cell(f"{recorded}/{planned}", tone="" if recorded == planned else "warn")
         rows.append([cell(c(r.label)), cell(r.run_id), cell(_created(str(m.get("created", "")))), cell(str(m.get("psab_version", ""))),
