@@ -31,7 +31,7 @@ from typing import Any
 
 from psab.errors import RunnerError
 from psab.reports import tasks as _tasks
-from psab.runner.execute import SCORED
+from psab.runner.execute import SCORED, _summary
 from psab.runner.store import PRIVATE, RECORDS, RunDir, record_line, write_atomic
 
 #: Scores closer than this are the same score (evaluation is deterministic; this absorbs nothing
@@ -83,11 +83,6 @@ class RegradeReport:
                 "changes": [asdict(c) | {"new_violations": list(c.new_violations)} for c in self.changes],
                 "skipped": [asdict(s) for s in self.skipped], "notes": self.notes,
                 "written": [str(p) for p in self.written]}
-
-
-def _summary(result: Any) -> dict[str, Any]:
-    return {"feasible": result.feasible, "score": result.score, "perfect": result.perfect,
-            "n_violations": len(result.violations), "violations": [v.describe() for v in result.violations[:5]]}
 
 
 def _old_version(attempt_dir: Path, record: dict[str, Any], manifest: dict[str, Any]) -> str:
@@ -164,15 +159,16 @@ def regrade(run_dir: str | Path, *, seed: str | None = None, write: bool = False
                 old_score = float(old.get("score", 0.0))
                 rep.regraded += 1
                 new_version = evaluator_version(psab.get_family(got.task.family))
+                old_version = _old_version(adir, rec, manifest)
                 if result.feasible != old_feasible or abs(result.score - old_score) > SCORE_EPS:
                     rep.changes.append(Change(
                         split, str(rec["agent"]), str(rec["family"]), str(rec["task_id"]), rec.get("index"), n,
                         n == int(attempts[-1].get("n", len(attempts))), old_feasible, old_score, result.feasible,
-                        result.score, _old_version(adir, rec, manifest), new_version,
+                        result.score, old_version, new_version,
                         tuple(v.describe() for v in result.violations[:5])))
                 else:
                     rep.unchanged += 1
-                att["regrade"] = {"old_result": old, "old_evaluator_version": _old_version(adir, rec, manifest),
+                att["regrade"] = {"old_result": old, "old_evaluator_version": old_version,
                                   "evaluator_version": new_version, "case": got.status}
                 att["result"] = _summary(result)
                 prefix = f"{rec['agent']}/{rec['task_id']}/attempt-{n}/"
@@ -214,9 +210,7 @@ def _write(rd: RunDir, manifest: dict[str, Any], stamp: str, rep: RegradeReport,
                      planned_cases=len(recs), created=_dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
                      regrade_of={"run_id": manifest.get("run_id"), "path": str(rd.path), "psab_version": psab.__version__})
             write_atomic(root / "manifest.json", dumps(m))
-            write_atomic(root / RECORDS, text)
-        else:
-            write_atomic(root / RECORDS, text)
+        write_atomic(root / RECORDS, text)
         changes = [asdict(c) | {"new_violations": list(c.new_violations)} for c in rep.changes if c.split == split]
         write_atomic(root / "regrade.json", dumps({"format": "psab-regrade-v1", "split": split, "regrade_of": str(rd.path),
                                                    "psab_version": psab.__version__, "changes": changes,
