@@ -8,7 +8,7 @@ agree. Everything finer (per family, per area, per case) uses the same per-recor
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -71,20 +71,22 @@ def split_rows(runs: Runs, *, resamples: int, seed: int, confidence: float) -> l
     return out
 
 
-def family_stats(runs: Runs, split: str) -> dict[tuple[str, str], Stats]:
-    """``(agent, family) -> Stats`` on one split."""
+def _stats_by(runs: Runs, split: str, key: Callable[[Entry], str]) -> dict[tuple[str, str], Stats]:
+    """``(agent, key(entry)) -> Stats`` on one split."""
     groups: dict[tuple[str, str], list[Entry]] = {}
     for e in runs.split_entries(split):
-        groups.setdefault((e.agent, e.family), []).append(e)
+        groups.setdefault((e.agent, key(e)), []).append(e)
     return {k: s for k, v in groups.items() if (s := Stats.of(v)) is not None}
+
+
+def family_stats(runs: Runs, split: str) -> dict[tuple[str, str], Stats]:
+    """``(agent, family) -> Stats`` on one split."""
+    return _stats_by(runs, split, lambda e: e.family)
 
 
 def area_stats(runs: Runs, split: str) -> dict[tuple[str, str], Stats]:
     """``(agent, area) -> Stats`` on one split (every record of the area's families)."""
-    groups: dict[tuple[str, str], list[Entry]] = {}
-    for e in runs.split_entries(split):
-        groups.setdefault((e.agent, e.area), []).append(e)
-    return {k: s for k, v in groups.items() if (s := Stats.of(v)) is not None}
+    return _stats_by(runs, split, lambda e: e.area)
 
 
 def area_intervals(runs: Runs, split: str, *, resamples: int, seed: int, confidence: float) -> dict[tuple[str, str], Interval]:
