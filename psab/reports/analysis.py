@@ -14,6 +14,7 @@ from itertools import combinations
 
 from psab.reports.load import Entry, Runs, runs_records
 from psab.reports.stats import Interval, Paired, bootstrap_mean, paired_difference
+from psab.runner.store import SPLITS
 from psab.runner.summary import Row, aggregate
 
 
@@ -61,7 +62,7 @@ def split_rows(runs: Runs, *, resamples: int, seed: int, confidence: float) -> l
     by_key: dict[tuple[str, str, str], Row] = {(r.agent, r.split, r.basis): r for r in rows}
     out = []
     for agent in runs.agents:
-        for split in ("public", "heldout"):
+        for split in SPLITS:
             if (agent, split, "retries") not in by_key:
                 continue
             scores = case_scores(e for e in runs.entries if e.agent == agent and e.split == split)

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from psab.errors import InvalidArgumentError
-from psab.runner.store import RunDir
+from psab.runner.store import SPLITS, RunDir
 from psab.runner.summary import outcome
 
 #: Area shown for a family that is not registered in this installation (an old run).
@@ -163,7 +163,7 @@ class Runs:
 
     @property
     def splits(self) -> list[str]:
-        return [s for s in ("public", "heldout") if any(e.split == s for e in self.entries)]
+        return [s for s in SPLITS if any(e.split == s for e in self.entries)]
 
     def families(self, split: str | None = None) -> list[str]:
         """Families in registry order (unregistered ones last, alphabetically)."""

@@ -55,7 +55,6 @@ from psab.runner.sandbox import (
 SCORED = "scored"
 AGENT_FAILURE = "agent_failure"
 INFRA_FAILURE = "infra_failure"
-CLASSES = (SCORED, AGENT_FAILURE, INFRA_FAILURE)
 
 #: At most this many attempts per case; only infrastructure failures earn another.
 MAX_ATTEMPTS = 2

@@ -19,6 +19,7 @@ from typing import Any, TextIO
 from psab.errors import RunnerError
 from psab.runner.agents import AgentSpec
 from psab.runner.execute import EVAL_LOCK, MAX_ATTEMPTS, CaseJob, CaseOutcome, Settings, run_case
+from psab.runner.instructions import LANGS
 from psab.runner.progress import Progress
 from psab.runner.sandbox import (
     DEFAULT_FILE_LIMIT_MB,
@@ -32,10 +33,9 @@ from psab.runner.sandbox import (
     resolve_isolation,
     temp_root,
 )
-from psab.runner.store import FORMAT, RunDir, write_atomic
+from psab.runner.store import FORMAT, SPLITS, RunDir, write_atomic
 from psab.runner.summary import aggregate, markdown, public_cases, text_table
 
-SPLITS = ("public", "heldout")
 SEED_ENV = "PSAB_SEED"
 
 
@@ -280,7 +280,7 @@ def _preflight(opts: RunOptions, run_dir: Path) -> str:
     for s in opts.splits:
         if s not in SPLITS:
             raise RunnerError(f"--split must be public or heldout, not {s!r}")
-    if opts.lang not in ("en", "ru"):
+    if opts.lang not in LANGS:
         raise RunnerError("--lang must be en or ru")
     if opts.count < 1 or opts.start < 0 or (opts.limit is not None and opts.limit < 1):
         raise RunnerError("--count and --limit must be at least 1, --start at least 0")

@@ -34,6 +34,8 @@ MANIFEST = "manifest.json"
 RECORDS = "records.jsonl"
 PRIVATE = "private"
 FORMAT = "psab-run-v1"
+#: A run's splits, in the order records are read, run and summarised.
+SPLITS = ("public", "heldout")
 
 _PRIVATE_README = """\
 This directory holds held-out per-case material: the agents' solutions, the evaluator's
@@ -183,7 +185,7 @@ class RunDir:
 
     def records(self, split: str | None = None) -> Iterator[dict[str, Any]]:
         """Every complete record (a torn or unparsable last line is skipped)."""
-        splits = [split] if split else ["public", "heldout"]
+        splits = [split] if split else list(SPLITS)
         for sp in splits:
             p = self.records_path(sp)
             if not p.is_file():

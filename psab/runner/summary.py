@@ -16,9 +16,9 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from psab.runner.execute import AGENT_FAILURE, INFRA_FAILURE
+from psab.runner.store import SPLITS
 
 BASES = ("retries", "first")
-SPLIT_ORDER = ("public", "heldout")
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ def aggregate(records: Iterable[dict[str, Any]], agents: Sequence[str] = ()) -> 
     order = list(agents) + sorted({a for a, _ in groups} - set(agents))
     rows = []
     for agent in order:
-        for split in SPLIT_ORDER:
+        for split in SPLITS:
             recs = groups.get((agent, split))
             if not recs:
                 continue
