@@ -32,7 +32,7 @@ from typing import Any
 from psab.errors import RunnerError
 from psab.reports import tasks as _tasks
 from psab.runner.execute import SCORED, _summary
-from psab.runner.store import PRIVATE, RECORDS, RunDir, record_line, write_atomic
+from psab.runner.store import PRIVATE, RECORDS, RunDir, check_seed, record_line, write_atomic
 
 #: Scores closer than this are the same score (evaluation is deterministic; this absorbs nothing
 #: but a JSON round trip).
@@ -101,7 +101,6 @@ def regrade(run_dir: str | Path, *, seed: str | None = None, write: bool = False
     """Re-score ``run_dir``'s stored solutions; see the module docstring."""
     import psab
     from psab.evaluators.kernel import evaluator_version
-    from psab.generators import seeds
     from psab.runner.execute import _checked_evaluate
 
     rd = RunDir(run_dir)
@@ -114,8 +113,7 @@ def regrade(run_dir: str | Path, *, seed: str | None = None, write: bool = False
         if "heldout" not in manifest or not has_private:
             raise RunnerError(f"{run_dir} has no held-out records (private/{RECORDS}) to regrade; drop the seed")
         h = manifest["heldout"]
-        if seeds.commitment(seed, h.get("commitment_version")) != h["seed_commitment"]:
-            raise RunnerError("this seed does not match the run's seed commitment; give the run's own seed")
+        check_seed(seed, h.get("commitment_version"), h)
         splits.append("heldout")
     elif "heldout" in manifest:
         rep.notes.append("the held-out split was not regraded: it needs the run's seed ($PSAB_SEED or --seed) "

@@ -33,7 +33,7 @@ from psab.runner.sandbox import (
     resolve_isolation,
     temp_root,
 )
-from psab.runner.store import FORMAT, SPLITS, RunDir, write_atomic
+from psab.runner.store import FORMAT, SPLITS, RunDir, check_seed, write_atomic
 from psab.runner.summary import aggregate, markdown, public_cases, text_table
 
 SEED_ENV = "PSAB_SEED"
@@ -151,14 +151,11 @@ def _manifest(run_id: str, opts: RunOptions, isolation: str, tasks: list[Planned
         },
         "isolation": isolation,
         "planned_cases": len(tasks) * len(opts.agents),
-        "public": [{"family": t.family, "task_id": t.task["id"], "task_digest": t.digest} for t in tasks if t.split == "public"],
+        "public": _public_entries(tasks),
     }
-    held = [t for t in tasks if t.split == "heldout"]
-    if held:
+    entries = _heldout_entries(tasks)
+    if entries:
         assert seed is not None
-        from psab.contract import Task
-
-        entries = [seeds.manifest_entry(Task.from_dict(t.task, key=t.key), t.index or 0) for t in held]
         manifest["heldout"] = {
             "seed_commitment": seeds.commitment(seed),
             "commitment_scheme": seeds.COMMITMENT_SCHEME,
@@ -180,24 +177,31 @@ def _options_from_manifest(m: dict[str, Any]) -> RunOptions:
     )
 
 
+def _public_entries(tasks: list[PlannedTask]) -> list[dict[str, Any]]:
+    """The manifest's ``public`` list: family, task id and digest of each public task, in plan order."""
+    return [{"family": t.family, "task_id": t.task["id"], "task_digest": t.digest} for t in tasks if t.split == "public"]
+
+
+def _heldout_entries(tasks: list[PlannedTask]) -> list[dict[str, Any]]:
+    """The held-out tasks as seed-manifest entries (:func:`psab.generators.seeds.manifest_entry`), in plan order."""
+    from psab.contract import Task
+    from psab.generators import seeds
+
+    return [seeds.manifest_entry(Task.from_dict(t.task, key=t.key), t.index or 0) for t in tasks if t.split == "heldout"]
+
+
 def _check_same_tasks(m: dict[str, Any], tasks: list[PlannedTask], seed: str | None) -> None:
     """A resumed run must run exactly the cases its manifest promised."""
     from psab.generators import seeds
 
-    public = [{"family": t.family, "task_id": t.task["id"], "task_digest": t.digest} for t in tasks if t.split == "public"]
-    if public != m.get("public", []):
+    if _public_entries(tasks) != m.get("public", []):
         raise RunnerError("the public cases changed since this run started (a family was edited or updated); "
                           "start a new run")
     if "heldout" in m:
         assert seed is not None
         h = m["heldout"]
-        if seeds.commitment(seed, h["commitment_version"]) != h["seed_commitment"]:
-            raise RunnerError("this seed does not match the run's seed commitment; give the run's own seed")
-        from psab.contract import Task
-
-        entries = seeds.manifest([seeds.manifest_entry(Task.from_dict(t.task, key=t.key), t.index or 0)
-                                  for t in tasks if t.split == "heldout"])
-        if entries != h["manifest"]:
+        check_seed(seed, h["commitment_version"], h)
+        if seeds.manifest(_heldout_entries(tasks)) != h["manifest"]:
             raise RunnerError("the seed reproduces different held-out cases than this run recorded "
                               "(a family's generator changed); start a new run")
 

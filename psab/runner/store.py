@@ -76,6 +76,14 @@ def record_line(record: dict[str, Any]) -> str:
     return json.dumps(to_jsonable(record), sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
+def check_seed(seed: str, version: str | None, heldout: dict[str, Any]) -> None:
+    """Refuse a seed whose commitment (under ``version``) is not the run's ``heldout`` one."""
+    from psab.generators import seeds
+
+    if seeds.commitment(seed, version) != heldout["seed_commitment"]:
+        raise RunnerError("this seed does not match the run's seed commitment; give the run's own seed")
+
+
 def _safe(part: str) -> str:
     if not part or part in (".", "..") or "/" in part or "\0" in part:
         raise RunnerError(f"unsafe path component {part!r}")
