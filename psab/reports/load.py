@@ -179,9 +179,6 @@ class Runs:
                 out.append(area_of[f])
         return out
 
-    def area_of(self, family: str) -> str:
-        return _area(family)
-
     def builtin_kind(self, agent: str) -> str | None:
         """The built-in kind behind an agent name (``None`` for a command agent)."""
         for e in self.entries:

@@ -226,8 +226,9 @@ def _family_table(runs: Runs, split: str) -> Table:
     rows: list[list[doc.Cell]] = []
     groups: set[int] = set()
     fams = runs.families(split)
+    area_of = {e.family: e.area for e in runs.entries}
     for area in runs.areas(split):
-        in_area = [f for f in fams if _entry_area(runs, f) == area]
+        in_area = [f for f in fams if area_of[f] == area]
         cases = len({e.case_key for e in runs.split_entries(split) if e.area == area})
         groups.add(len(rows))
         rows.append([cell(_area_title(area)), cell(str(cases))]
@@ -237,13 +238,6 @@ def _family_table(runs: Runs, split: str) -> Table:
             rows.append([cell([t("   "), c(fam)]), cell(str(n_cases))]
                         + [_score_cell(fstats.get((a, fam)), show_perfect=False) for a in runs.agents])
     return Table(header, rows, align, group_rows=groups)
-
-
-def _entry_area(runs: Runs, family: str) -> str:
-    for e in runs.entries:
-        if e.family == family:
-            return e.area
-    return runs.area_of(family)
 
 
 def _family_section(runs: Runs, opts: ReportOptions) -> list[Block]:

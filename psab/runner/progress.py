@@ -11,6 +11,7 @@ import time
 from typing import Any, TextIO
 
 from psab.runner.execute import AGENT_FAILURE, INFRA_FAILURE
+from psab.runner.summary import outcome
 
 
 class Progress:
@@ -29,10 +30,8 @@ class Progress:
 
     def update(self, record: dict[str, Any]) -> None:
         self.done += 1
-        res = record.get("result") or {}
-        score = float(res.get("score", 0.0)) if res.get("feasible") else 0.0
+        cls, _, _, score = outcome(record, "retries")  # the record's final attempt is its result
         self.scores.append(score)
-        cls = record["final_class"]
         self.agent_failures += cls == AGENT_FAILURE
         self.infra_failures += cls == INFRA_FAILURE
         if self.mode == "none":

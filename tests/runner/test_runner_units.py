@@ -335,10 +335,11 @@ class _Stream:
 def test_progress_bar_on_a_terminal_lines_otherwise():
     from psab.runner.progress import Progress
 
+    pub_res, held_res = {"feasible": True, "score": 0.5}, {"feasible": False, "score": 0.0}
     pub = {"agent": "a", "split": "public", "task_id": "fam-public", "final_class": SCORED, "n_attempts": 1,
-           "result": {"feasible": True, "score": 0.5}}
+           "attempts": [{"n": 1, "class": SCORED, "result": pub_res}], "result": pub_res}
     held = {"agent": "a", "split": "heldout", "task_id": "fam-heldout-00003", "final_class": AGENT_FAILURE,
-            "n_attempts": 1, "result": {"feasible": False, "score": 0.0}}
+            "n_attempts": 1, "attempts": [{"n": 1, "class": AGENT_FAILURE, "result": held_res}], "result": held_res}
     tty = _Stream(True)
     bar = Progress(total=4, done=1, stream=tty)
     bar.update(pub)
