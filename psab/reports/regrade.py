@@ -31,6 +31,7 @@ from typing import Any
 
 from psab.errors import RunnerError
 from psab.reports import tasks as _tasks
+from psab.reports.qc import _case_name
 from psab.runner.execute import SCORED, _summary
 from psab.runner.store import PRIVATE, RECORDS, RunDir, check_seed, record_line, write_atomic
 
@@ -226,7 +227,7 @@ def text(rep: RegradeReport) -> str:
     if rep.changes:
         body = []
         for c in rep.changes:
-            case = c.task_id if c.split == "public" else f"held-out {c.family} #{c.index}"
+            case = _case_name(c.split, c.family, c.task_id, c.index)  # split is public or heldout
             verdict = ("feasible" if c.old_feasible else "infeasible") + " → " + ("feasible" if c.new_feasible else "infeasible")
             body.append((case, c.agent, f"{c.attempt}" + ("" if c.final else " (not final)"), verdict,
                          f"{c.old_score:.4f} → {c.new_score:.4f}",
