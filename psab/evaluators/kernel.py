@@ -22,7 +22,13 @@ from psab import backends
 from psab.contract import EvaluationResult, Solution, Task, Violation, to_jsonable
 from psab.errors import BackendNotSupportedError
 from psab.evaluators.cache import REFERENCES
-from psab.evaluators.scoring import classify_score, forecast_score, optimize_score
+from psab.evaluators.scoring import (
+    DEFAULT_OBJECTIVE_ABSOLUTE,
+    DEFAULT_OBJECTIVE_RELATIVE,
+    classify_score,
+    forecast_score,
+    optimize_score,
+)
 from psab.evaluators.tolerance import Checks, Tolerance
 from psab.evaluators.validation import answer_violations
 from psab.io import SolutionProblem, as_solution, as_task
@@ -190,14 +196,14 @@ def assess_valid_answer(t: Task, spec: FamilySpec, backend: str, answer: dict[st
                 ref_obj = entry.objective
                 if ref_obj is None or not math.isfinite(ref_obj):
                     raise RuntimeError(f"{spec.id}: the reference has no finite objective on task {t.id}")
-                tol = t.tolerances.get("objective", {})
+                tol = ctx.tol.objective
                 s = optimize_score(
                     objective,
                     ref_obj,
                     sense=spec.objective_sense or "minimize",
                     scale_floor=spec.objective_scale_floor,
-                    relative=float(tol.get("relative", 1e-6)),
-                    absolute=float(tol.get("absolute", 1e-9)),
+                    relative=float(tol.get("relative", DEFAULT_OBJECTIVE_RELATIVE)),
+                    absolute=float(tol.get("absolute", DEFAULT_OBJECTIVE_ABSOLUTE)),
                 )
                 score = s.score
                 evidence["reference_objective"] = ref_obj
