@@ -60,7 +60,7 @@ def run_checks(backends: Sequence[str] | None = None, families: Sequence[str] | 
                 row.append("FAILED")
                 continue
             ms = (time.perf_counter() - t0) * 1e3
-            ok = result.feasible and result.score == 1.0
+            ok = result.perfect
             row.append(f"{result.score:.3f} ({ms:.0f} ms)" if ok else f"FAIL {result.score:.3f}")
             if not ok:
                 report.failures.append(f"{spec.id} [{b}]: reference scored {result.score} feasible={result.feasible}")
