@@ -352,7 +352,3 @@ def get_family(family_id: str) -> FamilySpec:
     except KeyError:
         known = ", ".join(sorted(_REGISTRY))
         raise UnknownFamilyError(f"unknown family {family_id!r}; known families: {known}") from None
-
-
-def family_ids() -> Iterable[str]:
-    return (s.id for s in families())

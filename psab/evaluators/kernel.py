@@ -32,7 +32,7 @@ from psab.evaluators.scoring import (
 from psab.evaluators.tolerance import Checks, Tolerance
 from psab.evaluators.validation import answer_violations
 from psab.io import SolutionProblem, as_solution, as_task
-from psab.registry import Assessment, FamilySpec, Reference, get_family
+from psab.registry import FamilySpec, Reference, get_family
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,6 @@ class ReferenceEntry:
 
     reference: Reference
     objective: float | None
-    assessment: Assessment | None
 
 
 @dataclass
@@ -83,11 +82,11 @@ def reference_entry(spec: FamilySpec, task: Task, backend: str) -> ReferenceEntr
     def compute() -> ReferenceEntry:
         ref = spec.solve(task, backend)
         if spec.scoring_kind != "optimize":
-            return ReferenceEntry(ref, None, None)
+            return ReferenceEntry(ref, None)
         ctx = EvalContext(task, backend, spec, Tolerance.from_task(task.tolerances), _reference=ref)
         assessment = spec.evaluate(task, ref.answer, ctx)
         objective = assessment.objective if assessment.objective is not None else ref.objective
-        return ReferenceEntry(ref, objective, assessment)
+        return ReferenceEntry(ref, objective)
 
     return REFERENCES.get_or_compute((task.digest, backend), compute)
 
