@@ -34,7 +34,7 @@ def run_checks(backends: Sequence[str] | None = None, families: Sequence[str] | 
         row: list[str] = [spec.id, spec.scoring_kind]
         fails_before = len(report.failures)
         try:
-            task = psab.load_case(case_dir(spec.id))
+            task = spec.public_task()
             rebuilt = spec.make_task(task_id=task.id, split=task.split, public_inputs=task.public_inputs).to_dict()
             if rebuilt != task.to_dict():
                 report.failures.append(f"{spec.id}: task.json is stale (run `psab refresh-cases`)")
@@ -60,7 +60,7 @@ def run_checks(backends: Sequence[str] | None = None, families: Sequence[str] | 
                 row.append("FAILED")
                 continue
             ms = (time.perf_counter() - t0) * 1e3
-            ok = result.feasible and result.score == 1.0
+            ok = result.perfect
             row.append(f"{result.score:.3f} ({ms:.0f} ms)" if ok else f"FAIL {result.score:.3f}")
             if not ok:
                 report.failures.append(f"{spec.id} [{b}]: reference scored {result.score} feasible={result.feasible}")

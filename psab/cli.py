@@ -76,10 +76,9 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def cmd_show(args: argparse.Namespace) -> int:
     import psab
-    from psab.paths import case_dir
 
     spec = psab.get_family(args.family)
-    task = psab.load_case(case_dir(spec.id))
+    task = spec.public_task()
     if args.json:
         sys.stdout.write(task.to_json())
         return 0

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from psab.backends import BACKENDS
 from psab.contract import SCORING_KINDS, Task, Violation
 from psab.errors import InvalidTaskError, UnknownFamilyError
 
@@ -39,9 +40,6 @@ AREAS: dict[str, tuple[str, str]] = {
 }
 
 CONFIDENCE_LEVELS = ("high", "medium", "low")
-
-#: (family id, task digest) of tasks whose inputs already passed the family's input schema.
-KNOWN_BACKENDS = ("surrogate", "pandapower")
 
 
 @dataclass(frozen=True)
@@ -187,8 +185,8 @@ class FamilySpec:
             problems.append(f"confidence {self.confidence!r} is not one of {CONFIDENCE_LEVELS}")
         if not self.backends or self.backends[0] != "surrogate":
             problems.append("backends must start with 'surrogate'")
-        if any(b not in KNOWN_BACKENDS for b in self.backends):
-            problems.append(f"backends must be among {KNOWN_BACKENDS}")
+        if any(b not in BACKENDS for b in self.backends):
+            problems.append(f"backends must be among {BACKENDS}")
         if self.scoring_kind == "optimize" and self.objective_sense not in ("minimize", "maximize"):
             problems.append("an optimize family must set objective_sense to 'minimize' or 'maximize'")
         if set(self.presentation) != {"en", "ru"}:
@@ -354,7 +352,3 @@ def get_family(family_id: str) -> FamilySpec:
     except KeyError:
         known = ", ".join(sorted(_REGISTRY))
         raise UnknownFamilyError(f"unknown family {family_id!r}; known families: {known}") from None
-
-
-def family_ids() -> Iterable[str]:
-    return (s.id for s in families())

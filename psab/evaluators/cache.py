@@ -17,16 +17,12 @@ class LRUCache:
         self.maxsize = maxsize
         self._data: OrderedDict[Any, Any] = OrderedDict()
         self._lock = threading.Lock()
-        self.hits = 0
-        self.misses = 0
 
     def get_or_compute(self, key: Any, compute: Callable[[], T]) -> T:
         with self._lock:
             if key in self._data:
                 self._data.move_to_end(key)
-                self.hits += 1
                 return self._data[key]  # type: ignore[no-any-return]
-            self.misses += 1
         value = compute()  # outside the lock: a solve may take a while
         with self._lock:
             self._data[key] = value
@@ -38,10 +34,6 @@ class LRUCache:
     def clear(self) -> None:
         with self._lock:
             self._data.clear()
-            self.hits = self.misses = 0
-
-    def __len__(self) -> int:
-        return len(self._data)
 
 
 #: (task digest, backend) → :class:`psab.evaluators.kernel.ReferenceEntry`

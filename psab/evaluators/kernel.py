@@ -22,11 +22,17 @@ from psab import backends
 from psab.contract import EvaluationResult, Solution, Task, Violation, to_jsonable
 from psab.errors import BackendNotSupportedError
 from psab.evaluators.cache import REFERENCES
-from psab.evaluators.scoring import classify_score, forecast_score, optimize_score
+from psab.evaluators.scoring import (
+    DEFAULT_OBJECTIVE_ABSOLUTE,
+    DEFAULT_OBJECTIVE_RELATIVE,
+    classify_score,
+    forecast_score,
+    optimize_score,
+)
 from psab.evaluators.tolerance import Checks, Tolerance
 from psab.evaluators.validation import answer_violations
 from psab.io import SolutionProblem, as_solution, as_task
-from psab.registry import Assessment, FamilySpec, Reference, get_family
+from psab.registry import FamilySpec, Reference, get_family
 
 
 @dataclass(frozen=True)
@@ -36,7 +42,6 @@ class ReferenceEntry:
 
     reference: Reference
     objective: float | None
-    assessment: Assessment | None
 
 
 @dataclass
@@ -77,11 +82,11 @@ def reference_entry(spec: FamilySpec, task: Task, backend: str) -> ReferenceEntr
     def compute() -> ReferenceEntry:
         ref = spec.solve(task, backend)
         if spec.scoring_kind != "optimize":
-            return ReferenceEntry(ref, None, None)
+            return ReferenceEntry(ref, None)
         ctx = EvalContext(task, backend, spec, Tolerance.from_task(task.tolerances), _reference=ref)
         assessment = spec.evaluate(task, ref.answer, ctx)
         objective = assessment.objective if assessment.objective is not None else ref.objective
-        return ReferenceEntry(ref, objective, assessment)
+        return ReferenceEntry(ref, objective)
 
     return REFERENCES.get_or_compute((task.digest, backend), compute)
 
@@ -190,14 +195,14 @@ def assess_valid_answer(t: Task, spec: FamilySpec, backend: str, answer: dict[st
                 ref_obj = entry.objective
                 if ref_obj is None or not math.isfinite(ref_obj):
                     raise RuntimeError(f"{spec.id}: the reference has no finite objective on task {t.id}")
-                tol = t.tolerances.get("objective", {})
+                tol = ctx.tol.objective
                 s = optimize_score(
                     objective,
                     ref_obj,
                     sense=spec.objective_sense or "minimize",
                     scale_floor=spec.objective_scale_floor,
-                    relative=float(tol.get("relative", 1e-6)),
-                    absolute=float(tol.get("absolute", 1e-9)),
+                    relative=float(tol.get("relative", DEFAULT_OBJECTIVE_RELATIVE)),
+                    absolute=float(tol.get("absolute", DEFAULT_OBJECTIVE_ABSOLUTE)),
                 )
                 score = s.score
                 evidence["reference_objective"] = ref_obj

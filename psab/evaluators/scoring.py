@@ -22,7 +22,6 @@ class OptimizeScore:
     score: float
     gap: float
     scale: float
-    tie_tolerance: float
     beats_reference: bool
 
 
@@ -39,15 +38,15 @@ def optimize_score(
     if sense not in ("minimize", "maximize"):
         raise ValueError(f"sense must be 'minimize' or 'maximize', not {sense!r}")
     if not (math.isfinite(objective) and math.isfinite(reference)):
-        return OptimizeScore(0.0, math.inf, math.nan, math.nan, False)
+        return OptimizeScore(0.0, math.inf, math.nan, False)
     gap = objective - reference if sense == "minimize" else reference - objective
     scale = max(abs(reference), scale_floor)
     tie = max(relative * scale, absolute)
     if gap < -tie:
-        return OptimizeScore(1.0, gap, scale, tie, True)
+        return OptimizeScore(1.0, gap, scale, True)
     if gap <= tie:
-        return OptimizeScore(1.0, gap, scale, tie, False)
-    return OptimizeScore(max(0.0, 1.0 - gap / scale), gap, scale, tie, False)
+        return OptimizeScore(1.0, gap, scale, False)
+    return OptimizeScore(max(0.0, 1.0 - gap / scale), gap, scale, False)
 
 
 def classify_score(correct: int, total: int) -> float:

@@ -422,7 +422,7 @@ def rejection(spec: FamilySpec, task: Task, backend: str, public_digest: str | N
         # numpy's LinAlgError is a ValueError: a singular draw, not a broken generator.
         return Rejection("solver", f"reference solver raised {type(exc).__name__}: {exc}")
     result = evaluate(task, {"answer": entry.reference.answer}, backend)
-    if not result.feasible or result.score != 1.0:
+    if not result.perfect:
         first = result.violations[0].describe() if result.violations else ""
         return Rejection("reference", f"reference scored {result.score} (feasible={result.feasible}) {first}".strip())
     if spec.accept is not None:
@@ -432,8 +432,8 @@ def rejection(spec: FamilySpec, task: Task, backend: str, public_digest: str | N
     trivial = trivial_for(spec, task)
     # Assessed without validation first (it nearly always scores below 1); a 1 is confirmed by
     # the full evaluation, so an answer outside the schema can never reject a draw.
-    if trivial is not None and _perfect(assess_valid_answer(task, spec, backend, trivial)):
-        if _perfect(evaluate(task, {"answer": trivial}, backend)):
+    if trivial is not None and assess_valid_answer(task, spec, backend, trivial).perfect:
+        if evaluate(task, {"answer": trivial}, backend).perfect:
             return Rejection("trivial", "the trivial answer (zeros, first choices, empty sets) scores 1")
     if spec.scoring_kind == "optimize":
         beaten = _beaten_by_neighbour(spec, task, backend, entry)
@@ -462,10 +462,6 @@ def _beaten_by_neighbour(spec: FamilySpec, task: Task, backend: str, entry: Any)
         if r.feasible and r.evidence.get("beats_reference"):
             return f"a perturbation beats the reference ({description}: {r.evidence.get('objective')} vs {entry.objective})"
     return None
-
-
-def _perfect(result: Any) -> bool:
-    return bool(result.feasible and result.score == 1.0)
 
 
 def rejection_reason(spec: FamilySpec, task: Task, backend: str) -> str | None:

@@ -77,10 +77,16 @@ def _backend(name: str) -> str:
 def _draw(args: argparse.Namespace, families: list[str], indices: range, seed: str, *, validate: bool = False) -> list[Any]:
     from psab.generators.parallel import draw
 
-    if args.workers < 1:
-        raise InvalidArgumentError("--workers must be at least 1")
+    # draw() rejects --workers below 1 (one psab error line) before it plans any job.
     return draw(families, indices, seed, backend=_backend(args.backend), validate=validate,
                 workers=args.workers, dask=args.dask)
+
+
+def _indices(args: argparse.Namespace) -> range:
+    """The held-out indices ``--start`` .. ``--start + --count - 1``."""
+    if args.count < 1 or args.start < 0:
+        raise InvalidArgumentError("--count must be at least 1 and --start non-negative")
+    return range(args.start, args.start + args.count)
 
 
 def _raise_first_error(outcomes: list[Any]) -> None:
@@ -98,12 +104,11 @@ def _raise_first_error(outcomes: list[Any]) -> None:
 def cmd_generate(args: argparse.Namespace) -> int:
     from psab.cli import CliError
     from psab.contract import write_json
-    from psab.generators.seeds import commitment, manifest_entry, round_manifest
+    from psab.generators.seeds import manifest_entry, round_manifest
 
     seed = _seed(args)
     ids = _families(args.family)
-    if args.count < 1 or args.start < 0:
-        raise InvalidArgumentError("--count must be at least 1 and --start non-negative")
+    indices = _indices(args)
     out = Path(args.out)
     keys = Path(args.keys_out) if args.keys_out else out.with_name(out.name + "-keys")
     if keys.resolve() == out.resolve() or keys.resolve().is_relative_to(out.resolve()):
@@ -113,7 +118,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
             raise CliError(f"{d} is not empty; choose a new directory or pass --force to write over it")
 
     started = time.perf_counter()
-    outcomes = _draw(args, ids, range(args.start, args.start + args.count), seed)
+    outcomes = _draw(args, ids, indices, seed)
     _raise_first_error(outcomes)
     entries = []
     for o in outcomes:
@@ -125,7 +130,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     doc = round_manifest(seed, families=ids, start=args.start, count=args.count, backend=args.backend, entries=entries)
     write_json(keys / "manifest.json", doc)
     print(f"wrote {len(entries)} held-out tasks of {len(ids)} families to {out} in {time.perf_counter() - started:.1f} s")
-    print(f"keys and manifest (private) in {keys}; seed commitment {commitment(seed)}")
+    print(f"keys and manifest (private) in {keys}; seed commitment {doc['commitment']}")
     return 0
 
 
@@ -140,8 +145,6 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
     if args.variants < 1:
         raise InvalidArgumentError("--variants must be at least 1")
-    if args.workers < 1:
-        raise InvalidArgumentError("--workers must be at least 1")
     seed = _seed(args)
     ids = _families(args.family)
     started = time.perf_counter()
@@ -191,7 +194,12 @@ def cmd_seed_new(args: argparse.Namespace) -> int:
 
 
 def cmd_seed_commit(args: argparse.Namespace) -> int:
-    from psab.generators.seeds import benchmark_version, commitment, weak_seed_reason
+    from psab.generators.seeds import (
+        COMMITMENT_SCHEME,
+        benchmark_version,
+        commitment,
+        weak_seed_reason,
+    )
 
     seed = _seed(args)
     weak = weak_seed_reason(seed)
@@ -204,7 +212,7 @@ def cmd_seed_commit(args: argparse.Namespace) -> int:
     if args.json:
         import json
 
-        print(json.dumps({"commitment": value, "psab_version": benchmark_version(), "scheme": "psab-seed-commitment-v1"}, indent=2))
+        print(json.dumps({"commitment": value, "psab_version": benchmark_version(), "scheme": COMMITMENT_SCHEME}, indent=2))
     else:
         print(value)
     return 0
@@ -216,9 +224,7 @@ def cmd_seed_manifest(args: argparse.Namespace) -> int:
 
     seed = _seed(args)
     ids = _families(args.families)
-    if args.count < 1 or args.start < 0:
-        raise InvalidArgumentError("--count must be at least 1 and --start non-negative")
-    outcomes = _draw(args, ids, range(args.start, args.start + args.count), seed)
+    outcomes = _draw(args, ids, _indices(args), seed)
     _raise_first_error(outcomes)
     doc = round_manifest(seed, families=ids, start=args.start, count=args.count, backend=args.backend,
                          entries=[manifest_entry(o.task, o.index) for o in outcomes])

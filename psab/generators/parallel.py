@@ -160,8 +160,7 @@ def run_jobs(jobs: Sequence[DrawJob], *, workers: int = 1, dask: Any = None,
     ``workers`` > 1 uses a local process pool; ``dask`` (a scheduler address such as
     ``tcp://host:8786`` or a ``distributed.Client``) sends the jobs to a Dask cluster.
     """
-    if workers < 1:
-        raise InvalidArgumentError(f"--workers must be at least 1, got {workers}")
+    _check_workers(workers)
     if dask is not None:
         results = _run_dask(jobs, dask)
     elif workers == 1 or len(jobs) <= 1:
@@ -169,6 +168,11 @@ def run_jobs(jobs: Sequence[DrawJob], *, workers: int = 1, dask: Any = None,
     else:
         results = _run_local(jobs, workers, start_method or default_start_method())
     return [o for batch in results for o in batch]
+
+
+def _check_workers(workers: int) -> None:
+    if workers < 1:
+        raise InvalidArgumentError(f"--workers must be at least 1, got {workers}")
 
 
 def _run_local(jobs: Sequence[DrawJob], workers: int, method: str) -> list[list[DrawOutcome]]:
@@ -299,6 +303,7 @@ def draw(families: Sequence[str], indices: Iterable[int], seed: int | str | Priv
 
     On Dask the jobs are sized for the cluster's worker threads, locally for ``workers``.
     """
+    _check_workers(workers)  # also on Dask, where run_jobs is not given the local pool size
     private = PrivateSeed(seed)
     fams, idx = list(families), list(indices)
     if workers > 1 or dask is not None:

@@ -155,8 +155,13 @@ def mean_cv(variants: Sequence[Mapping[str, Any]], public: Mapping[str, Any]) ->
 
 
 def summarize(family: str, scoring_kind: str, outcomes: Sequence[DrawOutcome], public_task: Any, *,
-              min_distinct_fraction: float = 1.0, min_cv: float = DEFAULT_MIN_CV) -> FamilyValidation:
-    """One family's validation row from its K draw outcomes (validated draws)."""
+              min_distinct_fraction: float = 1.0, min_cv: float = DEFAULT_MIN_CV,
+              public_digest: str | None = None) -> FamilyValidation:
+    """One family's validation row from its K draw outcomes (validated draws).
+
+    ``public_digest`` is the :func:`instance_digest` of ``public_task`` when the caller
+    already has it (the acceptance loop caches it per family); computed here otherwise.
+    """
     k = len(outcomes)
     ok = [o for o in outcomes if o.task is not None and o.error is None]
     accepted = len([o for o in outcomes if o.task is not None])
@@ -166,7 +171,8 @@ def summarize(family: str, scoring_kind: str, outcomes: Sequence[DrawOutcome], p
             rejections[kind] = rejections.get(kind, 0) + 1
     redraws = sum(len(o.rejection_kinds) for o in outcomes)
     feasible = sum(1 for o in ok if o.reference_feasible and o.reference_score == 1.0)
-    public_digest = instance_digest(public_task)
+    if public_digest is None:
+        public_digest = instance_digest(public_task)
     digests = [instance_digest(o.task) for o in ok]  # type: ignore[arg-type]
     distinct = len(set(digests))
     differs = sum(1 for d in digests if d != public_digest)
@@ -220,8 +226,10 @@ def validate_generators(families: Sequence[str], variants: int, seed: int | str,
     rows = []
     for fid in families:
         spec = get_family(fid)
-        rows.append(summarize(fid, spec.scoring_kind, by_family[fid], _public(spec)[0],
-                              min_distinct_fraction=spec.min_distinct_fraction, min_cv=min_cv))
+        public_task, public_digest = _public(spec)
+        rows.append(summarize(fid, spec.scoring_kind, by_family[fid], public_task,
+                              min_distinct_fraction=spec.min_distinct_fraction, min_cv=min_cv,
+                              public_digest=public_digest))
     return rows
 
 
