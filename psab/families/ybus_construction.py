@@ -20,6 +20,7 @@ import numpy as np
 from psab.contract import Task, digest
 from psab.evaluators import answer_schema as s
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
+from psab.surrogates import dc_flow
 from psab.surrogates.ybus import build_ybus
 
 FAMILY_ID = "ybus_construction"
@@ -170,20 +171,6 @@ def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
 # ---------------------------------------------------------------------------- held-out draws
 
 
-def _connected(n: int, edges: list[tuple[int, int]]) -> bool:
-    parent = list(range(n))
-
-    def find(a: int) -> int:
-        while parent[a] != a:
-            parent[a] = parent[parent[a]]
-            a = parent[a]
-        return a
-
-    for a, b in edges:
-        parent[find(a)] = find(b)
-    return len({find(i) for i in range(n)}) == 1
-
-
 def generate(public: Task, rng: np.random.Generator) -> Generated:
     """Redraw impedances, charging, taps, shifts and shunts; change topology among connected
     variants (drop a line that is not a bridge, or add a line between same-voltage buses)."""
@@ -211,9 +198,10 @@ def generate(public: Task, rng: np.random.Generator) -> Generated:
     move = rng.uniform()
     if move < 0.4:
         lines = [i for i, b in enumerate(branches) if b.get("tap_ratio", 1.0) == 1.0 and b.get("phase_shift_deg", 0.0) == 0.0]
+        froms, tos = [a for a, _ in edges], [b for _, b in edges]
         for i in rng.permutation(lines):
-            rest = edges[:i] + edges[i + 1:]
-            if _connected(len(ids), rest):
+            others = [j != i for j in range(len(edges))]
+            if len(set(dc_flow.components(len(ids), froms, tos, others))) == 1:
                 del branches[int(i)]
                 break
     elif move < 0.75:
