@@ -79,9 +79,10 @@ def pandapower_overhead(repeat: int) -> None:
     rows = []
     task = psab.load_case(case_dir("ybus_construction"))
     sol = psab.solve(task, "pandapower")
-    from psab.families.ybus_construction import _pandapower_net
+    from psab.backends.pandapower_pf import build_net
+    from psab.families.ybus_construction import network
 
-    net = _pandapower_net(task.public_inputs)
+    net = build_net(network(task.public_inputs), f_hz=float(task.public_inputs.get("frequency_hz", 50.0))).net
     ppn.run_power_flow(net)
     bare = median_time(lambda: ppn.run_power_flow(net), repeat=repeat)
     ours = median_time(lambda: psab.evaluate(task, sol, "pandapower"), repeat=repeat, setup=clear_reference_cache)

@@ -3,7 +3,7 @@
 Imported only when a pandapower evaluation runs. Costs measured here (performance-notes.md):
 ``import pandapower`` about 2 s once per process; ``create_empty_network()`` about 180 ms but a
 deep copy of a prepared net about 18 ms — so empty nets are deep copies of one template, and
-a task's net is built once (:data:`NETS`) and deep-copied for each evaluation that mutates it.
+a task's net is built once (:data:`NETS`) and reused (deep-copied by callers that mutate it).
 Power flows run with ``numba=False`` (numba would compile in every short-lived process) and a
 flat start.
 
@@ -22,9 +22,8 @@ from __future__ import annotations
 
 import copy
 import math
-import threading
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,21 +55,6 @@ def empty_net(sn_mva: float, f_hz: float = 50.0) -> Any:
     net.sn_mva = float(sn_mva)
     net.f_hz = float(f_hz)
     return net
-
-
-#: Serializes pandapower calls on shared (uncopied) nets: pandapower is not thread-safe.
-NET_LOCK = threading.RLock()
-
-
-def cached_net(key: Any, build: Callable[[], Any], *, copy_net: bool = True) -> Any:
-    """The net built by ``build`` for ``key`` (built once per process).
-
-    By default a deep copy (about 18 ms for a small net), for callers that add or change
-    elements. ``copy_net=False`` returns the shared net itself, for computations that only
-    write result tables (a power flow on the prepared net); hold :data:`NET_LOCK` while using it.
-    """
-    net = NETS.get_or_compute(key, build)
-    return copy.deepcopy(net) if copy_net else net
 
 
 @dataclass(frozen=True)

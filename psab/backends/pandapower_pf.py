@@ -99,9 +99,11 @@ def build_net(network: AcNetwork, *, injection_buses: Sequence[int] = (), f_hz: 
     return PreparedNet(net, idx, sgens)
 
 
-def prepared_net(key: Hashable, network: AcNetwork, *, injection_buses: Sequence[int] = ()) -> PreparedNet:
+def prepared_net(key: Hashable, network: AcNetwork, *, injection_buses: Sequence[int] = (),
+                 f_hz: float = 50.0) -> PreparedNet:
     """The prepared net for ``key`` (built once per process; callers must not mutate it)."""
-    return ppn.NETS.get_or_compute(("pandapower_pf", key), lambda: build_net(network, injection_buses=injection_buses))
+    return ppn.NETS.get_or_compute(("pandapower_pf", key),
+                                   lambda: build_net(network, injection_buses=injection_buses, f_hz=f_hz))
 
 
 def run(prepared: PreparedNet, *, q_injection_mvar: dict[int, float] | None = None,

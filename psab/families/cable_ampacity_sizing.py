@@ -26,6 +26,9 @@ from psab.errors import InvalidTaskError, SolverError
 from psab.evaluators import answer_schema as s
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.surrogates.cable import (
+    K_ADIABATIC,
+    REACTANCE_OHM_PER_M,
+    RESISTIVITY_OHM_MM2_PER_M,
     adiabatic_min_size_mm2,
     corrected_capacity,
     table_value,
@@ -50,8 +53,6 @@ K_TEMP_XLPE = (1.15, 1.12, 1.08, 1.04, 1.00, 0.96, 0.91, 0.87, 0.82, 0.76, 0.71)
 #: Table B.52.17, item 2: single layer on a wall, floor or unperforated cable tray (method C),
 #: 1…9 circuits or multicore cables (no further reduction above 9).
 GROUPING_WALL = (1.00, 0.85, 0.79, 0.75, 0.73, 0.72, 0.72, 0.71, 0.70)
-#: IEC 60364-4-43:2008 Table 43A (conductors up to 300 mm²).
-ADIABATIC_K = (("copper", "PVC", 115), ("copper", "XLPE", 143), ("aluminium", "PVC", 76), ("aluminium", "XLPE", 94))
 
 
 def standard_tables() -> dict[str, Any]:
@@ -73,7 +74,10 @@ def standard_tables() -> dict[str, Any]:
         },
         "adiabatic_k": {
             "source": "IEC 60364-4-43:2008 Table 43A: k in A·√s/mm², conductors up to 300 mm²",
-            "rows": [{"conductor": c, "insulation": i, "k": k} for c, i, k in ADIABATIC_K],
+            # Table 43A (conductors up to 300 mm²), from the surrogate's copy; the values are
+            # whole numbers and the case writes them as such.
+            "rows": [{"conductor": c, "insulation": i, "k": int(k) if float(k).is_integer() else k}
+                     for (c, i), k in K_ADIABATIC.items()],
         },
     }
 
@@ -306,8 +310,8 @@ def case_inputs(**values: Any) -> dict[str, Any]:
         "installation_method": "C",
         "installation": "multicore cable clipped direct on a wall (reference method C), single layer with the other circuits",
         "loaded_conductors": 3,
-        "resistivity_ohm_mm2_per_m": 0.0225,
-        "reactance_ohm_per_m": 0.00008,
+        "resistivity_ohm_mm2_per_m": RESISTIVITY_OHM_MM2_PER_M["copper"],
+        "reactance_ohm_per_m": REACTANCE_OHM_PER_M,
     }
     out.update(values)
     out["tables"] = standard_tables()

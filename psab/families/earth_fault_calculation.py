@@ -26,7 +26,6 @@ matrix, and IEC 60909 does not cover isolated neutrals anyway.
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 import numpy as np
@@ -275,7 +274,7 @@ def generate(public: Task, rng: np.random.Generator) -> Generated:
     rating, u_kr, u_Rr, u_(0)k, the vector group (Dyn / Yyn / YNyn) with resistance, reactance or
     solid earthing and the zero-sequence magnetizing impedance; the line type and length; the fault
     bus and resistance — or an MV/LV distribution transformer with an LV cable (TN system)."""
-    return Generated(public_inputs=copy.deepcopy(_lv_case(rng) if rng.uniform() < 0.25 else _mv_case(rng)))
+    return Generated(public_inputs=_lv_case(rng) if rng.uniform() < 0.25 else _mv_case(rng))
 
 
 SPEC = register(

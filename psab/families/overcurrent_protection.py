@@ -29,7 +29,9 @@ from psab.evaluators import answer_schema as s
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.solvers import algebra
 from psab.solvers.coordination import CoordinationProblem, coordination_constraints, objective_value
+from psab.surrogates.iec60909 import feeder_impedance_ohm, voltage_factor
 from psab.surrogates.relay_curves import IEC_CURVES, InverseCurve, time_factor
+from psab.surrogates.symmetrical import ikss2_ka
 
 FAMILY_ID = "overcurrent_protection"
 
@@ -171,8 +173,6 @@ def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
 #: Standard CT primaries (A) and plug settings (× 1 A secondary) the generator chooses from.
 CT_PRIMARIES = (50, 75, 100, 150, 200, 300, 400, 600, 800, 1000, 1200, 1600)
 PLUG_SETTINGS = (0.5, 0.75, 1.0, 1.25, 1.5, 1.75, 2.0)
-#: IEC 60909 voltage factors: c_max = 1.1 and c_min = 1.0 for MV networks (Table 1).
-C_MAX, C_MIN = 1.1, 1.0
 
 
 def feeder_inputs(
@@ -197,16 +197,16 @@ def feeder_inputs(
     near-end fault / 19 so every current multiple stays in the curve's effective range (≤ 20).
     """
     n = len(section_km)
-    x_over_r = 10.0
-    def source(s_mva: float) -> complex:
-        z = un_kv**2 / s_mva
-        return z * complex(1.0, x_over_r) / math.hypot(1.0, x_over_r)
+    c_max, c_min = voltage_factor(un_kv, "max"), voltage_factor(un_kv, "min")
+    # The source impedance is U_n²/S″kQ with R/X = 0.1, taken without c (as the cases always
+    # have been): c = 1 in Z_Q = c·U_nQ²/S″kQ.
+    z_max, z_min = (feeder_impedance_ohm(un_kv, s, 0.1, 1.0) for s in (s_sc_max_mva, s_sc_min_mva))
     z_cum = [0j]
     for length in section_km:
         z_cum.append(z_cum[-1] + z_per_km_ohm * length)
     v_ph_kv = un_kv / math.sqrt(3.0)
-    ik_near = [C_MAX * v_ph_kv / abs(source(s_sc_max_mva) + z_cum[i]) for i in range(n)]
-    ik_far = [C_MIN * un_kv / (2.0 * abs(source(s_sc_min_mva) + z_cum[i + 1])) for i in range(n)]
+    ik_near = [c_max * v_ph_kv / abs(z_max + z_cum[i]) for i in range(n)]
+    ik_far = [ikss2_ka(c_min, un_kv, z_min + z_cum[i + 1]) for i in range(n)]
     i_load = [sum(loads_mva[i:]) * 1e3 / (math.sqrt(3.0) * un_kv) for i in range(n)]
 
     relays: list[dict[str, Any]] = []

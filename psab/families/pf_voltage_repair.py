@@ -27,7 +27,7 @@ formulation (e.g. Kundur, *Power System Stability and Control*, §14.3.3).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -240,6 +240,15 @@ class LinearModel:
     sens_pu_per_mvar: dict[str, dict[str, float]]
     q_op_mvar: dict[str, float]
 
+    def voltages(self, q: dict[str, float], buses: Sequence[str]) -> dict[str, float]:
+        """``V_b ≈ v_op_b + Σ_c S_bc (q_c − q_op_c)`` for every bus in ``buses`` — the same
+        function of ``q`` the LP rows are built from (:func:`psab.solvers.voltage_repair.linear_voltages`)."""
+        from psab.solvers.voltage_repair import linear_voltages
+
+        candidates = list(next(iter(self.sens_pu_per_mvar.values())))
+        voltage = linear_voltages(buses, self.v_pu, self.sens_pu_per_mvar, candidates, self.q_op_mvar)
+        return {b: voltage(q, b) for b in buses}
+
 
 def linearize(case: Case, V: np.ndarray, q_op: dict[str, float]) -> LinearModel:
     """The linear voltage model at the AC point ``V`` reached with injections ``q_op``."""
@@ -387,9 +396,7 @@ def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
                 checks.within("/q_injection_mvar", model.v_pu[b], case.v_min, case.v_max,
                               f"voltage magnitude at bus {b} within [{case.v_min:g}, {case.v_max:g}] pu", slack="voltage_band")
         model_name = "linear sensitivity model V = V0 + S·q"
-        voltages = {
-            b: model.v_pu[b] + sum(model.sens_pu_per_mvar[b][c] * q[c] for c in case.candidates) for b in case.bus_ids
-        }
+        voltages = model.voltages(q, case.bus_ids)
     total = sum(abs(v) for v in q.values())
     evidence = {
         "voltage_model": model_name,
@@ -403,11 +410,8 @@ def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
 
 
 def _linear_excess(case: Case, model: LinearModel, q: dict[str, float]) -> float:
-    vm = np.array([
-        model.v_pu[b] + sum(model.sens_pu_per_mvar[b][c] * (q[c] - model.q_op_mvar.get(c, 0.0)) for c in case.candidates)
-        for b in case.bus_ids
-    ])
-    return _band_excess(case, vm)
+    v = model.voltages(q, case.bus_ids)
+    return _band_excess(case, np.array([v[b] for b in case.bus_ids]))
 
 
 def accept(task: Task, reference: Reference) -> str | None:
@@ -460,9 +464,7 @@ def neighbourhood(task: Task, answer: dict[str, Any]) -> Iterator[tuple[str, dic
     case = cached_case(task)
     model = base_model(task)
     q = {c: float(v) for c, v in answer["q_injection_mvar"].items()}
-    v_lin = {
-        b: model.v_pu[b] + sum(model.sens_pu_per_mvar[b][c] * q[c] for c in case.candidates) for b in case.pq_buses
-    }
+    v_lin = model.voltages(q, case.pq_buses)
     at_limit = [b for b in case.pq_buses if min(v_lin[b] - case.v_min, case.v_max - v_lin[b]) <= 1e-3]
     for c in case.candidates:
         value = q[c]

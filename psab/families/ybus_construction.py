@@ -20,7 +20,8 @@ import numpy as np
 from psab.contract import Task, digest
 from psab.evaluators import answer_schema as s
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
-from psab.surrogates.ybus import build_ybus
+from psab.surrogates import dc_flow
+from psab.surrogates.ac_power_flow import PQ, SLACK, AcNetwork, make_network
 
 FAMILY_ID = "ybus_construction"
 
@@ -78,65 +79,46 @@ PRESENTATION = {
 # ---------------------------------------------------------------------------- physics
 
 
-def _arrays(inputs: dict[str, Any]) -> dict[str, Any]:
-    ids = [b["id"] for b in inputs["buses"]]
-    pos = {bus: i for i, bus in enumerate(ids)}
-    br = inputs["branches"]
-    return {
-        "n_bus": len(ids),
-        "from_idx": np.array([pos[b["from_bus"]] for b in br], dtype=int),
-        "to_idx": np.array([pos[b["to_bus"]] for b in br], dtype=int),
-        "r_pu": np.array([b["r_pu"] for b in br], dtype=float),
-        "x_pu": np.array([b["x_pu"] for b in br], dtype=float),
-        "b_pu": np.array([b.get("b_pu", 0.0) for b in br], dtype=float),
-        "tap_ratio": np.array([b.get("tap_ratio", 1.0) for b in br], dtype=float),
-        "phase_shift_deg": np.array([b.get("phase_shift_deg", 0.0) for b in br], dtype=float),
-        "shunt_g_pu": np.array([b.get("shunt_g_pu", 0.0) for b in inputs["buses"]], dtype=float),
-        "shunt_b_pu": np.array([b.get("shunt_b_pu", 0.0) for b in inputs["buses"]], dtype=float),
-    }
+def network(inputs: dict[str, Any]) -> AcNetwork:
+    """The case as an :class:`AcNetwork`, buses in the case's order: the first bus is the slack
+    and the others PQ with no load or generation. Y_bus does not depend on the bus types; a
+    slack is there only because pandapower builds its Y_bus while running a power flow."""
+    buses, br = inputs["buses"], inputs["branches"]
+    pos = {b["id"]: i for i, b in enumerate(buses)}
+    return make_network(
+        base_mva=float(inputs["base_mva"]),
+        bus_type=[SLACK] + [PQ] * (len(buses) - 1),
+        from_idx=[pos[b["from_bus"]] for b in br],
+        to_idx=[pos[b["to_bus"]] for b in br],
+        r_pu=[b["r_pu"] for b in br],
+        x_pu=[b["x_pu"] for b in br],
+        b_pu=[b.get("b_pu", 0.0) for b in br],
+        tap_ratio=[b.get("tap_ratio", 1.0) for b in br],
+        phase_shift_deg=[b.get("phase_shift_deg", 0.0) for b in br],
+        shunt_g_pu=[b.get("shunt_g_pu", 0.0) for b in buses],
+        shunt_b_pu=[b.get("shunt_b_pu", 0.0) for b in buses],
+        vn_kv=[b["vn_kv"] for b in buses],
+    )
 
 
 def ybus_surrogate(inputs: dict[str, Any]) -> np.ndarray:
     """Y_bus by the π-model stamp, rows in the case's bus order."""
-    return build_ybus(**_arrays(inputs))
+    return network(inputs).ybus()
 
 
 def ybus_pandapower(inputs: dict[str, Any]) -> np.ndarray:
     """Y_bus as pandapower builds it for the same network, rows in the case's bus order.
 
-    The net is built once per case; the power flow that makes pandapower assemble its Ybus
-    only writes result tables, so the prepared net is used without a copy.
+    The net is built once per case (:func:`psab.backends.pandapower_pf.prepared_net`); the
+    power flow that makes pandapower assemble its Y_bus only writes result tables, so the
+    prepared net is used without a copy, under its lock.
     """
     from psab.backends import pandapower_net as ppn
+    from psab.backends.pandapower_pf import prepared_net
 
-    net = ppn.cached_net((FAMILY_ID, digest(inputs)), lambda: _pandapower_net(inputs), copy_net=False)
-    with ppn.NET_LOCK:
-        return ppn.ybus(net)
-
-
-def _pandapower_net(inputs: dict[str, Any]) -> Any:
-    from psab.backends import pandapower_net as ppn
-
-    pp = ppn.pandapower()
-    base = float(inputs["base_mva"])
-    net = ppn.empty_net(base, float(inputs.get("frequency_hz", 50.0)))
-    index = {}
-    for bus in inputs["buses"]:
-        index[bus["id"]] = pp.create_bus(net, vn_kv=float(bus["vn_kv"]), name=bus["id"])
-        ppn.add_bus_shunt(net, index[bus["id"]], bus.get("shunt_g_pu", 0.0), bus.get("shunt_b_pu", 0.0), base)
-    # A slack is needed for pandapower to run (and so to build) the power flow; with no load
-    # it changes nothing in Y_bus.
-    pp.create_ext_grid(net, index[inputs["buses"][0]["id"]], vm_pu=1.0)
-    ppn.add_branches(
-        net,
-        [
-            ppn.BranchData(index[b["from_bus"]], index[b["to_bus"]], b["r_pu"], b["x_pu"], b.get("b_pu", 0.0),
-                           b.get("tap_ratio", 1.0), b.get("phase_shift_deg", 0.0))
-            for b in inputs["branches"]
-        ],
-        base,
-    )
-    return net
+    prepared = prepared_net((FAMILY_ID, digest(inputs)), network(inputs), f_hz=float(inputs.get("frequency_hz", 50.0)))
+    with prepared.lock:
+        return ppn.ybus(prepared.net)
 
 
 def solve(task: Task, backend: str) -> Reference:
@@ -170,20 +152,6 @@ def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
 # ---------------------------------------------------------------------------- held-out draws
 
 
-def _connected(n: int, edges: list[tuple[int, int]]) -> bool:
-    parent = list(range(n))
-
-    def find(a: int) -> int:
-        while parent[a] != a:
-            parent[a] = parent[parent[a]]
-            a = parent[a]
-        return a
-
-    for a, b in edges:
-        parent[find(a)] = find(b)
-    return len({find(i) for i in range(n)}) == 1
-
-
 def generate(public: Task, rng: np.random.Generator) -> Generated:
     """Redraw impedances, charging, taps, shifts and shunts; change topology among connected
     variants (drop a line that is not a bridge, or add a line between same-voltage buses)."""
@@ -211,9 +179,10 @@ def generate(public: Task, rng: np.random.Generator) -> Generated:
     move = rng.uniform()
     if move < 0.4:
         lines = [i for i, b in enumerate(branches) if b.get("tap_ratio", 1.0) == 1.0 and b.get("phase_shift_deg", 0.0) == 0.0]
+        froms, tos = [a for a, _ in edges], [b for _, b in edges]
         for i in rng.permutation(lines):
-            rest = edges[:i] + edges[i + 1:]
-            if _connected(len(ids), rest):
+            others = [j != i for j in range(len(edges))]
+            if len(set(dc_flow.components(len(ids), froms, tos, others))) == 1:
                 del branches[int(i)]
                 break
     elif move < 0.75:

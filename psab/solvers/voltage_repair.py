@@ -16,10 +16,33 @@ an answer against exactly the rows the reference was solved with.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from psab.solvers.algebra import LinearConstraint, add_constraints
+
+
+def linear_voltages(
+    buses: Sequence[str],
+    v_op_pu: Mapping[str, float],
+    sens_pu_per_mvar: Mapping[str, Mapping[str, float]],
+    candidates: Sequence[str],
+    q_op_mvar: Mapping[str, float] | None = None,
+) -> Callable[[Any, str], Any]:
+    """The linear voltage model ``|V_i| ≈ V_i^op + Σ_c S_ic (q_c − q_c^op)`` of the module
+    docstring, as ``voltage(q, i)`` for every bus ``i`` in ``buses``.
+
+    The constant is folded once, ``V_i^op − Σ_c S_ic q_c^op``, so that ``q`` may be numbers or
+    the LP's variables (anything indexable by candidate) and the row stays linear in ``q``.
+    """
+    q0 = {c: float((q_op_mvar or {}).get(c, 0.0)) for c in candidates}
+    coef = {b: {c: float(sens_pu_per_mvar[b][c]) for c in candidates} for b in buses}
+    base = {b: float(v_op_pu[b]) - sum(coef[b][c] * q0[c] for c in candidates) for b in buses}
+
+    def voltage(q: Any, b: str) -> Any:
+        return base[b] + sum(coef[b][c] * q[c] for c in candidates)
+
+    return voltage
 
 
 def voltage_rows(
@@ -36,12 +59,10 @@ def voltage_rows(
     model_words: str = "linear sensitivity model",
 ) -> LinearConstraint:
     """``v_min ≤ V_i^op + Σ_c S_ic (q_c − q_c^op) ≤ v_max`` for every bus in ``buses``."""
-    q0 = {c: float((q_op_mvar or {}).get(c, 0.0)) for c in candidates}
-    coef = {b: {c: float(sens_pu_per_mvar[b][c]) for c in candidates} for b in buses}
-    base = {b: float(v_op_pu[b]) - sum(coef[b][c] * q0[c] for c in candidates) for b in buses}
+    voltage = linear_voltages(buses, v_op_pu, sens_pu_per_mvar, candidates, q_op_mvar)
 
     def body(v: Any, b: str) -> Any:
-        return base[b] + sum(coef[b][c] * v.q[c] for c in candidates)
+        return voltage(v.q, b)
 
     return LinearConstraint(
         name="voltage_band",

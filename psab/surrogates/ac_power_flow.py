@@ -28,7 +28,7 @@ from side).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -116,15 +116,6 @@ class AcNetwork:
         if extra_q_mvar is not None:
             q = q + np.asarray(extra_q_mvar, float)
         return (p + 1j * q) / float(self.base_mva)
-
-    def with_injections(self, p_mw: np.ndarray | None = None, q_mvar: np.ndarray | None = None) -> AcNetwork:
-        """The same network with extra constant-power generation added at every bus."""
-        out = self
-        if p_mw is not None:
-            out = replace(out, p_gen_mw=np.asarray(out.p_gen_mw, float) + np.asarray(p_mw, float))
-        if q_mvar is not None:
-            out = replace(out, q_gen_mvar=np.asarray(out.q_gen_mvar, float) + np.asarray(q_mvar, float))
-        return out
 
 
 def make_network(
@@ -369,19 +360,16 @@ class VoltageSensitivity:
 
     ``dvm_dq[i, k] = ∂|V_i| / ∂Q_k`` (column ``k`` nonzero only for PQ buses ``k``; row ``i``
     zero for PV and slack buses, whose magnitudes are held); likewise ``dvm_dp`` (columns for
-    PV and PQ buses), and the angle sensitivities ``dva_dq``, ``dva_dp`` in radians per unit.
-    Multiply by ``1 / base_mva`` for per unit per Mvar (or MW).
+    PV and PQ buses). Multiply by ``1 / base_mva`` for per unit per Mvar (or MW).
     """
 
     dvm_dq: np.ndarray
     dvm_dp: np.ndarray
-    dva_dq: np.ndarray
-    dva_dp: np.ndarray
 
 
 def voltage_sensitivity(Y: np.ndarray, V: np.ndarray, bus_type: np.ndarray) -> VoltageSensitivity:
-    """``∂|V|/∂Q``, ``∂|V|/∂P`` (and angle sensitivities) from the inverse of the full
-    polar Jacobian at the solved voltages ``V``: ``[Δθ; Δ|V|] = J⁻¹ [ΔP; ΔQ]``."""
+    """``∂|V|/∂Q`` and ``∂|V|/∂P`` from the inverse of the full polar Jacobian at the solved
+    voltages ``V``: ``[Δθ; Δ|V|] = J⁻¹ [ΔP; ΔQ]``."""
     types = np.asarray(bus_type)
     n = len(types)
     pv = np.flatnonzero(types == PV)
@@ -392,13 +380,9 @@ def voltage_sensitivity(Y: np.ndarray, V: np.ndarray, bus_type: np.ndarray) -> V
     Jinv = np.linalg.solve(J, np.eye(J.shape[0]))
     dvm_dq = np.zeros((n, n))
     dvm_dp = np.zeros((n, n))
-    dva_dq = np.zeros((n, n))
-    dva_dp = np.zeros((n, n))
     dvm_dq[np.ix_(pq, pq)] = Jinv[n_a:, n_a:]
     dvm_dp[np.ix_(pq, pvpq)] = Jinv[n_a:, :n_a]
-    dva_dq[np.ix_(pvpq, pq)] = Jinv[:n_a, n_a:]
-    dva_dp[np.ix_(pvpq, pvpq)] = Jinv[:n_a, :n_a]
-    return VoltageSensitivity(dvm_dq, dvm_dp, dva_dq, dva_dp)
+    return VoltageSensitivity(dvm_dq, dvm_dp)
 
 
 def sensitivity_at(net: AcNetwork, solution: AcSolution, Y: np.ndarray | None = None) -> VoltageSensitivity:

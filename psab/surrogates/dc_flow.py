@@ -181,13 +181,13 @@ def ptdf(net: DcNetwork, in_service=None) -> np.ndarray:
     return (b[:, None] * C) @ X
 
 
-def shift_flow_mw(net: DcNetwork, in_service=None, X: np.ndarray | None = None) -> np.ndarray:
+def shift_flow_mw(net: DcNetwork, in_service=None) -> np.ndarray:
     """Branch flows (MW) caused by the phase shifters alone, with zero bus injections."""
     m = _mask(net, in_service)
     phi = np.where(m, net.shift_rad(), 0.0)
     if not phi.any():
         return np.zeros(net.n_branch)
-    X = _reduced_inverse(net, m) if X is None else X
+    X = _reduced_inverse(net, m)
     C = net.incidence
     b = np.where(m, net.susceptance_pu, 0.0)
     theta = X @ (C.T @ (b * phi))
