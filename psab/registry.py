@@ -163,6 +163,12 @@ class FamilySpec:
         Per declared backend, ``{"en": ..., "ru": ...}``: which physics judges an answer under
         that backend and by which rule (an agent is told it in its instructions, so that no
         answer is right under one backend and wrong under the one the agent was not told of).
+    naive_answer
+        Optional ``task -> answer``: the naive baseline — what an engineer following the guided
+        text's simplest reading would submit (nominal values where the case says otherwise, a
+        skipped correction factor, a merit-order schedule that ignores a coupling). The
+        difficulty table (``benchmarks/bench_difficulty.py``) scores it per level, so it shows
+        where the levels make a family harder.
     levels
         Difficulty levels the generator honours (``generate(public, rng, level)``): 1 is the
         public case's kind of instance; higher levels make the engineering harder (more
@@ -197,6 +203,7 @@ class FamilySpec:
     expert: Mapping[str, Mapping[str, str]] | None = None
     judged_by: Mapping[str, Mapping[str, str]] | None = None
     levels: tuple[int, ...] = (1,)
+    naive_answer: Callable[[Task], dict[str, Any]] | None = None
 
     def __post_init__(self) -> None:
         problems = []
