@@ -51,6 +51,7 @@ from psab.runner.sandbox import (
     system_python,
     temp_root,
 )
+from psab.views import agent_view
 
 SCORED = "scored"
 AGENT_FAILURE = "agent_failure"
@@ -81,6 +82,7 @@ class Settings:
     network: bool = True
     lang: str = "en"
     backend: str = "surrogate"
+    presentation: str = "guided"
     default_timeout_s: float = 600.0
     run_seed: int = 0
     max_attempts: int = MAX_ATTEMPTS
@@ -258,8 +260,10 @@ def run_attempt(job: CaseJob, task: Task, n: int, payload: dict[str, Any] | None
     sb = make_sandbox(temp_root(), s.isolation)
     try:
         paths = sb.agent_paths()
-        (sb.box / "task.json").write_text(task.to_json(), encoding="utf-8")
-        (sb.box / "instructions.md").write_text(instructions(task, s.lang, paths), encoding="utf-8")
+        # The agent reads its view: one statement (its presentation level) and the judging backend.
+        view = agent_view(task, presentation=s.presentation, backend=s.backend)
+        (sb.box / "task.json").write_text(view.to_json(), encoding="utf-8")
+        (sb.box / "instructions.md").write_text(instructions(view, s.lang, paths), encoding="utf-8")
         copy_home(sb, agent.copy_home)
         if s.isolation == "bwrap":
             tmpdir = "/tmp"
