@@ -142,3 +142,26 @@ def test_load_limited_zone_three_leaves_part_of_an_adjacent_line_unseen() -> Non
     assert ev["per_line"]["B-C"]["share_not_seen"] == pytest.approx(0.0, abs=1e-12)
     task = copy.deepcopy(_public())
     assert task.public_inputs["adjacent_lines"][1]["infeed_factor"] > 1.0
+
+
+def test_ambiguity_check_rejects_trivial_optima() -> None:
+    """Issue 26.2: without a zone-1 error every reach sits at its upper limit and every delay at
+    its lower one (the original problem) — acceptance calls that trivial; with the error the
+    public case's zone-1 optimum lies inside its window and is accepted."""
+    from psab.families import distance_protection_settings as fam
+
+    public = _public()
+    assert fam.trivial_or_tied(public, _reference(public)) is None
+    exact = copy.deepcopy(public.public_inputs)
+    del exact["zone1_error_pct"]
+    task = psab.registry.get_family(FAMILY).make_task(task_id="x", split="heldout", public_inputs=exact)
+    assert "trivial" in fam.trivial_or_tied(task, _reference(task))
+    # and the naive corner (zone 1 at the remote bus) is feasible but scores below 1
+    naive = psab.evaluate(public, {"answer": fam.naive_answer(public)})
+    assert naive.feasible and naive.score < 0.999
+
+
+def _reference(task: psab.Task):  # type: ignore[no-untyped-def]
+    from psab.registry import get_family
+
+    return get_family(FAMILY).solve(task, "surrogate")
