@@ -85,7 +85,8 @@ INPUTS_SCHEMA = iec.network_input_schema(
     },
     ["feeders", "kappa_method", "breakers", "breaker_catalog", "relays", "breaker_margin",
      "pickup_load_factor", "pickup_fault_factor"],
-    elements=("buses", "feeders", "transformers", "lines", "motors", "generators"),
+    elements=("buses", "feeders", "transformers", "lines", "motors", "generators", "power_station_units",
+              "transformers_3w"),
 )
 INPUTS_SCHEMA["properties"]["frequency_hz"] = {"const": 50, "description": "system frequency (Hz)"}
 
@@ -367,13 +368,49 @@ def draw_level2_case(rng: np.random.Generator) -> dict[str, Any]:
     return out
 
 
+def draw_level3_case(rng: np.random.Generator) -> dict[str, Any]:
+    """Level 3: the level-2 system, plus a power station unit (generator and unit transformer with
+    or without on-load tap changer) on the 110 kV bus, which raises the HV duty, and a
+    three-winding 110/MV/6-or-10 kV transformer feeding an auxiliary system with its own motor
+    group and breaker — five kinds of source and three voltage levels in one case."""
+    out = draw_level2_case(rng)
+    mv = out["buses"][1]["vn_kv"]
+    sn_g = _r(rng.uniform(60.0, 180.0), 1)
+    xd = _r(rng.uniform(0.14, 0.22), 3)
+    vn_g = float(rng.choice([10.5, 13.8]))
+    out["power_station_units"] = [{
+        "id": "S1", "hv_bus": "B1", "sn_g_mva": sn_g, "vn_g_kv": vn_g, "xdss_pu": xd,
+        "r_g_ohm": _r(0.05 * xd * vn_g ** 2 / sn_g, 5), "cos_phi": 0.85,
+        "sn_t_mva": _r(sn_g * rng.uniform(1.0, 1.15), 1), "vn_hv_kv": float(rng.choice([115.0, 121.0])),
+        "vn_lv_kv": vn_g, "uk_pct": _r(rng.uniform(11.0, 15.0), 2), "ukr_pct": _r(rng.uniform(0.25, 0.5), 3),
+        "oltc": bool(rng.uniform() < 0.5)}]
+    aux = 6.0 if mv == 20.0 else float(rng.choice([6.0, 10.0]))
+    sn_hv = float(rng.choice([20.0, 25.0, 31.5]))
+    out["buses"] += [{"id": "B7", "vn_kv": aux}, {"id": "B8", "vn_kv": mv}]
+    out["transformers_3w"] = [{
+        "id": "T3", "hv_bus": "B1", "mv_bus": "B8", "lv_bus": "B7", "sn_hv_mva": sn_hv, "sn_mv_mva": sn_hv,
+        "sn_lv_mva": _r(sn_hv * 0.5, 2), "vn_hv_kv": 110.0, "vn_mv_kv": _r(mv * 1.05, 2), "vn_lv_kv": _r(aux * 1.05, 2),
+        "uk_hv_mv_pct": _r(rng.uniform(11.0, 14.0), 2), "ukr_hv_mv_pct": _r(rng.uniform(0.3, 0.6), 3),
+        "uk_hv_lv_pct": _r(rng.uniform(18.0, 24.0), 2), "ukr_hv_lv_pct": _r(rng.uniform(0.3, 0.6), 3),
+        "uk_mv_lv_pct": _r(rng.uniform(6.0, 9.0), 2), "ukr_mv_lv_pct": _r(rng.uniform(0.3, 0.6), 3)}]
+    out["motors"].append({"id": "M7", "bus": "B7", "pn_mw": _r(rng.uniform(0.5, 2.5), 2), "efficiency_pct": 95.5,
+                          "cos_phi": 0.86, "vn_kv": aux, "ilr_ratio": _r(rng.uniform(5.0, 6.5), 2), "rx": 0.1,
+                          "count": int(rng.integers(2, 6))})
+    out["breakers"].append({"id": "CB-AUX", "bus": "B7"})
+    return out
+
+
 def generate(public: Task, rng: np.random.Generator, level: int = 1) -> Generated:
     """Redraw the supply (feeder S″kQ max/min and R/X, one or two HV/MV transformers, the MV
     level, line types and lengths, the MV/LV transformer, an optional motor group), the breaker
     catalog's costs, the feeder loads and the margin and pickup factors. Level 2 adds a CHP
-    generator near the MV busbar with its own breaker (:func:`draw_level2_case`)."""
+    generator near the MV busbar with its own breaker (:func:`draw_level2_case`), level 3 a power
+    station unit and a three-winding transformer with an auxiliary motor system
+    (:func:`draw_level3_case`)."""
     if level == 2:
         return Generated(public_inputs=draw_level2_case(rng))
+    if level == 3:
+        return Generated(public_inputs=draw_level3_case(rng))
     return Generated(public_inputs=draw_case(rng))
 
 
@@ -518,7 +555,7 @@ SPEC = register(
         inputs_schema=INPUTS_SCHEMA,
         expert=EXPERT,
         judged_by=JUDGED_BY,
-        levels=(1, 2),
+        levels=(1, 2, 3),
         naive_answer=naive_answer,
         # Any pickup inside [k_load·I_load, I″k2min/k_fault] is equally optimal (the objective is the
         # breaker cost), and the reference sits at the band's lower edge, so a 5 % higher pickup is

@@ -314,14 +314,51 @@ def _level2_case(rng: np.random.Generator) -> dict[str, Any]:
     return out
 
 
+def _level3_case(rng: np.random.Generator) -> dict[str, Any]:
+    """Level 3: an LV earth fault at the end of a TN system seen through three voltage levels —
+    110 kV feeder, HV/MV transformer (Dyn with its MV star point resistance-earthed), an MV cable,
+    an MV/LV Dyn distribution transformer with its LV star point solidly earthed (no neutral
+    fields), then a sub-main of two parallel LV cables and a final circuit of another type."""
+    mv = float(rng.choice([10.0, 20.0]))
+    sn = float(rng.choice([16.0, 25.0, 40.0]))
+    uk = _r(rng.uniform(10.0, 15.0), 2)
+    ukr = _r(rng.uniform(0.3, 0.8), 3)
+    t1 = {"id": "T1", "hv_bus": "B1", "lv_bus": "B2", "sn_mva": sn, "vn_hv_kv": 110.0, "vn_lv_kv": mv,
+          "uk_pct": uk, "ukr_pct": ukr, "vector_group": "Dyn", "uk0_pct": _r(uk * rng.uniform(0.8, 1.0), 2),
+          "ukr0_pct": _r(ukr * rng.uniform(0.9, 1.2), 3), "neutral_r_ohm": _r(rng.uniform(3.0, 40.0) * mv / 20.0, 2)}
+    st, ukt = ((0.4, 4.0), (0.63, 4.0), (0.63, 6.0), (0.8, 6.0), (1.0, 6.0))[int(rng.integers(5))]
+    ukrt = _r(rng.uniform(0.9, 1.6), 3)
+    t2 = {"id": "T2", "hv_bus": "B3", "lv_bus": "B4", "sn_mva": st, "vn_hv_kv": mv, "vn_lv_kv": 0.42,
+          "uk_pct": ukt, "ukr_pct": ukrt, "vector_group": "Dyn", "uk0_pct": ukt, "ukr0_pct": ukrt}
+    r, x, r0, x0 = MV_CABLES[int(rng.integers(len(MV_CABLES)))]
+    lines = [{"id": "L1", "from_bus": "B2", "to_bus": "B3", "length_km": _r(rng.uniform(1.0, 10.0), 2),
+              "r_ohm_per_km": r, "x_ohm_per_km": x, "r0_ohm_per_km": r0, "x0_ohm_per_km": x0}]
+    k1, k2 = rng.choice(len(LV_CABLES), size=2, replace=False)
+    for lid, a, b, k, length, par in (("L2", "B4", "B5", int(k1), rng.uniform(0.02, 0.15), 2),
+                                      ("L3", "B5", "B6", int(k2), rng.uniform(0.02, 0.12), 1)):
+        r, x, r0, x0 = LV_CABLES[k]
+        lines.append({"id": lid, "from_bus": a, "to_bus": b, "length_km": _r(length, 3), "parallel": par,
+                      "r_ohm_per_km": r, "x_ohm_per_km": x, "r0_ohm_per_km": r0, "x0_ohm_per_km": x0})
+    return {"frequency_hz": 50, "lv_tolerance_pct": int(rng.choice([6, 10])),
+            "buses": [{"id": "B1", "vn_kv": 110.0}, {"id": "B2", "vn_kv": mv}, {"id": "B3", "vn_kv": mv},
+                      {"id": "B4", "vn_kv": 0.4}, {"id": "B5", "vn_kv": 0.4}, {"id": "B6", "vn_kv": 0.4}],
+            "feeders": [{"id": "Q1", "bus": "B1", "skss_max_mva": _r(rng.uniform(1500.0, 10000.0), 0),
+                         "rx_max": _r(rng.uniform(0.05, 0.2), 3), "x0_x1": _r(rng.uniform(1.0, 3.0), 2),
+                         "r0_x0": _r(rng.uniform(0.1, 0.4), 3)}],
+            "transformers": [t1, t2], "lines": lines, "fault_bus": "B6", "fault_r_ohm": _r(rng.uniform(0.0, 0.05), 4)}
+
+
 def generate(public: Task, rng: np.random.Generator, level: int = 1) -> Generated:
     """Redraw the supply and earthing: feeder S″kQ, R/X and zero-sequence ratios; the transformer
     rating, u_kr, u_Rr, u_(0)k, the vector group (Dyn / Yyn / YNyn) with resistance, reactance or
     solid earthing and the zero-sequence magnetizing impedance; the line type and length; the fault
     bus and resistance — or an MV/LV distribution transformer with an LV cable (TN system).
-    Level 2: parallel transformers of different earthing and a mixed route (:func:`_level2_case`)."""
+    Level 2: parallel transformers of different earthing and a mixed route (:func:`_level2_case`);
+    level 3: an LV fault seen through three voltage levels with parallel cables (:func:`_level3_case`)."""
     if level == 2:
         return Generated(public_inputs=_level2_case(rng))
+    if level == 3:
+        return Generated(public_inputs=_level3_case(rng))
     return Generated(public_inputs=_lv_case(rng) if rng.uniform() < 0.25 else _mv_case(rng))
 
 
@@ -420,7 +457,7 @@ SPEC = register(
         inputs_schema=INPUTS_SCHEMA,
         expert=EXPERT,
         judged_by=JUDGED_BY,
-        levels=(1, 2),
+        levels=(1, 2, 3),
         naive_answer=naive_answer,
     )
 )
