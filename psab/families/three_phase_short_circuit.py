@@ -15,8 +15,13 @@ currents (K_T = 1 for minimum currents, pandapower's reading of §6.3.3); minimu
 c_min, S″kQmin, line resistance at the end temperature, no motors, and the case's fault
 resistance added at the fault (IEC 60909 itself computes bolted faults; the resistance is the
 case's own minimum-current assumption, as pandapower's ``r_fault_ohm``); i_p and I_th from the
-maximum current; I_th with n = 1 (far from generators). The frequency is 50 Hz: pandapower's
+maximum current; I_th with n = 1 (the case's convention, also where generators feed the fault) and
+the κ of i_p (the method-C κ under kappa_method 'C', as pandapower does). The frequency is 50 Hz: pandapower's
 I_th fixes f = 50 Hz in eq. 102.
+
+Levels: 1 the HV/MV supply with one topology variant; 2 adds a power station unit on the HV
+bus and a CHP generator near the MV busbar (method C); 3 also a three-winding transformer with a
+motor group on its tertiary system and a fault there.
 
 Source: IEC 60909-0:2016; the IEC TR 60909-4:2021 example network is a golden case.
 """
