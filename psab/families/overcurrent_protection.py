@@ -266,8 +266,10 @@ def generate(public: Task, rng: np.random.Generator, level: int = 1) -> Generate
     the curves' effective range), mixed curves along it — extremely inverse at the downstream
     end (grading with fuses), very inverse in the middle, standard inverse at the source — and
     a device with a narrower TMS range (0.05–1.0)."""
-    if level >= 2:
+    if level == 2:
         return _generate_level2(public, rng)
+    if level == 3:
+        return _generate_level3(public, rng)
     for _ in range(50):
         n = int(rng.choice([4, 5]))
         s_max = float(rng.uniform(120.0, 350.0))
@@ -309,6 +311,53 @@ def _generate_level2(public: Task, rng: np.random.Generator) -> Generated:
         )
         if inputs is not None:
             return Generated(public_inputs=inputs)
+    return Generated(public_inputs=dict(public.public_inputs))
+
+
+def _generate_level3(public: Task, rng: np.random.Generator) -> Generated:
+    """Level 3: the level-2 feeder with a tapped lateral — a spur with its own relay (extremely
+    inverse, small CT) leaving bus B{k+2} — so one backup relay grades over two primaries at
+    different fault currents and the lateral's load runs through every relay upstream of it."""
+    for _ in range(50):
+        n = int(rng.choice([6, 7]))
+        s_max = float(rng.uniform(150.0, 400.0))
+        s_min = round(s_max * float(rng.uniform(0.55, 0.85)), 1)
+        z_km = complex(rng.uniform(0.15, 0.45), rng.uniform(0.30, 0.40))
+        un_kv = float(rng.choice([11.0, 22.0, 33.0]))
+        n_ei = int(rng.integers(1, 3))
+        n_si = int(rng.integers(1, 3))
+        curves = ["standard_inverse"] * n_si + ["very_inverse"] * (n - n_si - n_ei) + ["extremely_inverse"] * n_ei
+        sections = [round(float(rng.uniform(0.8, 4.0)), 2) for _ in range(n)]
+        loads = [round(float(rng.uniform(0.3, 2.0)), 2) for _ in range(n)]
+        k = int(rng.integers(1, n - 2))  # the lateral leaves bus B{k+2}, behind relay R{k+1}
+        lat_km = round(float(rng.uniform(0.5, 3.0)), 2)
+        lat_load = round(float(rng.uniform(0.3, 1.5)), 2)
+        cti = float(rng.choice([0.25, 0.3, 0.35]))
+        with_lateral = list(loads)
+        with_lateral[k] = round(with_lateral[k] + lat_load, 2)  # relays R1..R{k+1} carry the spur's load
+        inputs = feeder_inputs(un_kv=un_kv, s_sc_max_mva=round(s_max, 1), s_sc_min_mva=s_min, section_km=sections,
+                               z_per_km_ohm=z_km, loads_mva=with_lateral, curve=curves[0], cti_s=cti,
+                               tms_range=(0.05, 1.0), relay_curves=curves)
+        if inputs is None:
+            continue
+        head = inputs["relays"][k + 1]  # the relay at the spur's bus: same near-end fault
+        z_min = feeder_impedance_ohm(un_kv, s_min, 0.1, 1.0) + z_km * (sum(sections[: k + 1]) + lat_km)
+        ik_far = ikss2_ka(voltage_factor(un_kv, "min"), un_kv, z_min)
+        i_load = lat_load * 1e3 / (math.sqrt(3.0) * un_kv)
+        target = max(1.3 * i_load, float(head["ik_max_near_ka"]) * 1e3 / 19.0)
+        choice = next(((ct, pl) for ct in CT_PRIMARIES if ct >= i_load for pl in PLUG_SETTINGS if pl * ct >= target), None)
+        if choice is None or ik_far * 1e3 / (choice[0] * choice[1]) < 1.5:
+            continue
+        inputs["relays"].append({
+            "id": "RL1", "bus": head["bus"], "section": f"{head['bus']}-BL1", "ct_primary_a": choice[0],
+            "ct_secondary_a": 1, "pickup_secondary_a": choice[1], "curve": "extremely_inverse",
+            "ik_max_near_ka": head["ik_max_near_ka"], "ik_min_far_ka": round(ik_far, 3), "i_load_max_a": round(i_load, 1)})
+        inputs["pairs"].append({"backup": f"R{k + 1}", "primary": "RL1"})
+        inputs["curves"].setdefault("extremely_inverse", {"standard": "IEC 60255-151:2009",
+                                                          "k_s": IEC_CURVES["extremely_inverse"].k_s,
+                                                          "alpha": IEC_CURVES["extremely_inverse"].alpha})
+        inputs["feeder"] += f", a {lat_km:g} km spur from {head['bus']}"
+        return Generated(public_inputs=inputs)
     return Generated(public_inputs=dict(public.public_inputs))
 
 
@@ -438,7 +487,7 @@ SPEC = register(
         accept=accept,
         expert=EXPERT,
         judged_by=JUDGED_BY,
-        levels=(1, 2),
+        levels=(1, 2, 3),
         naive_answer=naive_answer,
     )
 )
