@@ -25,6 +25,8 @@ FAMILY_MODULES: tuple[str, ...] = (
     "dispatch_uncertainty",
     "hydro_thermal_storage_uc",
     "n1_generation_commitment",
+    # 8. Forecasting under uncertainty
+    "wind_power_forecast",
 )
 
 
