@@ -12,7 +12,9 @@ medians of interleaved repeats, in ms.
 Table 2, per family and level: over ``--cases`` accepted held-out draws, the mean score (the
 family's capped skill) and the mean error measure of the reference and of the naive baselines —
 persistence of the last measured hour, climatology (the history's mean), the raw NWP through the
-power curve, zero, and the naive reading of the guided text. The reference scores 1 by
+power curve, zero, and the naive reading of the guided text; for the interval family, the
+zero-width interval at the point forecast, the zero interval, the history's power quantiles
+(climatology), the whole range [0, capacity], and the naive reading. The reference scores 1 by
 definition; the others show how far a forecaster without skill falls.
 """
 
@@ -44,6 +46,10 @@ def baselines(family: str, task: psab.Task) -> dict[str, dict[str, Any]]:
     if family == "wind_power_forecast":
         for name, f in _wind.baselines_mw(inputs).items():
             out[name] = {"power_mw": _wind.clean(f)}
+    elif family == "wind_prediction_interval":
+        from psab.families import wind_prediction_interval
+
+        out.update(wind_prediction_interval.baselines(task))
     if spec.naive_answer is not None:
         out["naive"] = spec.naive_answer(task)
     out["reference"] = psab.solve(task).answer

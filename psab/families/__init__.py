@@ -27,6 +27,7 @@ FAMILY_MODULES: tuple[str, ...] = (
     "n1_generation_commitment",
     # 8. Forecasting under uncertainty
     "wind_power_forecast",
+    "wind_prediction_interval",
 )
 
 
