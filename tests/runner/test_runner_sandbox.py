@@ -244,10 +244,12 @@ def _outside(tmp_path: Path) -> Path:
     return outside
 
 
-@pytest.mark.parametrize("isolation", ["relocate", "bwrap"])
-def test_a_3000_deep_tree_is_cleaned_up_and_the_case_recorded(tmp_path, isolation):
-    if isolation == "bwrap":
-        need_working_bwrap()
+def test_a_3000_deep_tree_is_cleaned_up_and_the_case_recorded(tmp_path):
+    """Regression for issue 12.4: ``shutil.rmtree`` raised RecursionError on this tree, the run
+    exited 1 with no record and left the sandbox behind. Under bwrap, so the tree is the
+    sandbox user's and root's clean-up of another user's read-only directories is covered."""
+    need_working_bwrap()
+    isolation = "bwrap"
     outside = _outside(tmp_path)
     agent = AgentSpec(name="deep", command=(PY, "-c", DEEP_TREE, "{solution}", str(outside)), retry_delay_s=0)
     report = run(tmp_path, [agent], isolation=isolation)
@@ -272,15 +274,27 @@ def _deep_tree(root: Path, depth: int, outside: Path) -> None:
     os.close(fd)
 
 
-def test_rmtree_is_iterative_and_never_follows_links(tmp_path):
+@pytest.fixture
+def fast_dir():
+    """A scratch directory in memory where there is one (/dev/shm): a 3,000-deep tree costs
+    about 12 s to remove on this machine's disk (4 ms a rmdir) and milliseconds in tmpfs. Not
+    pytest's tmp_path: a deep tree left there by a failing test would make pytest's own
+    clean-up of old test directories (``shutil.rmtree``) raise RecursionError in later sessions."""
+    shm = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
+    d = Path(tempfile.mkdtemp(prefix="rmtree-test-", dir=shm))
+    try:
+        yield d
+    finally:
+        _rmtree(d)
+
+
+def test_rmtree_is_iterative_and_never_follows_links(fast_dir, tmp_path):
     outside = _outside(tmp_path)
-    victim = tmp_path / "victim"
+    victim = fast_dir / "victim"
     victim.mkdir()
     _deep_tree(victim, 3000, outside)
-    started = time.perf_counter()
     assert _rmtree(victim) is True
     assert not victim.exists() and (outside / "keep.txt").exists()
-    assert time.perf_counter() - started < 30
     link = tmp_path / "link"
     link.symlink_to(outside)
     assert _rmtree(link) is True and not link.exists() and (outside / "keep.txt").exists()
@@ -292,8 +306,8 @@ def _dead_pid() -> int:
     return p.pid
 
 
-def test_stale_sandboxes_are_reclaimed_even_half_deleted(tmp_path):
-    root = tmp_path / "sandboxes"
+def test_stale_sandboxes_are_reclaimed_even_half_deleted(fast_dir, tmp_path):
+    root = fast_dir / "sandboxes"
     root.mkdir()
     outside = _outside(tmp_path)
     parent = os.getppid()
