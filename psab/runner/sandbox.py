@@ -736,7 +736,9 @@ class Limits:
         prlimit = _prlimit()
         if prlimit:
             return [prlimit, *(f"--{name}={v}" for name, v in values.items()), "--"]
-        return [sys.executable, "-I", "-S", "-c", _RLIMIT_SHIM, str(values.get("as", -1)), str(values.get("fsize", -1))]
+        # the system interpreter: under a root runner the shim already runs as the sandbox's
+        # host user, who may not reach a virtual environment kept under /root
+        return [system_python(), "-I", "-S", "-c", _RLIMIT_SHIM, str(values.get("as", -1)), str(values.get("fsize", -1))]
 
 
 # Where util-linux's prlimit is missing: the same in Python, then exec. prlimit costs about
