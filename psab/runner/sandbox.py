@@ -661,6 +661,12 @@ def bwrap_problem(network: bool = True) -> str | None:
                            env={"PATH": "/usr/bin:/bin"}, isolation="bwrap", network=network, expose=[],
                            hidden=[], timeout_s=30, stdin_bytes=None)
                 problem = None if r.exit_code == 0 else f"bwrap failed (exit {r.exit_code}): {r.stderr_tail.strip()[-300:]}"
+                if problem and host_agent_ids():
+                    # a root runner starts bwrap as uid 65534, which needs unprivileged user
+                    # namespaces (root alone no longer suffices)
+                    problem += (f" (bwrap runs as the unprivileged uid {HOST_AGENT_UID}: the kernel must allow it user "
+                                "namespaces — user.max_user_namespaces > 0, kernel.unprivileged_userns_clone = 1, "
+                                "kernel.apparmor_restrict_unprivileged_userns = 0 or an AppArmor profile for bwrap)")
             finally:
                 sb.remove()
         _PROBE[network] = problem

@@ -24,6 +24,7 @@ from psab.runner import AgentSpec
 from psab.runner.execute import SCORED, CaseJob, Settings, run_case
 from psab.runner.sandbox import (
     HOST_AGENT_UID,
+    SANDBOX_GID,
     SANDBOX_UID,
     UNOWNED_STALE_AFTER_S,
     _rmtree,
@@ -75,7 +76,7 @@ def test_the_agent_is_an_unprivileged_user_that_cannot_remount():
         assert r.exit_code == 0, r.stderr_tail
         status_text, uid_map, rest = (sb.io / "stdout.log").read_text().split("===\n")
         status = {k: v.split() for k, _, v in (line.partition(":") for line in status_text.splitlines())}
-        assert status["Uid"] == [str(SANDBOX_UID)] * 4 and status["Gid"] == [str(SANDBOX_UID)] * 4
+        assert status["Uid"] == [str(SANDBOX_UID)] * 4 and status["Gid"] == [str(SANDBOX_GID)] * 4
         assert SANDBOX_UID != 0
         assert int(status["CapEff"][0], 16) == 0 and int(status["CapPrm"][0], 16) == 0
         assert int(status["CapBnd"][0], 16) == 0 and status["NoNewPrivs"] == ["1"]
