@@ -93,6 +93,17 @@ def _mounts():
     return out
 
 
+def _masked(path):
+    """The runner covers a hidden path inside a visible tree with an empty tmpfs (a directory)
+    or /dev/null (a file): there, but showing nothing."""
+    try:
+        if stat.S_ISCHR(os.stat(path).st_mode):
+            return True
+        return os.path.isdir(path) and not os.listdir(path)
+    except OSError:
+        return False
+
+
 def _root_of_host():
     """True when this process is root in the host's own user namespace: no sandbox at all (the
     relocate mode run by root). The probes that change mounts are then not run — they would
@@ -168,7 +179,7 @@ def escape(solution_path, payload, options):
 
     # 1. Hidden paths and planted canaries by absolute path (relocation leaves them open).
     for p in paths:
-        if os.path.lexists(p):
+        if os.path.lexists(p) and not _masked(p):
             note("path", p, "a path the runner hides from agents exists here")
     for p in canary_paths:
         if os.path.lexists(p):
