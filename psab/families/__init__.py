@@ -27,6 +27,7 @@ FAMILY_MODULES: tuple[str, ...] = (
     "n1_generation_commitment",
     # 7. Power quality, standards, assets, and cybersecurity
     "en50160_voltage_compliance",
+    "power_quality_event_classification",
     "harmonic_ieee519_compliance",
     "transformer_thermal_loading",
 )
