@@ -71,15 +71,19 @@ def steady_hot_spot_gradient_k(p: ThermalParameters, k: np.ndarray | float) -> n
     return p.h_gr_k * np.asarray(k, dtype=float) ** p.y
 
 
-def linear_recursion(a: float, s0: float, b: np.ndarray, block: int = 64) -> np.ndarray:
+def linear_recursion(a: float, s0: float, b: np.ndarray, block: int | None = None) -> np.ndarray:
     """``s(n) = a·s(n−1) + b(n)`` for n = 1..N (returned), from ``s(0) = s0``, for 0 < a ≤ 1.
 
-    Within a block of length L, s(n) = a^n·(s0 + Σ_{k≤n} b(k)·a^−k): a cumulative sum, exact
-    to rounding while a^−L stays moderate (a ≥ 0.5 and L = 64 keep it below 2^64)."""
+    Within a block of length L, s(n) = a^n·(s0 + Σ_{k≤n} b(k)·a^−k): a cumulative sum. The block
+    is as long as a^−L ≤ e^69 (≈ 1e30) allows, so the terms stay far from overflow while the
+    relative rounding error of each s(n) stays at machine precision (every term is scaled by
+    the same a^n at the end)."""
     b = np.asarray(b, dtype=float)
     out = np.empty_like(b)
     if a == 1.0:
         return s0 + np.cumsum(b)
+    if block is None:
+        block = int(max(16, min(8192, 600.0 / -math.log(a))))
     powers = a ** np.arange(1, block + 1)
     inv = 1.0 / powers
     s = float(s0)

@@ -100,10 +100,10 @@ def current_limits_pct(v_kv: float, isc_il: float, orders: np.ndarray) -> np.nda
 def tdd_pct(harmonic_a: np.ndarray, il_a: float) -> np.ndarray:
     """Total demand distortion: √(Σ_h I_h²) / I_L × 100 over the last axis (orders 2…50)."""
     i = np.asarray(harmonic_a, dtype=float)
-    return np.sqrt(np.sum(i * i, axis=-1)) / il_a * 100.0
+    return np.sqrt(np.einsum("...h,...h->...", i, i)) / il_a * 100.0
 
 
 def thd_pct(harmonic: np.ndarray, fundamental: float | np.ndarray) -> np.ndarray:
     """Total harmonic distortion: √(Σ_h V_h²) / V_1 × 100 over the last axis."""
     v = np.asarray(harmonic, dtype=float)
-    return np.sqrt(np.sum(v * v, axis=-1)) / np.asarray(fundamental, dtype=float) * 100.0
+    return np.sqrt(np.einsum("...h,...h->...", v, v)) / np.asarray(fundamental, dtype=float) * 100.0
