@@ -72,7 +72,7 @@ def _thermal_loop(p, k, ta, dt, o):  # type: ignore[no-untyped-def]
 
 def kernel_rows(repeat: int) -> None:
     from psab import backends
-    from psab.surrogates import en50160, ieee519, iec60076_7, iec61000_4_30
+    from psab.surrogates import en50160, iec60076_7, iec61000_4_30, ieee519
 
     rng = np.random.default_rng(2026)
     t_h = np.arange(YEAR) / 6.0
