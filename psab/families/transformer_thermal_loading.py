@@ -221,8 +221,7 @@ def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
     ref = ctx.reference().answer
     checks = ctx.checks()
     for name, what in FIELDS:
-        for i, expected in enumerate(ref[name]):
-            checks.close(f"/{name}/{i}", expected, answer[name][i], what)
+        checks.close_all([f"/{name}/{i}" for i in range(len(ref[name]))], ref[name], answer[name], what)
     checks.close("/loss_of_life_h", ref["loss_of_life_h"], answer["loss_of_life_h"], "loss of life")
     return Assessment(violations=checks.violations,
                       evidence={"checks": len(checks.records), "checks_failed": len(checks.violations)})
