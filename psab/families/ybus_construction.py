@@ -387,7 +387,7 @@ SPEC = register(
         area="network",
         scoring_kind="exact",
         confidence="high",
-        version="2",
+        version="1",
         provenance=(
             {
                 "title": "Glover, Overbye & Sarma, Power System Analysis and Design, 6th ed., Cengage, 2017",
