@@ -222,3 +222,36 @@ CASES: dict[str, dict[str, Any]] = {
         ),
     },
 }
+
+#: Nominal voltages given to the IEEE 14-bus case's buses (pandapower labels the 33-kV-class
+#: buses 0.208 kV; the per-unit data do not depend on them).
+CASE14_KV = {135.0: 132.0, 14.0: 33.0, 12.0: 11.0, 0.208: 33.0}
+
+
+def transmission_case(name: str) -> dict[str, Any]:
+    """The case in psab's compact transmission format: ``buses`` (``id`` "B<n>", ``vn_kv``),
+    ``branches`` (``id`` "L<f>-<t>" for lines, "T<f>-<t>" for transformers — a branch with an
+    off-nominal ratio, a shift or ends at two voltages — with ``r_pu``, ``x_pu``, ``b_pu``,
+    ``tap_ratio``, ``phase_shift_deg``), ``loads`` (``p_mw``, ``q_mvar``), ``generators``
+    (``p_mw``, ``vm_pu``, ``p_max_mw``, ``p_min_mw``), ``shunts`` (bus, ``g_pu``, ``b_pu``) and
+    ``slack_bus``. Parallel branches get "/2", "/3" suffixes."""
+    case = CASES[name]
+    kv = {n: (CASE14_KV.get(v, v) if name == "case14" else v) for n, _, _, _, _, _, v, _ in case["buses"]}
+    base = float(case["base_mva"])
+    buses = [{"id": f"B{n}", "vn_kv": kv[n]} for n, *_ in case["buses"]]
+    loads = [{"id": f"D{n}", "bus": f"B{n}", "p_mw": pd, "q_mvar": qd}
+             for n, _t, pd, qd, *_ in case["buses"] if pd or qd]
+    shunts = [{"bus": f"B{n}", "g_pu": gs / base, "b_pu": bs / base} for n, _t, _pd, _qd, gs, bs, _v, _vm in case["buses"] if gs or bs]
+    slack = next(n for n, t, *_ in case["buses"] if t == 3)
+    generators = [{"id": f"G{b}", "bus": f"B{b}", "p_mw": pg, "vm_pu": vg, "p_max_mw": pmax, "p_min_mw": pmin}
+                  for b, pg, vg, pmax, pmin in case["gens"]]
+    branches = []
+    seen: dict[str, int] = {}
+    for f, t, r, x, b, tap, shift, _rate in case["branches"]:
+        trafo = tap != 1.0 or shift != 0.0 or kv[f] != kv[t]
+        name_k = f"{'T' if trafo else 'L'}{f}-{t}"
+        seen[name_k] = seen.get(name_k, 0) + 1
+        branches.append({"id": name_k if seen[name_k] == 1 else f"{name_k}/{seen[name_k]}", "from_bus": f"B{f}", "to_bus": f"B{t}",
+                         "r_pu": r, "x_pu": x, "b_pu": b, "tap_ratio": tap, "phase_shift_deg": shift})
+    return {"base_mva": base, "slack_bus": f"B{slack}", "buses": buses, "branches": branches, "loads": loads,
+            "generators": generators, "shunts": shunts}
