@@ -541,21 +541,21 @@ def generate(public: Task, rng: np.random.Generator, level: int = 1) -> Generate
     """Level 1: the public MV network redrawn (:func:`generate_small`). Level 2: the IEEE 14-bus
     system (MATPOWER case14) — three voltage levels coupled by off-nominal transformers on a
     ±8 × 1.25 % tap changer, a 19-Mvar bus capacitor, synchronous condensers holding voltage —
-    heavily loaded, with four candidate buses."""
+    loaded 1.1-1.5 times, with four candidate buses."""
     if level == 1:
         return generate_small(public, rng)
     return generate_case14(public, rng)
 
 
 def generate_case14(public: Task, rng: np.random.Generator) -> Generated:
-    """IEEE 14-bus data with loads scaled by a common 1.0-1.5 factor (±10 % per bus), the
+    """IEEE 14-bus data with loads scaled by a common 1.1-1.5 factor (±10 % per bus), the
     generators' setpoints within the band, taps and the capacitor redrawn, and four PQ candidate
     buses with asymmetric limits."""
     from psab.surrogates.matpower_cases import transmission_case
 
     case = transmission_case("case14")
     base = float(case["base_mva"])
-    loading = float(rng.uniform(1.0, 1.5))
+    loading = float(rng.uniform(1.1, 1.5))
     load = {ld["bus"]: ld for ld in case["loads"]}
     gen = {g["bus"]: g for g in case["generators"]}
     shunt = {sh["bus"]: sh for sh in case["shunts"]}
@@ -572,7 +572,7 @@ def generate_case14(public: Task, rng: np.random.Generator) -> Generated:
             "id": bid, "type": kind, "vn_kv": b["vn_kv"],
             "p_load_mw": round(ld["p_mw"] * f, 3), "q_load_mvar": round(ld["q_mvar"] * f, 3),
             "p_gen_mw": p_gen, "q_gen_mvar": 0.0,
-            "v_set_pu": round(float(rng.uniform(0.99, 1.04)), 4) if kind != "pq" else 1.0,
+            "v_set_pu": round(float(rng.uniform(0.97, 1.02)), 4) if kind != "pq" else 1.0,
             "shunt_g_pu": 0.0, "shunt_b_pu": round(shunt[bid]["b_pu"] * float(rng.uniform(0.6, 1.2)), 5) if bid in shunt else 0.0,
         })
     branches = []
