@@ -13,15 +13,17 @@ STAMP  := $(VENV)/.psab-installed
 
 # The main job: the built-in baselines through the agent runner on the public split, then on
 # one held-out draw per family from a demo seed (a real round keeps its seed private and
-# passes it as $$PSAB_SEED), then one report over both runs. Everything lands in
+# passes it as $$PSAB_SEED; the demo seed is guessable by design, hence --allow-weak-seed),
+# then one report over both runs. Everything lands in
 # runs/make-run-<UTC stamp>/: public/, heldout/ and report/ (report.md, report.html, plots).
 run: $(STAMP)
 	@out=runs/make-run-$$(date -u +%Y%m%dT%H%M%SZ); \
 	$(BIN)/psab run --agent builtin:reference --agent builtin:mutant --split public --out $$out/public && \
-	$(BIN)/psab run --agent builtin:reference --agent builtin:mutant --split heldout --seed demo-seed --count 1 \
+	$(BIN)/psab run --agent builtin:reference --agent builtin:mutant --split heldout --seed demo-seed --allow-weak-seed --count 1 \
 	    --out $$out/heldout && \
 	$(BIN)/psab report $$out/public $$out/heldout --out $$out/report && \
-	echo "report: $$out/report/report.html (Markdown: report.md)"
+	echo "report: $$out/report/report.html (Markdown: report.md)" && \
+	echo "psab is installed in $(VENV): run '. $(VENV)/bin/activate' to use it here (e.g. psab list; psab qc $$out)"
 
 test: $(STAMP) system-deps
 	$(BIN)/ruff check psab tests benchmarks

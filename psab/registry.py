@@ -18,7 +18,7 @@ from psab.backends import BACKENDS
 from psab.contract import SCORING_KINDS, Task, Violation
 from psab.errors import InvalidTaskError, UnknownFamilyError
 
-#: The eight areas of the benchmark (families.md), id → English and Russian titles.
+#: The eight areas of the benchmark (docs/families.md §1–§8), id → English and Russian titles.
 AREAS: dict[str, tuple[str, str]] = {
     "network": ("Network analysis and operating constraints", "Анализ сети и режимные ограничения"),
     "short_circuit_protection": ("Short circuit and protection", "Короткие замыкания и релейная защита"),
@@ -96,7 +96,7 @@ class FamilySpec:
     Parameters
     ----------
     id, area, scoring_kind, confidence, version
-        Identity and classification (``families.md``); bump ``version`` whenever a change
+        Identity and classification (``docs/families.md``); bump ``version`` whenever a change
         could alter a verdict.
     provenance
         Source entries: ``title``, ``locator`` (DOI, clause or full citation), ``note`` (how

@@ -294,7 +294,7 @@ def add_commands(sub: Any) -> None:
     _scale_options(p)
     p.set_defaults(func=cmd_generate)
 
-    p = sub.add_parser("validate-generators", help="draw K variants per family and check they are solvable and varied (paper 8.3)")
+    p = sub.add_parser("validate-generators", help="draw K variants per family and check they are solvable and varied (the psab paper, §8.3)")
     p.add_argument("--variants", type=int, default=8, help="variants per family (K)")
     _seed_options(p, default=str(DEFAULT_VALIDATION_SEED), what=f"the validation seed (default {DEFAULT_VALIDATION_SEED})")
     p.add_argument("--family", action="append", help="a family id (repeatable); default: all")

@@ -54,7 +54,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("qc", help="quality control: unanimous failures, beaten references, evaluator sensitivity",
-                       description="The paper's quality-control rule (section 8.2) over run directories, and the "
+                       description="The quality-control rule of the psab paper (section 8.2; see README, Citing) over run directories, and the "
                                    "evaluator's sensitivity to realistic mistakes.",
                        epilog=_QC_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("runs", nargs="*", metavar="RUN_DIR", help="run directories (optional with --sensitivity)")

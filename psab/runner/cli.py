@@ -48,6 +48,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
     p.add_argument("--count", type=int, metavar="N", help="held-out cases per family (default 1)")
     p.add_argument("--start", type=int, metavar="N", help="first held-out index (default 0)")
     p.add_argument("--seed", metavar="SEED", help="the private held-out seed (or $PSAB_SEED); never recorded")
+    p.add_argument("--allow-weak-seed", action="store_true",
+                   help="no warning for a guessable held-out seed (a demo or test round, as `make run`'s)")
     p.add_argument("--run-seed", type=int, metavar="N", help="seed of the mutant agent's choices (default 0)")
     p.add_argument("--timeout", type=float, metavar="S", help="default per-attempt timeout in seconds (default 600)")
     p.add_argument("--memory-limit", type=float, metavar="MB",
@@ -67,6 +69,10 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
     p.add_argument("--progress", choices=("auto", "bar", "lines", "none"), default="auto",
                    help="progress display on stderr (default: a bar on a terminal, lines otherwise)")
     p.set_defaults(func=cmd_run)
+
+
+def _cases(n: int) -> str:
+    return f"{n} case" if n == 1 else f"{n} cases"
 
 
 def _terminate(signum: int, frame: object) -> None:
@@ -124,7 +130,7 @@ def _run(args: argparse.Namespace) -> int:
             from psab.generators.seeds import weak_seed_reason
 
             weak = weak_seed_reason(seed)
-            if weak:
+            if weak and not args.allow_weak_seed:
                 # The run publishes the seed's commitment; a guessable seed makes it reversible.
                 print(f"psab: warning: {weak}; fine for a demo, not for a round whose cases must stay private "
                       "(psab seed new draws a strong one)", file=sys.stderr)
@@ -135,7 +141,7 @@ def _run(args: argparse.Namespace) -> int:
     print()
     state = "complete" if s["complete"] else f"INCOMPLETE ({s['recorded']}/{s['planned']} cases)"
     print(f"run {s['run_id']} {state}; isolation {s['isolation']}; "
-          f"{report.ran} cases run now, {report.skipped} already recorded")
+          f"{_cases(report.ran)} run now, {report.skipped} already recorded")
     print(f"records and summary in {report.run_dir}"
           + (" (held-out per-case material under private/ — do not publish it)" if "heldout" in s else ""))
     sys.stdout.flush()
