@@ -122,12 +122,23 @@ def cmd_qc(args: argparse.Namespace) -> int:
 
 def cmd_regrade(args: argparse.Namespace) -> int:
     from psab.contract import write_json
+    from psab.reports.load import expand_runs
     from psab.reports.regrade import regrade, text
     from psab.runner.run import seed_from
+    from psab.runner.store import RunDir
 
-    rep = regrade(args.run, seed=seed_from(args.seed), write=args.write)
-    print(text(rep))
+    seed = seed_from(args.seed)
+    run_dirs = expand_runs([args.run])
+    reps = []
+    for i, run_dir in enumerate(run_dirs):
+        # In a folder of runs the seed belongs to the held-out run(s); a public run ignores it.
+        has_heldout = len(run_dirs) == 1 or "heldout" in RunDir(run_dir).manifest()
+        rep = regrade(run_dir, seed=seed if has_heldout else None, write=args.write)
+        print(("\n" if i else "") + text(rep))
+        reps.append(rep)
     if args.json:
-        write_json(args.json, rep.to_dict())
+        doc = reps[0].to_dict() if len(reps) == 1 else {"format": "psab-regrade-set-v1",
+                                                        "regrades": [r.to_dict() for r in reps]}
+        write_json(args.json, doc)
         print(f"wrote {args.json}")
-    return 1 if (args.check and rep.changes) else 0
+    return 1 if (args.check and any(r.changes for r in reps)) else 0

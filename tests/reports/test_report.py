@@ -204,3 +204,23 @@ def test_usage_errors_are_one_line(tmp_path: Path) -> None:
     assert code == 2
     code, _ = cli("report", str(tmp_path), str(tmp_path / "x"))
     assert code == 2
+
+
+def test_a_folder_of_runs_is_read_as_its_runs(run: Path, tmp_path: Path) -> None:
+    # `make run` announces runs/make-run-<stamp>/, which holds public/, heldout/ and report/.
+    from report_helpers import copy_run
+
+    from psab.reports.load import load_runs
+
+    folder = tmp_path / "make-run"
+    copy_run(run, folder / "public")
+    copy_run(run, folder / "again")
+    (folder / "report").mkdir()
+    runs = load_runs([folder])
+    assert [r.path.name for r in runs.runs] == ["again", "public"]
+    assert len(runs.entries) == 2 * len(records(run))
+    code, text = cli("report", str(folder), "--no-plots")
+    assert code == 0, text
+    assert (folder / "report" / "report.md").is_file()
+    code, text = cli("qc", str(folder))
+    assert code in (0, 1), text  # 2 would be the usage error "not a psab run directory"
