@@ -34,6 +34,9 @@ _DEFINING = ("agent", "agents_file", "split", "family", "limit", "count", "start
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    from psab.backends import BACKENDS
+    from psab.runner.progress import MODES
+
     p = sub.add_parser(
         "run", help="run agents on the public and/or held-out split, in sandboxes",
         description="Run command-line agents on psab tasks: sandboxed, classified, recorded, resumable.",
@@ -60,13 +63,13 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
     p.add_argument("--isolation", choices=("auto", "bwrap", "relocate"), help="sandbox (default auto: bwrap if it works)")
     p.add_argument("--no-network", action="store_true", help="cut the agents' network (bwrap only)")
     p.add_argument("--lang", choices=("en", "ru"), help="language of the instructions (default en)")
-    p.add_argument("--backend", help="evaluation backend (default surrogate)")
+    p.add_argument("--backend", metavar="NAME", help=f"evaluation backend: {' or '.join(BACKENDS)} (default surrogate)")
     p.add_argument("--pass-env", action="append", metavar="VAR", help="pass this environment variable to every agent")
     p.add_argument("--workers", type=int, default=1, metavar="N", help="cases run in parallel (default 1)")
     p.add_argument("--dask", metavar="ADDRESS", help="run the cases on this Dask scheduler (tcp://host:8786)")
     p.add_argument("--out", metavar="RUN_DIR", help="run directory (default runs/<run id>)")
     p.add_argument("--resume", metavar="RUN_DIR", help="continue an interrupted run")
-    p.add_argument("--progress", choices=("auto", "bar", "lines", "none"), default="auto",
+    p.add_argument("--progress", choices=MODES, default="auto",
                    help="progress display on stderr (default: a bar on a terminal, lines otherwise)")
     p.set_defaults(func=cmd_run)
 
