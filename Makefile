@@ -25,9 +25,17 @@ run: $(STAMP)
 	echo "report: $$out/report/report.html (Markdown: report.md)" && \
 	echo "psab is installed in $(VENV): run '. $(VENV)/bin/activate' to use it here (e.g. psab list; psab qc $$out)"
 
+# The suite runs on TEST_WORKERS processes (pytest-xdist), a test module per process at a time
+# (--dist loadfile): a module's shared fixtures (the report tests' runs) are built once, and
+# test_runner_builtins, which scans /proc for its hang agent's child after a run, never overlaps
+# its other hang run. (loadgroup would be finer, but xdist 3.8 cannot group under pytest 9.)
+# PSAB_THOROUGH=1 make test explores ten times the property examples and more generated cases
+# (tests/conftest.py, budget()).
+TEST_WORKERS ?= 2
+
 test: $(STAMP) system-deps
 	$(BIN)/ruff check psab tests benchmarks
-	PSAB_STRICT=1 $(BIN)/python -m pytest -q
+	PSAB_STRICT=1 $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 install: $(STAMP)
 
