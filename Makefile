@@ -29,8 +29,8 @@ run: $(STAMP)
 # (--dist loadfile): a module's shared fixtures (the report tests' runs) are built once, and
 # test_runner_builtins, which scans /proc for its hang agent's child after a run, never overlaps
 # its other hang run. (loadgroup would be finer, but xdist 3.8 cannot group under pytest 9.)
-# PSAB_THOROUGH=1 make test explores ten times the property examples and more generated cases
-# (tests/conftest.py, budget()).
+# PSAB_THOROUGH=1 make test explores longer: 1000 examples per property test without its own
+# count, and more generated cases (tests/conftest.py, budget()).
 TEST_WORKERS ?= 2
 
 test: $(STAMP) system-deps

@@ -10,8 +10,9 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 STRICT = os.environ.get("PSAB_STRICT") == "1"
-#: ``PSAB_THOROUGH=1``: the long exploration — ten times the property-test examples and more
-#: generated cases where a test sizes its sample with :func:`budget`. The default run keeps
+#: ``PSAB_THOROUGH=1``: the long exploration — 1000 examples (ten times hypothesis' default) for
+#: every property test that does not set its own count, and more generated cases where a test
+#: sizes its sample with :func:`budget`. The default run keeps
 #: every test and assertion within the time ``make test`` is meant to take (under 5 minutes).
 THOROUGH = os.environ.get("PSAB_THOROUGH") == "1"
 
