@@ -222,3 +222,36 @@ def test_steps_draw_a_bar_on_a_terminal_and_lines_otherwise() -> None:
     quiet = _Stream(False)
     Steps(1, "draws", stream=quiet, mode="none").advance(1, "x")
     assert quiet.text == ""
+
+
+def test_qc_sweep_reports_progress_per_family(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "qc", "--sensitivity", "--family", FAMILY, "--progress", "lines")
+    assert code == 0 and "direct sweep" in out
+    assert err.splitlines()[0].startswith(f"[1/1] {FAMILY}:")
+
+
+def test_pandapower_far_from_generators_notice_is_not_shown(caplog: pytest.LogCaptureFixture) -> None:
+    # three_phase_short_circuit tells the agent its convention (I_th with n = 1, the far-from-
+    # generators value of IEC 60909-0 eq. (102)); pandapower's warning restating it opened every
+    # `psab check`.
+    from conftest import need_backend
+
+    need_backend("pandapower")
+    from psab.paths import data_root
+
+    # the golden IEC TR 60909-4 network has generators, the case pandapower warns about
+    task = psab.load_case(data_root() / "golden" / "three_phase_short_circuit" / "iec_tr_60909_4_hv_network")
+    assert "n = 1" in task.presentation["en"]["statement"] and (task.public_inputs["generators"] or task.public_inputs["power_station_units"])
+    with caplog.at_level("WARNING"):
+        result = psab.evaluate(task, psab.solve(task, "pandapower"), backend="pandapower")
+    assert result.perfect
+    assert not [r for r in caplog.records if "aperiodic" in r.getMessage()]
+
+
+def test_a_demo_round_can_silence_the_weak_seed_warning(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    common = ["run", "--agent", "builtin:reference", "--split", "heldout", "--family", FAMILY, "--seed", "demo-seed",
+              "--progress", "none", "--timeout", "30"]
+    code, out, err = run(capsys, *common, "--out", str(tmp_path / "warned"))
+    assert code == 0 and "warning:" in err  # a guessable seed is worth a warning in a real round
+    code, out, err = run(capsys, *common, "--allow-weak-seed", "--out", str(tmp_path / "quiet"))
+    assert code == 0 and "warning:" not in err and "1 case run now" in out
