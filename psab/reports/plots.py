@@ -15,9 +15,10 @@ _PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#
 
 DPI = 110
 
-#: Narrowest figure, in inches: at :data:`DPI` it is as wide as the HTML report's column
-#: (1116 px), where the figures are shown at full width, so text is drawn at its own size.
-MIN_WIDTH_IN = 10.0
+#: Narrowest figure, in inches: at :data:`DPI`, less the margins the tight bounding box trims,
+#: it is about as wide as the HTML report's column (1116 px), where the figures are shown at
+#: full width — so they fill the page without being blown up (they were about half of it).
+MIN_WIDTH_IN = 12.0
 
 
 def _plt() -> Any:
