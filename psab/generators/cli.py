@@ -341,13 +341,13 @@ def _family_option(p: argparse.ArgumentParser) -> None:
 
 def add_commands(sub: Any) -> None:
     """Add ``generate``, ``validate-generators`` and ``seed`` to the ``psab`` parser."""
-    from psab.cli import HelpFormatter as _RAW
+    from psab.cli import HelpFormatter
     from psab.generators.validation import DEFAULT_MIN_CV, DEFAULT_VALIDATION_SEED
 
     p = sub.add_parser("generate", help="draw held-out tasks from a private seed",
                        description="Draw held-out tasks: each family's public case with its numbers redrawn under a "
                                    "private seed, accepted only when the reference solves it and scores 1.",
-                       epilog=_GENERATE_EPILOG, formatter_class=_RAW)
+                       epilog=_GENERATE_EPILOG, formatter_class=HelpFormatter)
     _family_option(p)
     _seed_options(p)
     p.add_argument("--count", type=int, default=1, metavar="N", help="cases per family (default 1)")
@@ -364,7 +364,7 @@ def add_commands(sub: Any) -> None:
                        description="Draw K held-out variants per family from a validation seed and check that every "
                                    "draw is solvable by the reference (score 1), that the variants are distinct "
                                    "instances and that they vary (mean coefficient of variation of their numbers).",
-                       epilog=_VALIDATE_EPILOG, formatter_class=_RAW)
+                       epilog=_VALIDATE_EPILOG, formatter_class=HelpFormatter)
     p.add_argument("--variants", type=int, default=8, metavar="K", help="variants per family (default 8)")
     _seed_options(p, default=str(DEFAULT_VALIDATION_SEED), what=f"the validation seed (default {DEFAULT_VALIDATION_SEED})")
     _family_option(p)
@@ -378,14 +378,14 @@ def add_commands(sub: Any) -> None:
     p = sub.add_parser("seed", help="private seeds of held-out rounds: new, commit, manifest, verify",
                        description="Private seeds of held-out rounds: draw one, publish its commitment, fix the "
                                    "round's case digests, and verify them once the seed is revealed.",
-                       epilog=_SEED_EPILOG, formatter_class=_RAW)
+                       epilog=_SEED_EPILOG, formatter_class=HelpFormatter)
     seed_sub = p.add_subparsers(dest="seed_command", metavar="ACTION", required=True)
 
     q = seed_sub.add_parser("new", help="draw a fresh 128-bit private seed",
                             description="Draw a fresh 128-bit private seed from the operating system's randomness.",
                             epilog="examples:\n  psab seed new --out seed.txt      # a new file of mode 600 (preferred)\n"
                                    "  psab seed new                     # print it (a redirect makes a world-readable file)\n",
-                            formatter_class=_RAW)
+                            formatter_class=HelpFormatter)
     q.add_argument("--out", metavar="FILE", help="write it to this new file (mode 600) instead of printing it")
     q.set_defaults(func=cmd_seed_new)
 
@@ -394,7 +394,7 @@ def add_commands(sub: Any) -> None:
                                         "anyone can check afterwards that the cases came from the seed you reveal.",
                             epilog="examples:\n  psab seed commit --seed-file seed.txt\n"
                                    "  psab seed commit --seed-file seed.txt --json > commitment.json\n",
-                            formatter_class=_RAW)
+                            formatter_class=HelpFormatter)
     _seed_options(q)
     q.add_argument("--allow-weak-seed", action="store_true", help="commit to a guessable seed anyway (test rounds)")
     q.add_argument("--json", action="store_true", help="print the commitment with its scheme and psab version as JSON")
@@ -406,7 +406,7 @@ def add_commands(sub: Any) -> None:
                             epilog="examples:\n  psab seed manifest --seed-file seed.txt --count 5 --out round-manifest.json\n"
                                    "  psab seed manifest --seed-file seed.txt --family ybus_construction --count 2 "
                                    "--out m.json\n",
-                            formatter_class=_RAW)
+                            formatter_class=HelpFormatter)
     _seed_options(q)
     _family_option(q)
     q.add_argument("--count", type=int, required=True, metavar="N", help="cases per family")
@@ -422,7 +422,7 @@ def add_commands(sub: Any) -> None:
                             epilog="exit status: 0 verified; 1 a mismatch (listed on stderr); 2 a usage error.\n\n"
                                    "examples:\n  psab seed verify --seed-file seed.txt --manifest round-manifest.json\n"
                                    "  psab seed verify --seed-file seed.txt --manifest m.json --commitment 3f5a...\n",
-                            formatter_class=_RAW)
+                            formatter_class=HelpFormatter)
     _seed_options(q)
     q.add_argument("--manifest", required=True, metavar="FILE", help="the round's manifest (psab seed manifest)")
     q.add_argument("--commitment", metavar="HEX",
