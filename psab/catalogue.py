@@ -25,6 +25,13 @@ _SCORING_KINDS = """\
 | forecast | every value physically admissible | skill relative to the reference method on the hidden realized series, capped at 1 |
 """
 
+_PRESENTATIONS = ("Every statement is well-posed: an agent can reach the reference's answer from it alone. "
+                  "A family may pose its task in two presentations (`psab show FAMILY --presentation ...`, "
+                  "`psab run --presentation ...`): **guided** spells out the method step by step (the paper's "
+                  "tasks, the default); **expert** names the standard, edition and clause, the quantities and the "
+                  "case's own choices where the standard leaves one open — no formula, no step list. **Levels** "
+                  "are the difficulty levels of a family's held-out draws (`psab run --level N`).")
+
 _CONFIDENCE = ("**Confidence** of a source: high — a named standard or canonical textbook method followed "
                "directly; medium — an identified primary source or a universally taught method written as "
                "equations; low — an adaptation in the spirit of a method.")
@@ -58,6 +65,10 @@ def markdown() -> str:
         "",
         _CONFIDENCE,
         "",
+        "## Presentations",
+        "",
+        _PRESENTATIONS,
+        "",
     ]
     for number, (area, (title_en, _title_ru)) in enumerate(AREAS.items(), start=1):
         members = [s for s in specs if s.area == area]
@@ -65,10 +76,13 @@ def markdown() -> str:
         if not members:
             lines += ["No family of this area is implemented yet.", ""]
             continue
-        lines += ["| family | title | kind | backends | confidence | version |", "|---|---|---|---|---|---|"]
+        lines += ["| family | title | kind | backends | confidence | presentations | levels | version |",
+                  "|---|---|---|---|---|---|---|---|"]
         for s in members:
+            shown = "guided, expert" if s.expert is not None else "guided"
+            levels = ", ".join(str(n) for n in s.levels)
             lines.append(f"| `{s.id}` | {_cell(s.presentation['en']['title'])} | {s.scoring_kind} | "
-                         f"{', '.join(s.backends)} | {s.confidence} | {s.version} |")
+                         f"{', '.join(s.backends)} | {s.confidence} | {shown} | {levels} | {s.version} |")
         lines.append("")
         for s in members:
             lines += [f"### {s.id}", "", f"{_cell(s.presentation['en']['title'])}. Sources:", ""]

@@ -18,6 +18,7 @@ import traceback
 from collections.abc import Sequence
 from typing import Any
 
+from psab.backends import BACKENDS
 from psab.errors import PsabError
 
 #: Modules that contribute subcommands: each defines ``add_commands(subparsers)``.
@@ -82,41 +83,35 @@ def _print_result(result: Any, as_json: bool) -> None:
 def cmd_list(args: argparse.Namespace) -> int:
     import psab
 
-    rows = [(s.id, s.area, s.scoring_kind, s.confidence, ",".join(s.backends)) for s in psab.families()]
+    specs = psab.families()
     if args.json:
-        keys = ("id", "area", "scoring_kind", "confidence", "backends")
-        print(json.dumps([dict(zip(keys, (r[0], r[1], r[2], r[3], r[4].split(",")))) for r in rows], indent=2))
+        print(json.dumps([{"id": s.id, "area": s.area, "scoring_kind": s.scoring_kind, "confidence": s.confidence,
+                           "backends": list(s.backends), "levels": list(s.levels),
+                           "presentations": ["guided", "expert"] if s.expert is not None else ["guided"]}
+                          for s in specs], indent=2))
         return 0
-    print(table(rows, ("family", "area", "kind", "confidence", "backends")))
+    rows = [(s.id, s.area, s.scoring_kind, s.confidence, ",".join(s.backends), ",".join(map(str, s.levels)),
+             "guided,expert" if s.expert is not None else "guided") for s in specs]
+    print(table(rows, ("family", "area", "kind", "confidence", "backends", "levels", "presentations")))
     print(f"\n{len(rows)} families")
     return 0
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    """What an agent judged by ``--backend`` reads at ``--presentation`` level: the instructions
+    the runner writes (with the sandbox paths as the agent sees them), or the task.json view."""
     import psab
+    from psab.runner.instructions import instructions
+    from psab.views import agent_view
 
     spec = psab.get_family(args.family)
-    task = spec.public_task()
+    view = agent_view(spec.public_task(), presentation=args.presentation, backend=args.backend)
     if args.json:
-        sys.stdout.write(task.to_json())
+        sys.stdout.write(view.to_json())
         return 0
-    text = task.presentation[args.lang]
-    print(f"{text['title']}  [{spec.id}]")
-    print(f"area: {spec.area} · kind: {spec.scoring_kind} · confidence: {spec.confidence} · backends: {', '.join(spec.backends)}")
-    print()
-    print(text["statement"])
-    if text.get("answer_notes"):
-        print()
-        print(text["answer_notes"])
-    print("\nHard constraints:" if args.lang == "en" else "\nЖёсткие ограничения:")
-    for c in task.hard_constraints_in(args.lang):
-        print(f"  - {c}")
-    print("\nAnswer fields:" if args.lang == "en" else "\nПоля ответа:")
-    for name, prop in task.submission_schema.get("properties", {}).items():
-        print(f"  {name}: {prop.get('description', prop.get('type', ''))}")
-    print("\nSources:" if args.lang == "en" else "\nИсточники:")
-    for p in task.provenance:
-        print(f"  - {p['title']} — {p['locator']} ({p['confidence']})")
+    paths = {"task": "/sandbox/task.json", "instructions": "/sandbox/instructions.md",
+             "solution": "/sandbox/solution.json", "workdir": "/sandbox"}
+    sys.stdout.write(instructions(view, args.lang, paths))
     return 0
 
 
@@ -162,6 +157,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     print(table(report.rows, report.header))
     print()
     print(report.summary)
+    for line in report.missing:
+        print(f"MISSING {line}")
     for line in report.failures:
         print(f"FAIL {line}", file=sys.stderr)
     return 0 if not report.failures else 1
@@ -201,8 +198,6 @@ examples:
 
 
 def _backend_help(what: str) -> str:
-    from psab.backends import BACKENDS
-
     return f"{what}: {' or '.join(BACKENDS)} (default surrogate)"
 
 
@@ -231,14 +226,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the list as JSON")
     p.set_defaults(func=cmd_list)
 
-    p = command("show", "a family's public task as the agent reads it",
-                "Print a family's public task as the agent reads it: statement, hard constraints, answer fields "
-                "and sources.",
+    p = command("show", "a family's public task exactly as an agent reads it",
+                "Print a family's public task exactly as an agent reads it: the instructions the runner writes "
+                "(statement, hard constraints, answer fields, the judging backend's rule), or the agent's "
+                "task.json view with --json.",
                 _examples("psab show three_phase_short_circuit", "psab show ybus_construction --lang ru",
+                          "psab show three_phase_short_circuit --presentation expert --backend pandapower",
                           "psab show ybus_construction --json > task.json"))
     p.add_argument("family", metavar="FAMILY", help="a family id (see psab list)")
-    p.add_argument("--lang", choices=("en", "ru"), default="en", help="language of the presentation (default en)")
-    p.add_argument("--json", action="store_true", help="print the task.json")
+    p.add_argument("--lang", choices=("en", "ru"), default="en", help="language of the instructions (default en)")
+    p.add_argument("--backend", default="surrogate", choices=BACKENDS,
+                   help=_backend_help("the backend that judges the agent (its rule is part of what the agent reads)"))
+    p.add_argument("--presentation", choices=("guided", "expert"), default="guided",
+                   help="guided spells out the method (default); expert names the standard and clause only")
+    p.add_argument("--json", action="store_true", help="print the agent's task.json view instead of the instructions")
     p.set_defaults(func=cmd_show)
 
     p = command("evaluate", "evaluate a solution file for a task",

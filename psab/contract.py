@@ -145,6 +145,9 @@ class Task:
     provenance: list[dict[str, Any]]
     presentation: dict[str, dict[str, Any]]
     key: dict[str, Any] | None = field(default=None, compare=True)
+    #: Only in an agent's view (:func:`psab.views.agent_view`): the judging backend and the
+    #: presentation level. A stored case has none.
+    judging: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The agent view: everything but the key."""
@@ -163,7 +166,7 @@ class Task:
             "tolerances": self.tolerances,
             "provenance": list(self.provenance),
             "presentation": self.presentation,
-        }
+        } | ({"judging": dict(self.judging)} if self.judging is not None else {})
 
     def to_json(self) -> str:
         return dumps(self.to_dict())
@@ -206,6 +209,7 @@ class Task:
             provenance=list(data["provenance"]),
             presentation=data["presentation"],
             key=dict(key) if key is not None else None,
+            judging=dict(data["judging"]) if "judging" in data else None,
         )
 
     @classmethod

@@ -99,6 +99,24 @@ def test_reference_scores_one_on_generated_cases(family: str, backend: str) -> N
         assert result.feasible and result.score == 1.0, (index, [v.describe() for v in result.violations])
 
 
+FAMILY_BACKEND_LEVELS = [pytest.param(spec.id, b, level, id=f"{spec.id}-{b}-L{level}")
+                         for spec in psab.families() for b in spec.backends for level in spec.levels[1:]]
+
+
+@pytest.mark.parametrize(("family", "backend", "level"), FAMILY_BACKEND_LEVELS)
+def test_reference_scores_one_on_every_difficulty_level(family: str, backend: str, level: int) -> None:
+    need_backend(backend)
+    spec = psab.get_family(family)
+    for index in range(5 if backend == "surrogate" else 2):
+        task = psab.generate(family, SEED, index, backend=backend, level=level)
+        assert task.id.endswith(f"-L{level}-{index:05d}")
+        clear_reference_cache()
+        result = psab.evaluate(task, psab.solve(task, backend), backend)
+        assert result.feasible and result.score == 1.0, (index, [v.describe() for v in result.violations])
+        if spec.naive_answer is not None and index == 0:
+            _assert_sane(psab.evaluate(task, {"answer": spec.naive_answer(task)}, backend))
+
+
 # ---------------------------------------------------------------- generation
 
 

@@ -233,6 +233,30 @@ def expand_runs(paths: list[str | Path]) -> list[Path]:
     return out
 
 
+#: What a run's manifest options say of the conditions an agent was judged under, with the
+#: value a run recorded before the option existed ran with.
+CONDITIONS = (("backend", "surrogate"), ("presentation", "guided"), ("level", 1))
+
+
+def condition(run: Run) -> dict[str, Any]:
+    """The judging backend, presentation level and difficulty level of a run."""
+    options = run.manifest.get("options") or {}
+    return {name: options.get(name, default) for name, default in CONDITIONS}
+
+
+def _conditions(runs: list[Run]) -> dict[int, str]:
+    """Per run, the suffix that keeps an agent's results apart across conditions: empty when
+    every run shares them, else `` [pandapower, expert, L2]`` naming the conditions that vary
+    (an agent judged by another backend or reading another presentation is another sample)."""
+    values = {id(r): condition(r) for r in runs}
+    varying = [name for name, _ in CONDITIONS if len({str(v[name]) for v in values.values()}) > 1]
+    out = {}
+    for key, v in values.items():
+        parts = [f"L{v[name]}" if name == "level" else str(v[name]) for name in varying]
+        out[key] = f" [{', '.join(parts)}]" if parts else ""
+    return out
+
+
 def load_runs(paths: list[str | Path], *, separate_runs: bool = False) -> Runs:
     """Read every run directory in ``paths`` (public and held-out records); a folder of run
     directories stands for the runs inside it (:func:`expand_runs`)."""
@@ -254,13 +278,14 @@ def load_runs(paths: list[str | Path], *, separate_runs: bool = False) -> Runs:
     entries: list[Entry] = []
     agents: list[str] = []
     areas: dict[str, str] = {}
+    conditions = _conditions(runs)
     for run in runs:
         names = [a.get("name") for a in run.agent_specs]
         for rec in run.rundir.records():
             name = str(rec["agent"])
             if name not in names:
                 names.append(name)
-            agent = f"{name}@{run.label}" if separate_runs else name
+            agent = f"{name}@{run.label}" if separate_runs else name + conditions[id(run)]
             fam = str(rec["family"])
             if fam not in areas:
                 areas[fam] = _area(fam)
@@ -268,7 +293,7 @@ def load_runs(paths: list[str | Path], *, separate_runs: bool = False) -> Runs:
             final = Outcome(*outcome(rec, "retries"))
             entries.append(Entry(run=run, record=rec, agent=agent, area=areas[fam], first=first, final=final))
         for n in names:
-            label = f"{n}@{run.label}" if separate_runs else n
+            label = f"{n}@{run.label}" if separate_runs else n + conditions[id(run)]
             if label not in agents and any(e.agent == label for e in entries):
                 agents.append(label)
     return Runs(runs=runs, entries=entries, agents=agents, separate_runs=separate_runs)

@@ -63,7 +63,14 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
     p.add_argument("--isolation", choices=("auto", "bwrap", "relocate"), help="sandbox (default auto: bwrap if it works)")
     p.add_argument("--no-network", action="store_true", help="cut the agents' network (bwrap only)")
     p.add_argument("--lang", choices=("en", "ru"), help="language of the instructions (default en)")
-    p.add_argument("--backend", metavar="NAME", help=f"evaluation backend: {' or '.join(BACKENDS)} (default surrogate)")
+    p.add_argument("--backend", metavar="NAME",
+                   help=f"evaluation backend: {' or '.join(BACKENDS)} (default surrogate); the agents are told which "
+                        "backend judges them")
+    p.add_argument("--presentation", choices=("guided", "expert"),
+                   help="statement level: guided spells out the method (default), expert names the standard and "
+                        "clause only")
+    p.add_argument("--level", type=int, metavar="N",
+                   help="difficulty level of the held-out draws (default 1; `psab list` shows each family's levels)")
     p.add_argument("--pass-env", action="append", metavar="VAR", help="pass this environment variable to every agent")
     p.add_argument("--workers", type=int, default=1, metavar="N", help="cases run in parallel (default 1)")
     p.add_argument("--dask", metavar="ADDRESS", help="run the cases on this Dask scheduler (tcp://host:8786)")
@@ -123,6 +130,7 @@ def _run(args: argparse.Namespace) -> int:
             "splits": list(dict.fromkeys(args.split)) if args.split else None,
             "families": args.family, "limit": args.limit, "count": args.count, "start": args.start,
             "isolation": args.isolation, "lang": args.lang, "backend": args.backend, "timeout_s": args.timeout,
+            "presentation": args.presentation, "level": args.level,
             "run_seed": args.run_seed, "memory_limit_mb": args.memory_limit, "file_limit_mb": args.file_limit,
         }
         opts = runner.RunOptions(agents=agents, network=not args.no_network,

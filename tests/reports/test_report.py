@@ -225,3 +225,21 @@ def test_a_folder_of_runs_is_read_as_its_runs(run: Path, tmp_path: Path) -> None
     assert (folder / "report" / "report.md").is_file()
     code, text = cli("qc", str(folder))
     assert code in (0, 1), text  # 2 would be the usage error "not a psab run directory"
+
+
+def test_runs_under_other_conditions_are_reported_apart(tmp_path_factory, tmp_path):
+    """A run judged under pandapower is another sample of an agent than one under the
+    surrogate: the report keeps them apart and its runs table names each run's conditions."""
+    from psab.reports.load import load_runs
+
+    fam = ["ybus_construction"]
+    a = make_run(tmp_path_factory, "cond-surrogate", ["builtin:reference"], families=fam)
+    b = make_run(tmp_path_factory, "cond-pandapower", ["builtin:reference"], "--backend", "pandapower", families=fam)
+    m = json.loads((b / "manifest.json").read_text())
+    assert m["options"]["backend"] == "pandapower" and m["options"]["presentation"] == "guided"
+    runs = load_runs([a, b])
+    assert runs.agents == ["reference [surrogate]", "reference [pandapower]"]
+    code, _ = cli("report", str(a), str(b), "--out", str(tmp_path / "r"))
+    assert code == 0
+    text = (tmp_path / "r" / "report.md").read_text()
+    assert "reference [pandapower]" in text and "presentation" in text
