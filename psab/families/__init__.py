@@ -1,7 +1,7 @@
 """One module per family, each ending with ``SPEC = register(FamilySpec(...))``.
 
 :data:`FAMILY_MODULES` is the explicit list the registry loads, in catalogue order
-(``families.md``); a test checks it against the files in this directory.
+(``docs/families.md``); a test checks it against the files in this directory.
 """
 
 FAMILY_MODULES: tuple[str, ...] = (

@@ -20,9 +20,7 @@ indistinguishable from an agent that does, and retrying it would hand slow agent
 
 from __future__ import annotations
 
-import hashlib
 import json
-import random
 import signal
 import threading
 import time
@@ -157,18 +155,12 @@ def reference_payload(task: Task, agent: AgentSpec, settings: Settings) -> dict[
     answer = solution.answer
     if agent.builtin != "mutant":
         return {"answer": answer, "rationale": solution.rationale or "reference"}
-    from psab.mutations import mutations
+    from psab.mutations import realistic_mistake
 
     with EVAL_LOCK:
-        candidates = list(mutations(answer, task.submission_schema))
-    if not candidates:
+        chosen = realistic_mistake(answer, task.submission_schema, task.id, settings.run_seed)
+    if chosen is None:
         return {"answer": answer, "rationale": "mutant: no mutation applies", "note": "no mutation applies"}
-    # One mistake, chosen reproducibly per (run seed, task): first the kind of mistake, so that
-    # answers with many numbers do not make every mutant a numeric one, then where.
-    digest = hashlib.sha256(f"{settings.run_seed}:{task.id}".encode()).digest()
-    rng = random.Random(int.from_bytes(digest[:8], "big"))
-    kind = rng.choice(sorted({m.kind for m in candidates}))
-    chosen = rng.choice([m for m in candidates if m.kind == kind])
     return {"answer": chosen.answer, "rationale": f"mutant: {chosen.describe()}", "note": chosen.describe()}
 
 
