@@ -189,7 +189,7 @@ def synthesize(rng: np.random.Generator, level: int, th: dict[str, float]) -> np
         if kind == "dip":
             depth = float(rng.uniform(15.0, th["dip"] - 5.0))
             length = int(rng.integers(3, 40))
-            slow = int(rng.integers(0, 12)) if rng.uniform() < 0.6 else 0
+            slow = int(rng.integers(2, 12)) if rng.uniform() < (0.6 if n_ch == 1 else 0.85) else 0
             if n_ch == 1:
                 k = _segment(h, k, [(length, depth), (slow, band)])
             else:
