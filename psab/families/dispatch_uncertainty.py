@@ -61,7 +61,7 @@ def submission_schema(inputs: dict[str, Any]) -> dict[str, Any]:
     step = s.obj({u["id"]: unit for u in inputs["units"]}, "every unit's schedule in one step, keyed by unit id",
                  ru="графики всех агрегатов на одном шаге, по идентификатору агрегата")
     return s.submission({"schedule": s.array(step, f"one object per step, in time order ({T} steps)", length=T,
-                                             ru=f"по одному объекту на шаг, в порядке времени ({T} шагов)")},
+                                             ru=f"по одному объекту на шаг, в порядке времени (шагов: {T})")},
                         "robust energy and reserve schedule", ru="робастный график мощности и резервов")
 
 

@@ -62,7 +62,7 @@ def submission_schema(inputs: dict[str, Any]) -> dict[str, Any]:
     step = s.obj(props, "every unit's decisions in one step, keyed by unit id",
                  ru="решения по всем агрегатам на одном шаге, по идентификатору агрегата")
     return s.submission({"schedule": s.array(step, f"one object per step, in time order ({T} steps)", length=T,
-                                             ru=f"по одному объекту на шаг, в порядке времени ({T} шагов)")},
+                                             ru=f"по одному объекту на шаг, в порядке времени (шагов: {T})")},
                         "hydro-thermal-storage unit commitment", ru="выбор состава оборудования гидротепловой системы с накопителем")
 
 

@@ -69,7 +69,7 @@ def submission_schema(inputs: dict[str, Any]) -> dict[str, Any]:
     step = s.obj(props, "the set-points of every source in one step, keyed by source id",
                  ru="уставки всех источников на одном шаге, по идентификатору источника")
     return s.submission({"schedule": s.array(step, f"one object per step, in time order ({T} steps)", length=T,
-                                             ru=f"по одному объекту на шаг, в порядке времени ({T} шагов)")},
+                                             ru=f"по одному объекту на шаг, в порядке времени (шагов: {T})")},
                         "islanded microgrid P/Q dispatch", ru="распределение P/Q в изолированной микросети")
 
 

@@ -77,7 +77,7 @@ def submission_schema(inputs: dict[str, Any]) -> dict[str, Any]:
     step = s.obj({name: s.number(words, ru=FIELD_WORDS_RU[name]) for name, words in FIELD_WORDS.items()},
                  "the executed decisions of one step", ru="исполненные решения одного шага")
     return s.submission({"schedule": s.array(step, f"one object per step, in time order ({T} steps)", length=T,
-                                             ru=f"по одному объекту на шаг, в порядке времени ({T} шагов)")},
+                                             ru=f"по одному объекту на шаг, в порядке времени (шагов: {T})")},
                         "executed decisions of the receding-horizon policy",
                         ru="исполненные решения стратегии скользящего горизонта")
 
