@@ -384,12 +384,13 @@ def accept(task: Task, reference: Reference) -> str | None:
 def naive_answer(task: Task) -> dict[str, Any]:
     """Active power by merit order ignoring the battery (idle all day) and the circles: every
     genset at its minimum, PV used up to the load, the rest from the cheapest genset with room;
-    reactive load shared among the gensets in proportion to their ratings."""
+    reactive load shared among the gensets in proportion to their upper reactive limits (PV and
+    battery at Q = 0)."""
     inputs = task.public_inputs
     units = inputs["units"]
     bat = inputs["battery"]
     gensets = sorted((u for u in units if u["kind"] != "pv"), key=lambda u: u["cost_per_mwh"])
-    rating = sum(u["s_max_mva"] for u in gensets)
+    q_room = sum(u["q_max_mvar"] for u in gensets)
     schedule = []
     for t, (load_p, load_q) in enumerate(zip(inputs["load_p_mw"], inputs["load_q_mvar"], strict=True)):
         p = {u["id"]: float(u["p_min_mw"]) for u in gensets}
@@ -404,7 +405,7 @@ def naive_answer(task: Task) -> dict[str, Any]:
             rest -= add
         step: dict[str, Any] = {}
         for u in units:
-            q = float(load_q) * u["s_max_mva"] / rating if u["kind"] != "pv" else 0.0
+            q = float(load_q) * u["q_max_mvar"] / q_room if u["kind"] != "pv" else 0.0
             step[u["id"]] = {"p_mw": round(p[u["id"]], 6), "q_mvar": round(q, 6)}
         step[bat["id"]] = {"p_charge_mw": 0.0, "p_discharge_mw": 0.0, "q_mvar": 0.0, "soc_mwh": bat["soc_initial_mwh"]}
         schedule.append(step)
