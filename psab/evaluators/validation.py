@@ -10,11 +10,16 @@ unexpected field at its own pointer, and at most one violation per pointer.
 
 from __future__ import annotations
 
+import itertools
 import math
+import numbers
+import operator
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from psab.contract import Violation
+from psab.contract import OversizedNumber, Violation
+from psab.evaluators.tolerance import field_pattern
 
 #: Largest magnitude accepted for any number in an answer.
 MAX_MAGNITUDE = 1e12
@@ -59,6 +64,8 @@ def number_violations(value: Any, pointer: str = "") -> list[Violation]:
         elif isinstance(v, int):
             if abs(v) > MAX_MAGNITUDE:
                 out.append(Violation(ptr, f"magnitude must not exceed {MAX_MAGNITUDE:g}", f"|x| <= {MAX_MAGNITUDE:g}", float(v) if abs(v) < 1e300 else "huge integer"))
+        elif isinstance(v, OversizedNumber):
+            out.append(Violation(ptr, f"magnitude must not exceed {MAX_MAGNITUDE:g}", f"|x| <= {MAX_MAGNITUDE:g}", repr(v)))
         elif isinstance(v, Mapping):
             stack.extend((f"{ptr}/{_pointer([k])[1:]}", x) for k, x in v.items())
         elif isinstance(v, (list, tuple)):
@@ -135,7 +142,7 @@ def schema_violations(schema: Mapping[str, Any], instance: Any) -> list[Violatio
             continue
         constraint, expected = _describe(err)
         found = err.instance
-        if isinstance(found, (Mapping, list)) and len(str(found)) > 200:
+        if isinstance(found, (Mapping, list)) and _longer_than(found, 200):
             found = f"{type(found).__name__} of length {len(found)}"
         by_pointer[ptr] = Violation(ptr, constraint, expected, found)
     return [by_pointer[k] for k in sorted(by_pointer)]
@@ -211,18 +218,279 @@ def _fast_valid(schema: Mapping[str, Any], value: Any) -> bool:
     return True
 
 
-def answer_violations(schema: Mapping[str, Any], answer: Any) -> list[Violation]:
-    """Everything malformed in an answer, one violation per field; empty when well formed."""
+def _longer_than(value: Mapping[str, Any] | list[Any], limit: int) -> bool:
+    """``len(str(value)) > limit`` without building the text of a large value.
+
+    A lower bound on the text's length (each string at least its length plus quotes, each
+    number its digits, separators) is summed first, stopping once past ``limit``; only a value
+    whose bound stays within it — a few short items — is printed to decide exactly. An integer
+    too long to print (over 4300 digits) is never printed.
+    """
+    total = 0
+    stack: list[Any] = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            total += len(v) + 4
+        elif isinstance(v, Mapping):
+            total += 2 + 4 * len(v)
+            stack.extend(v.keys())
+            stack.extend(v.values())
+        elif isinstance(v, (list, tuple)):
+            total += 2 + 2 * len(v)
+            stack.extend(v)
+        elif isinstance(v, int) and not isinstance(v, bool):
+            total += max(1, int(v.bit_length() * 0.30102))
+        else:
+            total += 1
+        if total > limit:
+            return True
+    return len(str(value)) > limit
+
+
+# ------------------------------------------------------------------ bounded reading of an answer
+
+#: An array longer than its ``maxItems`` and than this many items, or a container where the
+#: schema admits none, is one violation and is not read; an object may hold this many fields
+#: its schema does not allow before the rest are counted instead of read; and a container
+#: inside an unexpected field is read this far (for non-finite numbers only). Below these
+#: sizes every answer is read and reported in full, as before.
+MAX_UNREAD_ITEMS = 100
+#: Most values read from one answer (the largest answer a family asks for has a few thousand).
+MAX_VALUES = 100_000
+#: Most violations listed per field pattern (``/schedule/*/p_mw``, as tolerances key fields)
+#: and per answer; the rest are counted in the result's ``evidence.violations_omitted``.
+#: Above what any answer of the schema's own shape can produce (the largest reference answer
+#: over the public and generated cases has 434 values, at most 36 under one pattern), so only
+#: answers bigger than asked for are cut.
+MAX_VIOLATIONS_PER_FIELD = 50
+MAX_VIOLATIONS = 500
+
+_OUTSIDE: Any = object()  # schema of a value no schema describes (an unexpected field's content)
+_NOT_JSON = "must be a JSON value (object, array, string, number, boolean or null)"
+
+
+class _TooBig(Exception):
+    def __init__(self, violation: Violation) -> None:
+        super().__init__(violation.constraint)
+        self.violation = violation
+
+
+def _key_text(key: Any) -> str:
+    if isinstance(key, float) or (isinstance(key, int) and key.bit_length() <= 64):
+        return str(key)
+    return f"<{type(key).__name__} key>"
+
+
+def _misfit(schema: Any, value: Any) -> tuple[str, Any] | None:
+    """The violation (constraint, expected) jsonschema reports first for a container where
+    ``schema`` admits no container at all, or None when it might admit one."""
+    if not isinstance(schema, Mapping) or not _FAST_KEYWORDS.issuperset(schema):
+        return None
+    kind = "object" if isinstance(value, Mapping) else "array"
+    for key, val in schema.items():
+        if key == "type" and isinstance(val, str) and val != kind:
+            return f"must be of type {val}", val
+        if key == "enum" and isinstance(val, list) and not any(isinstance(x, (Mapping, list)) for x in val):
+            return "must be one of the allowed values", val
+        if key == "const" and not isinstance(val, (Mapping, list)):
+            return "must equal the required value", val
+    return None
+
+
+class _Reader:
+    """One bounded, iterative pass over an answer that builds its plain-JSON copy.
+
+    The copy holds only ``dict`` (string keys), ``list``, ``str``, ``int``, ``float``, ``bool``
+    and ``None`` (and :class:`~psab.contract.OversizedNumber` markers); whatever else the
+    Python API was handed is coerced (integral and real numbers, subclasses of the JSON
+    types, tuples) or becomes a violation at its pointer with ``None`` in the copy (``complex``,
+    sets, other objects, a mapping or sequence that raises when read, a non-string key).
+    """
+
+    def __init__(self) -> None:
+        self.violations: dict[str, Violation] = {}
+        self.omitted = 0
+        self.values = 0
+
+    def own(self, ptr: str, constraint: str, expected: Any, found: Any) -> None:
+        self.violations.setdefault(ptr, Violation(ptr, constraint, expected, found))
+
+    def read(self, schema: Any, answer: Any) -> Any:
+        holder: list[Any] = [None]
+        stack: list[tuple[Any, Any, str, int, Any, Any]] = [(answer, schema, "", 0, holder, 0)]
+        while stack:
+            value, sch, ptr, depth, parent, key = stack.pop()
+            self.values += 1
+            if self.values > MAX_VALUES:
+                raise _TooBig(Violation("", f"answer must not hold more than {MAX_VALUES} values",
+                                        f"<= {MAX_VALUES} values", "more"))
+            if depth > MAX_DEPTH:
+                raise _TooBig(Violation("", f"answer must not be nested more than {MAX_DEPTH} levels deep",
+                                        f"<= {MAX_DEPTH} levels", "deeper"))
+            kind = type(value)
+            if value is None or kind is str or kind is float or kind is int or kind is bool or kind is OversizedNumber:
+                parent[key] = value
+            elif isinstance(value, Mapping):
+                parent[key] = self._mapping(value, sch, ptr, depth, stack)
+            elif isinstance(value, (list, tuple)):
+                parent[key] = self._sequence(value, sch, ptr, depth, stack)
+            else:
+                parent[key] = self._scalar(value, ptr)
+        return holder[0]
+
+    def _scalar(self, value: Any, ptr: str) -> Any:
+        try:
+            if isinstance(value, str):
+                return str.__str__(value)
+            if isinstance(value, numbers.Integral):
+                return operator.index(value)
+            if isinstance(value, numbers.Real):
+                return float(value)
+        except Exception:  # noqa: BLE001, S110 - a number type that cannot convert is not JSON
+            pass
+        self.own(ptr, _NOT_JSON, "JSON value", type(value).__name__)
+        return None
+
+    def _mapping(self, value: Mapping[Any, Any], sch: Any, ptr: str, depth: int, stack: list[Any]) -> Any:
+        try:
+            n = len(value)
+            props: Mapping[str, Any] = {}
+            closed = outside = False
+            if sch is _OUTSIDE:
+                outside = True
+            elif isinstance(sch, Mapping):
+                misfit = _misfit(sch, value)
+                if misfit is not None and n > MAX_UNREAD_ITEMS:
+                    self.own(ptr, misfit[0], misfit[1], f"dict of length {n}")
+                    return None
+                outside = misfit is not None
+                p = sch.get("properties")
+                props = p if isinstance(p, Mapping) else {}
+                closed = sch.get("additionalProperties") is False and "patternProperties" not in sch
+            if outside:
+                entries = list(itertools.islice(value.items(), MAX_UNREAD_ITEMS))
+            elif closed and n > len(props) + MAX_UNREAD_ITEMS:
+                # An object with more unexpected fields than will be listed: its fields, then
+                # the first unexpected ones; the rest are counted (one violation each).
+                entries = [(k, value[k]) for k in props if k in value]
+                extra = [k for k in itertools.islice((k for k in value if k not in props), MAX_UNREAD_ITEMS)]
+                entries += [(k, value[k]) for k in extra]
+                self.omitted += n - len(entries)
+            else:
+                entries = list(itertools.islice(value.items(), MAX_VALUES + 1))
+        except Exception as exc:  # noqa: BLE001 - a mapping that raises when read is malformed
+            self.own(ptr, "must be a JSON object whose fields can be read", "JSON object",
+                     f"{type(value).__name__} raising {type(exc).__name__}")
+            return None
+        out: dict[str, Any] = {}
+        for k, v in entries:
+            if isinstance(k, str):
+                k = str.__str__(k)
+            else:
+                self.own(f"{ptr}/{_pointer([_key_text(k)])[1:]}", "object keys must be strings", "string", type(k).__name__)
+                continue
+            if outside:
+                child = _OUTSIDE
+            elif k in props:
+                child = props[k]
+            else:
+                child = _OUTSIDE if closed else None
+            out[k] = None
+            stack.append((v, child, f"{ptr}/{_pointer([k])[1:]}", depth + 1, out, k))
+        return out
+
+    def _sequence(self, value: list[Any] | tuple[Any, ...], sch: Any, ptr: str, depth: int, stack: list[Any]) -> Any:
+        try:
+            n = len(value)
+            outside = sch is _OUTSIDE
+            items: Any = None
+            if isinstance(sch, Mapping):
+                most = sch.get("maxItems")
+                if isinstance(most, int) and n > most and n > MAX_UNREAD_ITEMS:
+                    self.own(ptr, f"must have at most {most} items", most, f"list of length {n}")
+                    return None
+                misfit = _misfit(sch, value)
+                if misfit is not None and n > MAX_UNREAD_ITEMS:
+                    self.own(ptr, misfit[0], misfit[1], f"list of length {n}")
+                    return None
+                outside = misfit is not None
+                items = sch.get("items")
+            elements = list(itertools.islice(value, MAX_UNREAD_ITEMS if outside else MAX_VALUES + 1))
+        except Exception as exc:  # noqa: BLE001 - a sequence that raises when read is malformed
+            self.own(ptr, "must be a JSON array whose items can be read", "JSON array",
+                     f"{type(value).__name__} raising {type(exc).__name__}")
+            return None
+        child = _OUTSIDE if outside else (items if isinstance(items, Mapping) else None)
+        out: list[Any] = [None] * len(elements)
+        for i, v in enumerate(elements):
+            stack.append((v, child, f"{ptr}/{i}", depth + 1, out, i))
+        return out
+
+
+@dataclass(frozen=True)
+class AnswerCheck:
+    """The outcome of :func:`check_answer`."""
+
+    #: The answer as plain JSON values (what a family evaluates when there is no violation).
+    answer: Any
+    #: The violations listed, sorted by field, at most :data:`MAX_VIOLATIONS_PER_FIELD` per
+    #: field pattern and :data:`MAX_VIOLATIONS` in all.
+    violations: list[Violation]
+    #: Violations found (listed or not); a lower bound where a part was not read.
+    found: int
+    #: Violations found but not listed.
+    omitted: int
+
+
+def _capped(violations: list[Violation]) -> list[Violation]:
+    per_field: dict[str, int] = {}
+    out: list[Violation] = []
+    for v in violations:
+        if len(out) >= MAX_VIOLATIONS:
+            break
+        pattern = field_pattern(v.field)
+        if per_field.get(pattern, 0) < MAX_VIOLATIONS_PER_FIELD:
+            per_field[pattern] = per_field.get(pattern, 0) + 1
+            out.append(v)
+    return out
+
+
+def check_answer(schema: Mapping[str, Any], answer: Any) -> AnswerCheck:
+    """Validate an answer at bounded cost, whatever it is; see :func:`answer_violations`.
+
+    The answer is read once (iteratively, at most :data:`MAX_VALUES` values and
+    :data:`MAX_DEPTH` levels) into a plain-JSON copy, checking lengths and shapes against the
+    schema *before* reading elements, so that a 10⁶-item array or an object of 10⁵ unexpected
+    fields costs what a small one does; the copy is then validated as before.
+    """
     if not isinstance(answer, Mapping):
-        return [Violation("", "answer must be a JSON object", "object", type(answer).__name__ if answer is not None else None)]
-    if nesting_depth(answer) > MAX_DEPTH:
-        return [Violation("", f"answer must not be nested more than {MAX_DEPTH} levels deep", f"<= {MAX_DEPTH} levels", "deeper")]
+        v = Violation("", "answer must be a JSON object", "object", type(answer).__name__ if answer is not None else None)
+        return AnswerCheck(answer, [v], 1, 0)
+    reader = _Reader()
     try:
-        if _fast_valid(schema, answer):
-            return []
-    except _Unsupported:
-        pass
-    numbers = number_violations(answer)
-    bad = {v.field for v in numbers}
-    rest = [v for v in schema_violations(schema, answer) if v.field not in bad]
-    return sorted(numbers + rest, key=lambda v: v.field)
+        plain = reader.read(schema, answer)
+    except _TooBig as big:
+        return AnswerCheck(None, [big.violation], 1, 0)
+    if not reader.violations and not reader.omitted:
+        try:
+            if _fast_valid(schema, plain):
+                return AnswerCheck(plain, [], 0, 0)
+        except _Unsupported:
+            pass
+    numbers_ = number_violations(plain)
+    bad = {v.field for v in numbers_} | set(reader.violations)
+    rest = [v for v in schema_violations(schema, plain) if v.field not in bad]
+    found = sorted(numbers_ + list(reader.violations.values()) + rest, key=lambda v: v.field)
+    listed = _capped(found)
+    omitted = len(found) - len(listed) + reader.omitted
+    return AnswerCheck(plain, listed, len(found) + reader.omitted, omitted)
+
+
+def answer_violations(schema: Mapping[str, Any], answer: Any) -> list[Violation]:
+    """Everything malformed in an answer, one violation per field; empty when well formed.
+
+    At most :data:`MAX_VIOLATIONS_PER_FIELD` per field pattern and :data:`MAX_VIOLATIONS` in
+    all are listed (:func:`check_answer` counts the rest).
+    """
+    return check_answer(schema, answer).violations
