@@ -250,12 +250,18 @@ def _longer_than(value: Mapping[str, Any] | list[Any], limit: int) -> bool:
 
 # ------------------------------------------------------------------ bounded reading of an answer
 
-#: An array longer than its ``maxItems`` and than this many items, or a container where the
-#: schema admits none, is one violation and is not read; an object may hold this many fields
-#: its schema does not allow before the rest are counted instead of read; and a container
-#: inside an unexpected field is read this far (for non-finite numbers only). Below these
-#: sizes every answer is read and reported in full, as before.
+#: An array longer than its ``maxItems`` is one violation and its items are not read. A
+#: container where the schema admits none is one violation, unread, beyond this many items;
+#: an object may hold this many fields its schema does not allow before the rest are counted
+#: instead of read; and a container inside an unexpected field is read this far.
 MAX_UNREAD_ITEMS = 100
+#: Most unexpected fields read in one answer (each is one violation; the rest are counted),
+#: and most values read inside them (they are checked for non-finite numbers only).
+MAX_UNEXPECTED_FIELDS = 1000
+MAX_OUTSIDE_VALUES = 1000
+#: Strings longer than this are checked against their schema here (type, enum, const), not
+#: by jsonschema.
+MAX_READ_TEXT = 4096
 #: Most values read from one answer (the largest answer a family asks for has a few thousand).
 MAX_VALUES = 100_000
 #: Most violations listed per field pattern (``/schedule/*/p_mw``, as tolerances key fields)
@@ -283,17 +289,20 @@ def _key_text(key: Any) -> str:
 
 
 def _misfit(schema: Any, value: Any) -> tuple[str, Any] | None:
-    """The violation (constraint, expected) jsonschema reports first for a container where
-    ``schema`` admits no container at all, or None when it might admit one."""
+    """The violation (constraint, expected) jsonschema reports first for a container or a
+    string ``value`` where ``schema`` cannot admit it, or None when it might."""
     if not isinstance(schema, Mapping) or not _FAST_KEYWORDS.issuperset(schema):
         return None
-    kind = "object" if isinstance(value, Mapping) else "array"
+    text = isinstance(value, str)
+    kind = "string" if text else "object" if isinstance(value, Mapping) else "array"
     for key, val in schema.items():
         if key == "type" and isinstance(val, str) and val != kind:
             return f"must be of type {val}", val
-        if key == "enum" and isinstance(val, list) and not any(isinstance(x, (Mapping, list)) for x in val):
+        if key == "enum" and isinstance(val, list) and (
+                not any(isinstance(x, str) and x == value for x in val) if text
+                else not any(isinstance(x, (Mapping, list)) for x in val)):
             return "must be one of the allowed values", val
-        if key == "const" and not isinstance(val, (Mapping, list)):
+        if key == "const" and (val != value if text else not isinstance(val, (Mapping, list))):
             return "must equal the required value", val
     return None
 
@@ -312,6 +321,8 @@ class _Reader:
         self.violations: dict[str, Violation] = {}
         self.omitted = 0
         self.values = 0
+        self.outside = 0
+        self.unexpected = 0
 
     def own(self, ptr: str, constraint: str, expected: Any, found: Any) -> None:
         self.violations.setdefault(ptr, Violation(ptr, constraint, expected, found))
@@ -321,6 +332,10 @@ class _Reader:
         stack: list[tuple[Any, Any, str, int, Any, Any]] = [(answer, schema, "", 0, holder, 0)]
         while stack:
             value, sch, ptr, depth, parent, key = stack.pop()
+            if sch is _OUTSIDE:
+                self.outside += 1
+                if self.outside > MAX_OUTSIDE_VALUES:
+                    continue  # its placeholder None stays: nothing to report inside
             self.values += 1
             if self.values > MAX_VALUES:
                 raise _TooBig(Violation("", f"answer must not hold more than {MAX_VALUES} values",
@@ -329,7 +344,14 @@ class _Reader:
                 raise _TooBig(Violation("", f"answer must not be nested more than {MAX_DEPTH} levels deep",
                                         f"<= {MAX_DEPTH} levels", "deeper"))
             kind = type(value)
-            if value is None or kind is str or kind is float or kind is int or kind is bool or kind is OversizedNumber:
+            if kind is str and len(value) > MAX_READ_TEXT and sch is not _OUTSIDE:
+                # jsonschema would print the whole string into its message (twice its size
+                # in memory); a long string the schema cannot admit is judged here instead.
+                misfit = _misfit(sch, value)
+                if misfit is not None:
+                    self.own(ptr, misfit[0], misfit[1], value)
+                parent[key] = None if misfit is not None else value
+            elif value is None or kind is str or kind is float or kind is int or kind is bool or kind is OversizedNumber:
                 parent[key] = value
             elif isinstance(value, Mapping):
                 parent[key] = self._mapping(value, sch, ptr, depth, stack)
@@ -370,13 +392,19 @@ class _Reader:
                 closed = sch.get("additionalProperties") is False and "patternProperties" not in sch
             if outside:
                 entries = list(itertools.islice(value.items(), MAX_UNREAD_ITEMS))
-            elif closed and n > len(props) + MAX_UNREAD_ITEMS:
-                # An object with more unexpected fields than will be listed: its fields, then
-                # the first unexpected ones; the rest are counted (one violation each).
-                entries = [(k, value[k]) for k in props if k in value]
-                extra = [k for k in itertools.islice((k for k in value if k not in props), MAX_UNREAD_ITEMS)]
-                entries += [(k, value[k]) for k in extra]
-                self.omitted += n - len(entries)
+            elif closed and n > len(props):
+                unexpected = n - sum(1 for k in props if k in value)
+                allowed = max(0, min(MAX_UNREAD_ITEMS, MAX_UNEXPECTED_FIELDS - self.unexpected))
+                self.unexpected += min(unexpected, allowed)
+                if unexpected <= allowed:
+                    entries = list(value.items())
+                else:
+                    # More unexpected fields than will be read: the schema's fields, then the
+                    # first unexpected ones; the rest are counted (one violation each).
+                    entries = [(k, value[k]) for k in props if k in value]
+                    extra = list(itertools.islice((k for k in value if k not in props), allowed))
+                    entries += [(k, value[k]) for k in extra]
+                    self.omitted += unexpected - allowed
             else:
                 entries = list(itertools.islice(value.items(), MAX_VALUES + 1))
         except Exception as exc:  # noqa: BLE001 - a mapping that raises when read is malformed
@@ -407,8 +435,8 @@ class _Reader:
             items: Any = None
             if isinstance(sch, Mapping):
                 most = sch.get("maxItems")
-                if isinstance(most, int) and n > most and n > MAX_UNREAD_ITEMS:
-                    self.own(ptr, f"must have at most {most} items", most, f"list of length {n}")
+                if isinstance(most, int) and n > most:
+                    self.own(ptr, f"must have at most {most} items", most, _found_list(value, n))
                     return None
                 misfit = _misfit(sch, value)
                 if misfit is not None and n > MAX_UNREAD_ITEMS:
@@ -426,6 +454,19 @@ class _Reader:
         for i, v in enumerate(elements):
             stack.append((v, child, f"{ptr}/{i}", depth + 1, out, i))
         return out
+
+
+def _found_list(value: list[Any] | tuple[Any, ...], n: int) -> Any:
+    """What jsonschema would report as ``found`` for an array it was not given to read: the
+    array when it prints in 200 characters, else ``"list of length n"`` (as
+    :func:`schema_violations` does)."""
+    if 3 * n > 200:  # each item prints as at least one character and a ", "
+        return f"list of length {n}"
+    try:
+        copy = _Reader().read(_OUTSIDE, value)
+    except _TooBig:
+        return f"list of length {n}"
+    return f"list of length {n}" if _longer_than(copy, 200) else copy
 
 
 @dataclass(frozen=True)
