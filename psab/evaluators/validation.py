@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from psab.contract import OversizedNumber, Violation
+from psab.contract import MAX_ECHO_INT_BITS, OversizedNumber, Violation
 from psab.evaluators.tolerance import field_pattern
 
 #: Largest magnitude accepted for any number in an answer.
@@ -276,6 +276,10 @@ _OUTSIDE: Any = object()  # schema of a value no schema describes (an unexpected
 _NOT_JSON = "must be a JSON value (object, array, string, number, boolean or null)"
 
 
+def _too_wide(number: int) -> OversizedNumber:
+    return OversizedNumber(int(number.bit_length() * 0.30103) + 1)  # about its digits
+
+
 class _TooBig(Exception):
     def __init__(self, violation: Violation) -> None:
         super().__init__(violation.constraint)
@@ -351,6 +355,10 @@ class _Reader:
                 if misfit is not None:
                     self.own(ptr, misfit[0], misfit[1], value)
                 parent[key] = None if misfit is not None else value
+            elif kind is int and value.bit_length() > MAX_ECHO_INT_BITS:
+                # too wide to print (jsonschema's messages would raise): kept as the marker
+                # an over-long literal in a file becomes
+                parent[key] = _too_wide(value)
             elif value is None or kind is str or kind is float or kind is int or kind is bool or kind is OversizedNumber:
                 parent[key] = value
             elif isinstance(value, Mapping):
@@ -366,7 +374,8 @@ class _Reader:
             if isinstance(value, str):
                 return str.__str__(value)
             if isinstance(value, numbers.Integral):
-                return operator.index(value)
+                number = operator.index(value)
+                return number if number.bit_length() <= MAX_ECHO_INT_BITS else _too_wide(number)
             if isinstance(value, numbers.Real):
                 return float(value)
         except Exception:  # noqa: BLE001, S110 - a number type that cannot convert is not JSON
