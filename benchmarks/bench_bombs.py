@@ -12,7 +12,13 @@ peak of one evaluation (a second, traced run; numpy registers its allocations th
 growth of the process's peak RSS over the warmed-up baseline; the most violations listed and
 the largest result JSON.
 
-Usage: ``python benchmarks/bench_bombs.py [--bomb NAME ...] [--family ID ...]``.
+``--fuzz N`` instead evaluates N seeded random hostile solutions per family (Python objects
+and JSON text: huge integers, lone surrogates, non-JSON objects, raising mappings, long arrays
+and strings, deep nesting, floods of fields, NaN — placed at a random node of the reference
+answer, in the rationale or in an extra key) and reports answers tried, raised, worst time
+and worst ``tracemalloc`` peak.
+
+Usage: ``python benchmarks/bench_bombs.py [--bomb NAME ...] [--family ID ...] [--fuzz N]``.
 """
 
 from __future__ import annotations
@@ -137,6 +143,136 @@ def _nest(depth: int) -> Any:
     return v
 
 
+class _Raising(dict):  # a mapping whose reading raises
+    def items(self):  # type: ignore[override]
+        raise RuntimeError("hostile mapping")
+
+    def __iter__(self):  # type: ignore[override]
+        raise RuntimeError("hostile mapping")
+
+
+def _hostile(rng: Any) -> Any:
+    """One hostile Python value."""
+    k = rng.randrange(14)
+    if k == 0:
+        return rng.choice([10**5000, -(10**4400), 10**400])
+    if k == 1:
+        return rng.choice([1 + 2j, {1, 2}, frozenset(), b"x", range(3), object()])
+    if k == 2:
+        return _Raising(a=1)
+    if k == 3:
+        return "".join(chr(rng.choice([0xD800, 0xDFFF, 0x41, 0xE9])) for _ in range(rng.randint(1, 6)))
+    if k == 4:
+        return [rng.random()] * rng.choice([25, 101, 10_000, 1_000_000])
+    if k == 5:
+        return "s" * rng.choice([300, 5000, 1_000_000])
+    if k == 6:
+        return _nest(rng.choice([10, 65, 5000]))
+    if k == 7:
+        return {f"\ud800{i}" if rng.random() < 0.5 else f"x{i}": i for i in range(rng.choice([3, 150, 20_000]))}
+    if k == 8:
+        return rng.choice([float("nan"), float("inf"), -1e300, 1e13])
+    if k == 9:
+        return {chr(0xD800): rng.random()}
+    if k == 10:
+        return [{}] * rng.choice([10, 100_000])
+    if k == 11:
+        return {1: 2, (3,): 4}
+    if k == 12:
+        return tuple(rng.random() for _ in range(rng.randint(0, 30)))
+    return None
+
+
+_LITERALS = ["7" * 5000, "-" + "9" * 4301, "1" * 150, '"\\ud800"', '"\\udfff\\ud800x"', "1e99999", "NaN",
+             "[" * 70 + "]" * 70, "[" * 100_000, "[" + ",".join(["{}"] * 100_000) + "]", '"' + "s" * 100_000 + '"']
+
+
+def _place(answer: Any, rng: Any, value: Any) -> Any:
+    """A copy of ``answer`` with one random node replaced by ``value``."""
+    out = json.loads(json.dumps(answer))
+    node: Any = out
+    for _ in range(rng.randint(0, 4)):
+        kids = list(node) if isinstance(node, dict) else list(range(len(node))) if isinstance(node, list) else []
+        if not kids:
+            break
+        k = rng.choice(kids)
+        if not isinstance(node[k], (dict, list)) or rng.random() < 0.3:
+            node[k] = value
+            return out
+        node = node[k]
+    if isinstance(node, dict):
+        node[rng.choice(list(node) + ["extra"])] = value
+    elif isinstance(node, list) and node:
+        node[rng.randrange(len(node))] = value
+    return out
+
+
+def fuzz(n: int, families: list[str]) -> None:
+    import random
+
+    import psab
+    from psab.io import SolutionProblem, parse_solution_text
+    from psab.paths import case_dir
+
+    tried = raised = 0
+    worst_s, worst_mb, worst_s_what, worst_mb_what = 0.0, 0.0, "", ""
+    errors: list[str] = []
+    for f in families:
+        rng = random.Random(f"psab-fuzz-{f}")
+        task = psab.load_case(case_dir(f))
+        ref = psab.solve(task).answer
+        psab.evaluate(task, {"answer": ref})
+        for i in range(n):
+            kind = rng.choice(["api", "api", "text"])
+            if kind == "api":
+                where = rng.choice(["field", "field", "field", "rationale", "key"])
+                value = _hostile(rng)
+                try:
+                    if where == "field":
+                        solution: Any = {"answer": _place(ref, rng, value)}
+                    elif where == "rationale":
+                        solution = {"answer": ref, "rationale": value, "task_id": value}
+                    else:
+                        solution = {"answer": ref, "x": {"k": value}}
+                except (TypeError, ValueError, RecursionError):  # json round trip of the reference only
+                    continue
+            else:
+                literal = rng.choice(_LITERALS)
+                where = rng.choice(["field", "rationale", "extra"])
+                marker = "__PSAB_FUZZ__"
+                doc = json.dumps({"answer": _place(ref, rng, marker)} if where == "field" else
+                                 {"answer": ref, where: marker}).replace(f'"{marker}"', literal).encode("utf-8")
+            tried += 1
+            what = f"{f} #{i} ({kind}, {where})"
+            tracemalloc.start()
+            t0 = time.perf_counter()
+            try:
+                if kind == "text":  # parsing is part of the cost, as in the runner
+                    try:
+                        solution = parse_solution_text(doc)
+                    except SolutionProblem:
+                        solution = None  # rejected before evaluation (evaluate(path) reports it)
+                if solution is not None:
+                    result = psab.evaluate(task, solution)
+                    result.to_json().encode("utf-8")
+                    if "evaluator_error" in result.evidence:
+                        raise RuntimeError(result.evidence["evaluator_error"])
+            except Exception as exc:  # noqa: BLE001 - counting is the point
+                raised += 1
+                errors.append(f"{what}: {type(exc).__name__}: {str(exc)[:120]}")
+            elapsed = time.perf_counter() - t0
+            peak = tracemalloc.get_traced_memory()[1] / MB
+            tracemalloc.stop()
+            if elapsed > worst_s:
+                worst_s, worst_s_what = elapsed, what
+            if peak > worst_mb:
+                worst_mb, worst_mb_what = peak, what
+    print(f"fuzz: {tried} answers tried over {len(families)} families, {raised} raised; worst time {worst_s:.3f} s "
+          f"({worst_s_what}, traced), worst tracemalloc peak {worst_mb:.1f} MB ({worst_mb_what})")
+    for e in errors[:20]:
+        print("  ", e)
+
+
 def child(bomb: str, families: list[str]) -> None:
     import psab
     from psab.paths import case_dir
@@ -184,6 +320,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--bomb", action="append")
     ap.add_argument("--family", action="append")
+    ap.add_argument("--fuzz", type=int, metavar="N", help="N random hostile solutions per family instead")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args()
     import psab
@@ -191,6 +328,9 @@ def main() -> None:
     families = args.family or [s.id for s in psab.families()]
     if args.child:
         child(args.child, families)
+        return
+    if args.fuzz:
+        fuzz(args.fuzz, families)
         return
     from common import print_table
 
