@@ -296,3 +296,22 @@ def test_answer_violations_keeps_its_contract() -> None:
     assert answer_violations(schema, {"q_injection_mvar": {"B3": 1.0, "B4": 0, "B7": 0}}) == []
     assert [v.field for v in answer_violations(schema, None)] == [""]
     assert sys.int_info.default_max_str_digits == 4300  # the limit HUGE exceeds
+
+
+def test_psab_evaluate_on_an_ascii_terminal(tmp_path: Path) -> None:
+    """A terminal that cannot encode the agent's text: escapes, not "internal error"; --json
+    stays valid JSON."""
+    import os
+    import subprocess
+
+    path = tmp_path / "solution.json"
+    path.write_text('{"answer": {"\\u00e9\\ud800": 1}}')
+    root = str(Path(__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONIOENCODING": "ascii", "PYTHONPATH": root}
+    for flags in ([], ["--json"]):
+        proc = subprocess.run([sys.executable, "-m", "psab.cli", "evaluate", str(case_dir("pf_voltage_repair")), str(path),
+                               *flags], capture_output=True, env=env, check=False)
+        assert proc.returncode == 0 and b"internal error" not in proc.stderr, proc.stderr
+        if flags:
+            fields = [v["field"] for v in json.loads(proc.stdout)["violations"]]
+            assert "/\u00e9\\ud800" in fields
