@@ -1,7 +1,11 @@
 """Answer validation: every malformed field of an answer becomes one violation.
 
-Two passes. The first walks the answer for numbers JSON Schema lets through but physics
-cannot use — NaN, ±Infinity (Python's json module reads them), and magnitudes beyond
+The answer is first read once, iteratively and within fixed budgets, into a plain-JSON copy
+(:func:`check_answer`): lengths and shapes are checked against the schema before elements
+are read, Python objects that are not JSON become violations, and the violations listed are
+capped with the rest counted. The copy then goes through two passes. The first walks it
+for numbers JSON Schema lets through but physics cannot use — NaN, ±Infinity (Python's json
+module reads them), and magnitudes beyond
 :data:`MAX_MAGNITUDE`, which no quantity in a compact case reaches and which would overflow
 the arithmetic downstream. The second validates against the task's submission schema with
 jsonschema, reporting a missing field at its own pointer (``/schedule/3/p_mw``), an
@@ -221,23 +225,24 @@ def _fast_valid(schema: Mapping[str, Any], value: Any) -> bool:
 def _longer_than(value: Mapping[str, Any] | list[Any], limit: int) -> bool:
     """``len(str(value)) > limit`` without building the text of a large value.
 
-    A lower bound on the text's length (each string at least its length plus quotes, each
-    number its digits, separators) is summed first, stopping once past ``limit``; only a value
-    whose bound stays within it — a few short items — is printed to decide exactly. An integer
-    too long to print (over 4300 digits) is never printed.
+    A lower bound on the text's length (a string its length and two quotes, an integer its
+    digits, anything else one character; brackets, and ``", "`` or ``": "`` between items) is
+    summed first, stopping once past ``limit``; only a value whose bound stays within it — a
+    few short items — is printed to decide exactly. An integer too long to print (over 4300
+    digits) is never printed.
     """
     total = 0
     stack: list[Any] = [value]
     while stack:
         v = stack.pop()
         if isinstance(v, str):
-            total += len(v) + 4
+            total += len(v) + 2
         elif isinstance(v, Mapping):
-            total += 2 + 4 * len(v)
+            total += 4 * len(v) if v else 2  # {} and per entry ": ", with ", " between
             stack.extend(v.keys())
             stack.extend(v.values())
         elif isinstance(v, (list, tuple)):
-            total += 2 + 2 * len(v)
+            total += 2 * len(v) if v else 2  # [] and ", " between
             stack.extend(v)
         elif isinstance(v, int) and not isinstance(v, bool):
             total += max(1, int(v.bit_length() * 0.30102))
