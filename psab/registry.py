@@ -18,7 +18,7 @@ from psab.backends import BACKENDS
 from psab.contract import SCORING_KINDS, Task, Violation
 from psab.errors import InvalidTaskError, UnknownFamilyError
 
-#: The eight areas of the benchmark (families.md), id → English and Russian titles.
+#: The eight areas of the benchmark (docs/families.md §1–§8), id → English and Russian titles.
 AREAS: dict[str, tuple[str, str]] = {
     "network": ("Network analysis and operating constraints", "Анализ сети и режимные ограничения"),
     "short_circuit_protection": ("Short circuit and protection", "Короткие замыкания и релейная защита"),
@@ -41,8 +41,7 @@ AREAS: dict[str, tuple[str, str]] = {
 
 CONFIDENCE_LEVELS = ("high", "medium", "low")
 
-#: How much of the method a task's statement spells out (families.md, "Every statement is
-#: well-posed, in two presentations"): ``guided`` gives the method step by step (the paper's
+#: How much of the method a task's statement spells out (docs/families.md, "Presentations"): ``guided`` gives the method step by step (the paper's
 #: tasks, the default); ``expert`` names the standard, edition and clause, the quantities and
 #: the case's own choices where the standard leaves one open — no formula, no step list.
 PRESENTATION_LEVELS = ("guided", "expert")
@@ -103,7 +102,7 @@ class FamilySpec:
     Parameters
     ----------
     id, area, scoring_kind, confidence, version
-        Identity and classification (``families.md``); bump ``version`` whenever a change
+        Identity and classification (``docs/families.md``); bump ``version`` whenever a change
         could alter a verdict.
     provenance
         Source entries: ``title``, ``locator`` (DOI, clause or full citation), ``note`` (how

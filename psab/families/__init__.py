@@ -1,7 +1,7 @@
 """One module per family, each ending with ``SPEC = register(FamilySpec(...))``.
 
 :data:`FAMILY_MODULES` is the explicit list the registry loads, in catalogue order
-(``families.md``); a test checks it against the files in this directory.
+(``docs/families.md``); a test checks it against the files in this directory.
 """
 
 FAMILY_MODULES: tuple[str, ...] = (
@@ -25,6 +25,11 @@ FAMILY_MODULES: tuple[str, ...] = (
     "dispatch_uncertainty",
     "hydro_thermal_storage_uc",
     "n1_generation_commitment",
+    # 7. Power quality, standards, assets, and cybersecurity
+    "en50160_voltage_compliance",
+    "power_quality_event_classification",
+    "harmonic_ieee519_compliance",
+    "transformer_thermal_loading",
     # 8. Forecasting under uncertainty
     "wind_power_forecast",
     "wind_prediction_interval",

@@ -82,6 +82,10 @@ def heldout_task_id(family_id: str, index: int, level: int = 1) -> str:
     return f"{family_id}-heldout-{index:05d}" if level == 1 else f"{family_id}-heldout-L{level}-{index:05d}"
 
 
+def _at_level(level: int) -> str:
+    return "" if level == 1 else f", level {level}"
+
+
 def check_level(spec: FamilySpec, level: int) -> None:
     """Refuse a difficulty level the family's generator does not offer."""
     if isinstance(level, bool) or not isinstance(level, int) or level not in spec.levels:
@@ -520,7 +524,7 @@ def generate(family_id: str, seed: int | str, index: int, backend: str = "surrog
             spec.check_inputs(task)
         except InvalidTaskError as exc:
             raise GenerationError(
-                f"family {family_id}, level {level}, index {index}, attempt {attempt}: the generator drew inputs "
+                f"family {family_id}{_at_level(level)}, index {index}, attempt {attempt}: the generator drew inputs "
                 f"outside the family's input schema ({exc}); fix the generator"
             ) from None
         r = rejection(spec, task, backend, public_digest)
@@ -530,7 +534,7 @@ def generate(family_id: str, seed: int | str, index: int, backend: str = "surrog
         kinds.append(r.kind)
     tail = "; ".join(rejections[-3:])
     error = GenerationError(
-        f"family {family_id}, level {level}, index {index}: no acceptable draw in {spec.redraw_budget} attempts ({tail})"
+        f"family {family_id}{_at_level(level)}, index {index}: no acceptable draw in {spec.redraw_budget} attempts ({tail})"
     )
     error.rejection_kinds = tuple(kinds)  # type: ignore[attr-defined] # for validation's tally
     raise error

@@ -61,7 +61,11 @@ def _created(text: str) -> str:
 
 
 def _area_title(area: str) -> str:
-    return area.replace("_", " ")
+    """The registry's English title of an area ("Microgrids and dispatch"); an area this
+    installation does not know (an old run) keeps its id, made readable."""
+    from psab.registry import AREAS
+
+    return AREAS[area][0] if area in AREAS else area.replace("_", " ")
 
 
 def _ci_cell(ci: Interval | None) -> doc.Cell:
