@@ -265,7 +265,7 @@ SPEC = register(
         accept=accept,
         inputs_schema=_wind.INPUTS_SCHEMA,
         # A forecast value nudged 5 % towards the realized power is a better forecast, and the
-        # forecast score caps every better-than-reference answer at 1 (families.md, scoring kinds).
+        # forecast score caps every better-than-reference answer at 1 (docs/families.md, scoring kinds).
         mutation_exempt=("/power_mw/*",),
         trivial_answer=trivial_answer,
         expert=EXPERT,
