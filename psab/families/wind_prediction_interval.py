@@ -220,7 +220,8 @@ PRESENTATION = {
         ),
         "answer_notes": (
             "lower_mw and upper_mw: one value per hour, 0 ≤ lower ≤ upper ≤ available capacity (±1e-6 MW). Feasible "
-            "only if at least min_hits of the 24 realized values lie in their intervals, min_hits being the largest k "
+            "only if at least min_hits of the 24 realized values lie in their intervals (within 1e-6 MW of a bound counts as "
+            "inside), min_hits being the largest k "
             "with P(X < k) ≤ 1 − coverage_confidence for X ~ Binomial(24, nominal_coverage) (e.g. 19 at 90 %, 16 at "
             "80 %, confidence 0.95). Score = min(1, reference mean width / your mean width); the interval (Winkler) "
             "score is reported in the evidence."
@@ -247,7 +248,8 @@ PRESENTATION = {
         ),
         "answer_notes": (
             "lower_mw и upper_mw: по одному значению на час, 0 ≤ нижняя ≤ верхняя ≤ располагаемая мощность (±1e-6 "
-            "МВт). Ответ допустим, только если не менее min_hits из 24 фактических значений попали в свои интервалы; "
+            "МВт). Ответ допустим, только если не менее min_hits из 24 фактических значений попали в свои интервалы "
+            "(значение в пределах 1e-6 МВт от границы считается попавшим); "
             "min_hits — наибольшее k, при котором P(X < k) ≤ 1 − coverage_confidence для X ~ Bin(24, "
             "nominal_coverage) (например, 19 при 90 %, 16 при 80 %, доверительная вероятность 0,95). Оценка = min(1, "
             "средняя ширина эталона / средняя ширина ответа); интервальная оценка Винклера приводится в evidence."
