@@ -30,6 +30,9 @@ FAMILY_MODULES: tuple[str, ...] = (
     "power_quality_event_classification",
     "harmonic_ieee519_compliance",
     "transformer_thermal_loading",
+    # 8. Forecasting under uncertainty
+    "wind_power_forecast",
+    "wind_prediction_interval",
 )
 
 
