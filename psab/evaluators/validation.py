@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from psab.contract import Violation
+from psab.jsonpointer import escape, pointer
 
 #: Largest magnitude accepted for any number in an answer.
 MAX_MAGNITUDE = 1e12
@@ -39,10 +40,6 @@ def nesting_depth(value: Any, limit: int = MAX_DEPTH) -> int:
     return deepest
 
 
-def _pointer(parts: Any) -> str:
-    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
-
-
 def number_violations(value: Any, pointer: str = "") -> list[Violation]:
     """Non-finite or absurdly large numbers anywhere in ``value``."""
     out: list[Violation] = []
@@ -60,7 +57,7 @@ def number_violations(value: Any, pointer: str = "") -> list[Violation]:
             if abs(v) > MAX_MAGNITUDE:
                 out.append(Violation(ptr, f"magnitude must not exceed {MAX_MAGNITUDE:g}", f"|x| <= {MAX_MAGNITUDE:g}", float(v) if abs(v) < 1e300 else "huge integer"))
         elif isinstance(v, Mapping):
-            stack.extend((f"{ptr}/{_pointer([k])[1:]}", x) for k, x in v.items())
+            stack.extend((f"{ptr}/{escape(k)}", x) for k, x in v.items())
         elif isinstance(v, (list, tuple)):
             stack.extend((f"{ptr}/{i}", x) for i, x in enumerate(v))
     out.sort(key=lambda x: x.field)
@@ -117,20 +114,20 @@ def schema_violations(schema: Mapping[str, Any], instance: Any) -> list[Violatio
         if err.validator == "required" and isinstance(err.instance, Mapping):
             for name in err.validator_value:
                 if name not in err.instance:
-                    ptr = _pointer([*base, name])
+                    ptr = pointer([*base, name])
                     by_pointer.setdefault(ptr, Violation(ptr, "required field is missing", "present", None))
             continue
         if err.validator == "additionalProperties" and isinstance(err.instance, Mapping):
             allowed = set(err.schema.get("properties", {}))
             for name in err.instance:
                 if name not in allowed:
-                    ptr = _pointer([*base, name])
+                    ptr = pointer([*base, name])
                     by_pointer.setdefault(
                         ptr,
                         Violation(ptr, "unexpected field (not in the submission schema)", sorted(allowed), name),
                     )
             continue
-        ptr = _pointer(base)
+        ptr = pointer(base)
         if ptr in by_pointer:
             continue
         constraint, expected = _describe(err)

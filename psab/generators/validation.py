@@ -50,8 +50,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from psab.generators.acceptance import REJECTION_KINDS, instance_digest, pointer
+from psab.generators.acceptance import REJECTION_KINDS, instance_digest
 from psab.generators.parallel import DrawOutcome
+from psab.jsonpointer import pointer
 
 #: Mean CV below which a family's variants count as near-duplicates.
 DEFAULT_MIN_CV = 0.01
