@@ -237,7 +237,7 @@ def validate_generators(families: Sequence[str], variants: int, seed: int | str,
 def report(rows: Iterable[FamilyValidation], *, variants: int, seed_commitment: str, backend: str,
            min_cv: float) -> dict[str, Any]:
     """The machine-readable validation report (never the seed: its commitment)."""
-    from psab import __version__
+    from psab.version import __version__
 
     rows = list(rows)
     return {
