@@ -33,7 +33,15 @@ from psab.errors import RunnerError
 from psab.reports import tasks as _tasks
 from psab.reports.qc import _case_name
 from psab.runner.execute import SCORED, _summary
-from psab.runner.store import PRIVATE, RECORDS, RunDir, check_seed, record_line, write_atomic
+from psab.runner.store import (
+    PRIVATE,
+    RECORDS,
+    RunDir,
+    attempt_path,
+    check_seed,
+    record_line,
+    write_atomic,
+)
 
 #: Scores closer than this are the same score (evaluation is deterministic; this absorbs nothing
 #: but a JSON round trip).
@@ -132,7 +140,6 @@ def regrade(run_dir: str | Path, *, seed: str | None = None, write: bool = False
             else:
                 assert seed is not None
                 got = _tasks.heldout_task(rec, seed, backend, cache)
-            base = rd.artifacts_root(split) / str(rec["agent"]) / str(rec["task_id"])
             attempts = out_rec.get("attempts") or []
             for att in attempts:
                 if att.get("class") != SCORED:
@@ -143,7 +150,7 @@ def regrade(run_dir: str | Path, *, seed: str | None = None, write: bool = False
                     continue
                 assert got.task is not None
                 n = int(att.get("n", 1))
-                adir = base / f"attempt-{n}"
+                adir = rd.attempt_dir(split, str(rec["agent"]), str(rec["task_id"]), n)
                 sol_path = adir / "solution.json"
                 try:
                     data = sol_path.read_bytes()
@@ -170,7 +177,7 @@ def regrade(run_dir: str | Path, *, seed: str | None = None, write: bool = False
                 att["regrade"] = {"old_result": old, "old_evaluator_version": old_version,
                                   "evaluator_version": new_version, "case": got.status}
                 att["result"] = _summary(result)
-                prefix = f"{rec['agent']}/{rec['task_id']}/attempt-{n}/"
+                prefix = attempt_path(str(rec["agent"]), str(rec["task_id"]), n) + "/"
                 new_files[split][prefix + "solution.json"] = data
                 new_files[split][prefix + "result.json"] = result.to_json().encode()
             if attempts:
