@@ -22,7 +22,6 @@ its private records present.
 
 from __future__ import annotations
 
-import copy
 import datetime as _dt
 import json
 from dataclasses import asdict, dataclass, field
@@ -30,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from psab.errors import RunnerError
+from psab.jsonpointer import clone
 from psab.reports import tasks as _tasks
 from psab.reports.qc import _case_name
 from psab.runner.execute import SCORED, _summary
@@ -134,7 +134,7 @@ def regrade(run_dir: str | Path, *, seed: str | None = None, write: bool = False
     new_files: dict[str, dict[str, bytes]] = {s: {} for s in splits}
     for split in splits:
         for rec in rd.records(split):
-            out_rec = copy.deepcopy(rec)
+            out_rec = clone(rec)
             if split == "public":
                 got = _tasks.public_task(rec, cache, stored=rd.stored_task_dir(str(rec["task_id"])))
             else:
