@@ -115,8 +115,9 @@ def evaluate(
     return _evaluate(task, solution, backend)
 
 
-def generate(family_id: str, seed: int | str, index: int, backend: str = "surrogate") -> Task:
-    """Held-out case ``index`` of ``family_id`` drawn under the private ``seed``.
+def generate(family_id: str, seed: int | str, index: int, backend: str = "surrogate", level: int = 1) -> Task:
+    """Held-out case ``index`` of ``family_id`` at difficulty ``level`` drawn under the private
+    ``seed`` (``FamilySpec.levels`` lists the levels a family offers; 1 is the public case's kind).
 
     The draw is accepted only when the reference solves it and scores 1, the family's
     acceptance rules hold, and no small perturbation of the reference does better; the
@@ -124,4 +125,4 @@ def generate(family_id: str, seed: int | str, index: int, backend: str = "surrog
     """
     from psab.generators.acceptance import generate as _generate
 
-    return _generate(family_id, seed, index, backend).task
+    return _generate(family_id, seed, index, backend, level).task

@@ -15,6 +15,8 @@ class CheckReport:
     header: tuple[str, ...]
     rows: list[tuple[str, ...]] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
+    #: What families still lack of a complete family (the conformance suite requires none).
+    missing: list[str] = field(default_factory=list)
     summary: str = ""
 
 
@@ -27,7 +29,8 @@ def run_checks(backends: Sequence[str] | None = None, families: Sequence[str] | 
     wanted = list(backends) if backends else [b for b in _backends.BACKENDS if _backends.available(b)]
     for b in wanted:
         _backends.require(b)
-    report = CheckReport(header=("family", "kind", "artifacts", "sample", *[f"reference:{b}" for b in wanted], "golden"))
+    report = CheckReport(header=("family", "kind", "artifacts", "sample", *[f"reference:{b}" for b in wanted], "golden",
+                                 "complete"))
     specs = [s for s in psab.families() if not families or s.id in families]
     n_golden = n_golden_ok = 0
     for spec in specs:
@@ -41,7 +44,7 @@ def run_checks(backends: Sequence[str] | None = None, families: Sequence[str] | 
             row.append("ok" if len(report.failures) == fails_before else "STALE")
         except psab.PsabError as exc:
             report.failures.append(f"{spec.id}: {exc}")
-            report.rows.append((*row, "INVALID", *["-"] * (len(report.header) - 3)))
+            report.rows.append((*row, "INVALID", *["-"] * (len(report.header) - 4)))
             continue
         sample = psab.evaluate(task, case_dir(spec.id) / "solution.json")
         row.append(f"{sample.score:.3f}" if sample.feasible else "infeasible")
@@ -73,10 +76,15 @@ def run_checks(backends: Sequence[str] | None = None, families: Sequence[str] | 
         n_golden += len(cases)
         n_golden_ok += passed
         row.append(f"{passed}/{len(cases)}" if cases else "-")
+        # What the family still lacks of a complete one (docs/adding-a-family.md), said in full.
+        missing = spec.missing_pieces() + ([] if cases else ["a golden case (golden/<id>/<case>/)"])
+        row.append("yes" if not missing else f"{len(missing)} missing")
+        report.missing.extend(f"{spec.id}: {m}" for m in missing)
         report.rows.append(tuple(row))
     ok = not report.failures
     report.summary = (
         f"{len(specs)} families, backends: {', '.join(wanted)}; golden cases {n_golden_ok}/{n_golden}; "
         + ("all checks passed" if ok else f"{len(report.failures)} failures")
+        + (f"; {len(report.missing)} pieces missing (listed below)" if report.missing else "")
     )
     return report

@@ -141,6 +141,9 @@ class Task:
     provenance: list[dict[str, Any]]
     presentation: dict[str, dict[str, Any]]
     key: dict[str, Any] | None = field(default=None, compare=True)
+    #: Only in an agent's view (:func:`psab.views.agent_view`): the judging backend and the
+    #: presentation level. A stored case has none.
+    judging: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The agent view: everything but the key."""
@@ -159,7 +162,7 @@ class Task:
             "tolerances": self.tolerances,
             "provenance": list(self.provenance),
             "presentation": self.presentation,
-        }
+        } | ({"judging": dict(self.judging)} if self.judging is not None else {})
 
     def to_json(self) -> str:
         return dumps(self.to_dict())
@@ -202,6 +205,7 @@ class Task:
             provenance=list(data["provenance"]),
             presentation=data["presentation"],
             key=dict(key) if key is not None else None,
+            judging=dict(data["judging"]) if "judging" in data else None,
         )
 
     @classmethod

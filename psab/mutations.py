@@ -64,3 +64,20 @@ def mutations(answer: Mapping[str, Any], schema: Mapping[str, Any] | None = None
         # dropping: every object field (top level and nested)
         if isinstance(get(base, path[:-1]), Mapping):
             yield Mutation("drop_field", where, removed(base, path), path[-1], None)
+
+
+def realistic_mistake(answer: Mapping[str, Any], schema: Mapping[str, Any] | None, task_id: str,
+                      seed: int = 0) -> Mutation | None:
+    """The one mistake the built-in ``mutant`` agent makes in ``answer``, chosen reproducibly
+    per (``seed``, ``task_id``): first the kind of mistake, so that answers with many numbers
+    do not make every mutant a numeric one, then where. ``None`` when no mutation applies."""
+    import hashlib
+    import random
+
+    candidates = list(mutations(answer, schema))
+    if not candidates:
+        return None
+    digest = hashlib.sha256(f"{seed}:{task_id}".encode()).digest()
+    rng = random.Random(int.from_bytes(digest[:8], "big"))
+    kind = rng.choice(sorted({m.kind for m in candidates}))
+    return rng.choice([m for m in candidates if m.kind == kind])

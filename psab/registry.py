@@ -19,7 +19,7 @@ from psab.backends import BACKENDS
 from psab.contract import SCORING_KINDS, Task, Violation
 from psab.errors import InvalidTaskError, UnknownFamilyError
 
-#: The eight areas of the benchmark (families.md), id → English and Russian titles.
+#: The eight areas of the benchmark (docs/families.md §1–§8), id → English and Russian titles.
 AREAS: dict[str, tuple[str, str]] = {
     "network": ("Network analysis and operating constraints", "Анализ сети и режимные ограничения"),
     "short_circuit_protection": ("Short circuit and protection", "Короткие замыкания и релейная защита"),
@@ -43,7 +43,7 @@ AREAS: dict[str, tuple[str, str]] = {
 CONFIDENCE_LEVELS = ("high", "medium", "low")
 
 #: The family modules under :mod:`psab.families` the registry loads, in catalogue order
-#: (``families.md``): add a new family's module name here.
+#: (``docs/families.md``): add a new family's module name here.
 FAMILY_MODULES: tuple[str, ...] = (
     # 1. Network analysis and operating constraints
     "ybus_construction",
@@ -66,6 +66,11 @@ FAMILY_MODULES: tuple[str, ...] = (
     "hydro_thermal_storage_uc",
     "n1_generation_commitment",
 )
+
+#: How much of the method a task's statement spells out (docs/families.md, "Presentations"): ``guided`` gives the method step by step (the paper's
+#: tasks, the default); ``expert`` names the standard, edition and clause, the quantities and
+#: the case's own choices where the standard leaves one open — no formula, no step list.
+PRESENTATION_LEVELS = ("guided", "expert")
 
 
 @dataclass(frozen=True)
@@ -111,8 +116,9 @@ class Generated:
 SolveFn = Callable[[Task, str], Reference]
 #: ``evaluate(task, answer, ctx) -> Assessment`` — ``answer`` already satisfies the schema.
 EvaluateFn = Callable[[Task, dict[str, Any], Any], Assessment]
-#: ``generate(public_task, rng) -> Generated``
-GenerateFn = Callable[[Task, Any], Generated]
+#: ``generate(public_task, rng) -> Generated``, or ``generate(public_task, rng, level)`` for a
+#: family that declares more than one difficulty level.
+GenerateFn = Callable[..., Generated]
 
 
 @dataclass(frozen=True)
@@ -122,7 +128,7 @@ class FamilySpec:
     Parameters
     ----------
     id, area, scoring_kind, confidence, version
-        Identity and classification (``families.md``); bump ``version`` whenever a change
+        Identity and classification (``docs/families.md``); bump ``version`` whenever a change
         could alter a verdict.
     provenance
         Source entries: ``title``, ``locator`` (DOI, clause or full citation), ``note`` (how
@@ -173,6 +179,25 @@ class FamilySpec:
         Share of K validation variants that must be distinct instances (``psab
         validate-generators``). 1 for continuous families; a categorical family drawing from a
         small discrete set (a fault location among a few sections) declares less.
+    expert
+        The expert presentation: ``{"en": {"statement": ...}, "ru": {"statement": ...}}`` — the
+        standard, edition and clause, the quantities asked and the case's own choices where the
+        standard leaves one open; no formula, no factor, no step list. Title, answer notes, hard
+        constraints, inputs, evaluator and reference are the guided presentation's.
+    judged_by
+        Per declared backend, ``{"en": ..., "ru": ...}``: which physics judges an answer under
+        that backend and by which rule (an agent is told it in its instructions, so that no
+        answer is right under one backend and wrong under the one the agent was not told of).
+    naive_answer
+        Optional ``task -> answer``: the naive baseline — what an engineer following the guided
+        text's simplest reading would submit (nominal values where the case says otherwise, a
+        skipped correction factor, a merit-order schedule that ignores a coupling). The
+        difficulty table (``benchmarks/bench_difficulty.py``) scores it per level, so it shows
+        where the levels make a family harder.
+    levels
+        Difficulty levels the generator honours (``generate(public, rng, level)``): 1 is the
+        public case's kind of instance; higher levels make the engineering harder (more
+        equipment types and couplings, realistic size, data as an engineer receives it).
     """
 
     id: str
@@ -200,6 +225,10 @@ class FamilySpec:
     redraw_budget: int = 20
     trivial_answer: Callable[[Task], dict[str, Any] | None] | None = None
     min_distinct_fraction: float = 1.0
+    expert: Mapping[str, Mapping[str, str]] | None = None
+    judged_by: Mapping[str, Mapping[str, str]] | None = None
+    levels: tuple[int, ...] = (1,)
+    naive_answer: Callable[[Task], dict[str, Any]] | None = None
 
     def __post_init__(self) -> None:
         problems = []
@@ -229,8 +258,42 @@ class FamilySpec:
             problems.append("redraw_budget must be at least 1")
         if not 0.0 < self.min_distinct_fraction <= 1.0:
             problems.append("min_distinct_fraction must lie in (0, 1]")
+        problems += self._presentation_problems()
         if problems:
             raise ValueError(f"FamilySpec {self.id!r}: " + "; ".join(problems))
+
+    def _presentation_problems(self) -> list[str]:
+        problems = []
+        if self.expert is not None:
+            if set(self.expert) != {"en", "ru"} or not all(
+                    isinstance(self.expert[lang].get("statement"), str) and self.expert[lang]["statement"].strip()
+                    for lang in ("en", "ru") if lang in self.expert):
+                problems.append("expert must be {'en': {'statement': ...}, 'ru': {'statement': ...}} with non-empty statements")
+            elif set(self.expert["en"]) - {"statement"} or set(self.expert["ru"]) - {"statement"}:
+                problems.append("expert carries only 'statement' per language (title, notes and constraints are shared)")
+        for backend, words in (self.judged_by or {}).items():
+            if backend not in self.backends:
+                problems.append(f"judged_by names backend {backend!r}, which the family does not declare")
+            elif set(words) != {"en", "ru"} or not all(isinstance(w, str) and w.strip() for w in words.values()):
+                problems.append(f"judged_by[{backend!r}] must be {{'en': ..., 'ru': ...}} with non-empty text")
+        if not self.levels or self.levels[0] != 1 or list(self.levels) != sorted(set(self.levels)) \
+                or not all(isinstance(v, int) and not isinstance(v, bool) for v in self.levels):
+            problems.append("levels must be increasing integers starting at 1")
+        return problems
+
+    def missing_pieces(self) -> list[str]:
+        """What this family still lacks of a complete family (docs/adding-a-family.md): the
+        expert presentation, a judging rule per backend, a second difficulty level. The
+        conformance suite asserts the list is empty; ``psab check`` prints it."""
+        missing = []
+        if self.expert is None:
+            missing.append("an expert presentation (FamilySpec.expert, en and ru)")
+        for backend in self.backends:
+            if backend not in (self.judged_by or {}):
+                missing.append(f"the judging rule under backend {backend!r} (FamilySpec.judged_by, en and ru)")
+        if len(self.levels) < 2:
+            missing.append("a second difficulty level (FamilySpec.levels and generate(public, rng, level))")
+        return missing
 
     # ------------------------------------------------------------------ tasks
 
@@ -262,10 +325,17 @@ class FamilySpec:
             metrics=metrics,
             tolerances=self.task_tolerances(),
             provenance=[dict(p) for p in self.provenance],
-            presentation={lang: {k: list(v) if isinstance(v, tuple | list) else v for k, v in text.items()}
-                          for lang, text in self.presentation.items()},
+            presentation=self._presentation_for_task(),
             key=key,
         )
+
+    def _presentation_for_task(self) -> dict[str, dict[str, Any]]:
+        out = {lang: {k: list(v) if isinstance(v, tuple | list) else v for k, v in text.items()}
+               for lang, text in self.presentation.items()}
+        if self.expert is not None:
+            for lang, text in out.items():
+                text["expert_statement"] = self.expert[lang]["statement"]
+        return out
 
     def public_task(self) -> Task:
         """The family's public case, from ``cases/<id>/``."""

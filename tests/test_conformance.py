@@ -29,10 +29,11 @@ from psab.jsonpointer import parse, schema_at
 from psab.mutations import mutations
 from psab.paths import case_dir
 
-from conftest import need_backend
+from conftest import budget, need_backend
 from families_under_test import FAMILIES, FAMILY_BACKENDS, OPTIMIZE_FAMILIES
 
-GENERATED = 20
+GENERATED = budget(20, 100)  # per family on the surrogate backend
+GENERATED_SIMULATOR = budget(5, 20)  # per family on pandapower (a simulator solve is slower)
 SEED = 20261130
 
 
@@ -90,13 +91,31 @@ def test_reference_objective_is_what_the_evaluator_recomputes(family: str) -> No
 @pytest.mark.parametrize(("family", "backend"), FAMILY_BACKENDS)
 def test_reference_scores_one_on_generated_cases(family: str, backend: str) -> None:
     need_backend(backend)
-    count = GENERATED if backend == "surrogate" else 5
+    count = GENERATED if backend == "surrogate" else GENERATED_SIMULATOR
     for index in range(count):
         task = psab.generate(family, SEED, index, backend=backend)
         assert task.split == "heldout" and str(SEED) not in task.to_json()
         clear_reference_cache()  # judge with a freshly solved reference, not the acceptance loop's
         result = psab.evaluate(task, psab.solve(task, backend), backend)
         assert result.feasible and result.score == 1.0, (index, [v.describe() for v in result.violations])
+
+
+FAMILY_BACKEND_LEVELS = [pytest.param(spec.id, b, level, id=f"{spec.id}-{b}-L{level}")
+                         for spec in psab.families() for b in spec.backends for level in spec.levels[1:]]
+
+
+@pytest.mark.parametrize(("family", "backend", "level"), FAMILY_BACKEND_LEVELS)
+def test_reference_scores_one_on_every_difficulty_level(family: str, backend: str, level: int) -> None:
+    need_backend(backend)
+    spec = psab.get_family(family)
+    for index in range(5 if backend == "surrogate" else 2):
+        task = psab.generate(family, SEED, index, backend=backend, level=level)
+        assert task.id.endswith(f"-L{level}-{index:05d}")
+        clear_reference_cache()
+        result = psab.evaluate(task, psab.solve(task, backend), backend)
+        assert result.feasible and result.score == 1.0, (index, [v.describe() for v in result.violations])
+        if spec.naive_answer is not None and index == 0:
+            _assert_sane(psab.evaluate(task, {"answer": spec.naive_answer(task)}, backend))
 
 
 # ---------------------------------------------------------------- generation

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import copy
+import functools
 import math
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -148,13 +151,20 @@ _leaf = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.floats(allow_
                   st.sampled_from(["B1", "B2", "x", ""]), st.just(1e13))
 
 
+@functools.cache
+def _case_and_variants(family: str) -> tuple[Any, list[Any]]:
+    """The public task and every mutation of its reference answer: the same for every example
+    of a family, so built once (they cost up to 0.3 s per example, most of this test's time)."""
+    task = psab.load_case(case_dir(family))
+    answer = psab.solve(task).answer
+    return task, [m.answer for m in mutations(answer, task.submission_schema)] or [answer]
+
+
 @pytest.mark.parametrize("family", [spec.id for spec in psab.families()])
 @given(data=st.data())
 def test_fast_path_never_accepts_what_jsonschema_rejects(family: str, data: st.DataObject) -> None:
-    task = psab.load_case(case_dir(family))
-    answer = psab.solve(task).answer
-    variants = [m.answer for m in mutations(answer, task.submission_schema)] or [answer]
-    candidate = data.draw(st.sampled_from(variants))
+    task, variants = _case_and_variants(family)
+    candidate = copy.deepcopy(data.draw(st.sampled_from(variants)))  # the cached variants stay pristine
     # and one random leaf replaced by an arbitrary value
     if isinstance(candidate, dict) and candidate:
         key = data.draw(st.sampled_from(sorted(candidate)))

@@ -1,8 +1,10 @@
-"""Physics backends: ``surrogate`` (closed form, always present) and ``pandapower``.
+"""Physics backends: ``surrogate`` (closed form, always present) and the field's simulators.
 
-The pandapower adapter lives in :mod:`psab.backends.pandapower_net` and is imported only
-when a pandapower evaluation runs; :func:`require` checks that the package is installed
-without importing it.
+``pandapower`` (AC power flow, IEC 60909 short circuit, state estimation), ``andes`` (time-domain
+stability) and ``transformer_thermal_model`` (IEC 60076-7 thermal model) are optional extras named
+after their packages. Each adapter lives in ``psab/backends/<name>_*.py`` and is imported only
+when an evaluation under it runs; :func:`require` checks that the package is installed without
+importing it.
 """
 
 from __future__ import annotations
@@ -12,10 +14,11 @@ from functools import cache
 
 from psab.errors import BackendUnavailableError, UnknownBackendError
 
-BACKENDS = ("surrogate", "pandapower")
+BACKENDS = ("surrogate", "pandapower", "andes", "transformer_thermal_model")
 
-_PACKAGES = {"pandapower": "pandapower"}
-_INSTALL_HINT = {"pandapower": "pip install 'psab[pandapower]'"}
+_PACKAGES = {"pandapower": "pandapower", "andes": "andes", "transformer_thermal_model": "transformer_thermal_model"}
+_INSTALL_HINT = {"pandapower": "pip install 'psab[pandapower]'", "andes": "pip install 'psab[andes]'",
+                 "transformer_thermal_model": "pip install 'psab[thermal]'"}
 
 
 @cache

@@ -10,6 +10,35 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+#: The keyword that carries a description's Russian wording beside the English ``description``
+#: (JSON Schema ignores unknown keywords, so validation is unaffected); :func:`localized` turns
+#: a schema into the one language an agent reads.
+RU = "x-description-ru"
+#: The same for a submission schema's ``title``.
+RU_TITLE = "x-title-ru"
+
+
+def words(description: str, ru: str | None = None) -> dict[str, str]:
+    """A ``description`` and, where given, its Russian wording."""
+    return {"description": description} | ({RU: ru} if ru else {})
+
+
+def localized(schema: Any, lang: str) -> Any:
+    """A copy of ``schema`` worded in ``lang``: in Russian every description (and the title)
+    that has a Russian wording takes it; the wording keywords themselves are dropped. Field
+    names, types and bounds never change."""
+    if isinstance(schema, list):
+        return [localized(v, lang) for v in schema]
+    if not isinstance(schema, Mapping):
+        return schema
+    out = {k: localized(v, lang) for k, v in schema.items() if k not in (RU, RU_TITLE)}
+    if lang == "ru":
+        if isinstance(schema.get(RU), str):
+            out["description"] = schema[RU]
+        if isinstance(schema.get(RU_TITLE), str):
+            out["title"] = schema[RU_TITLE]
+    return out
+
 #: Bare fragments for the *input* schemas (the shape of ``public_inputs``, checked before a
 #: family reads a task), where a description would only repeat the field's name. Shared, so
 #: never mutate them.
@@ -20,9 +49,10 @@ NONNEGATIVE: dict[str, Any] = {"type": "number", "minimum": 0}
 
 
 def number(description: str, *, minimum: float | None = None, maximum: float | None = None,
-           exclusive_minimum: float | None = None) -> dict[str, Any]:
-    """A JSON number (integers allowed) with an engineering description including its unit."""
-    out: dict[str, Any] = {"type": "number", "description": description}
+           exclusive_minimum: float | None = None, ru: str | None = None) -> dict[str, Any]:
+    """A JSON number (integers allowed) with an engineering description including its unit
+    (``ru``: the same description in Russian)."""
+    out: dict[str, Any] = {"type": "number", **words(description, ru)}
     if minimum is not None:
         out["minimum"] = minimum
     if maximum is not None:
@@ -32,8 +62,9 @@ def number(description: str, *, minimum: float | None = None, maximum: float | N
     return out
 
 
-def integer(description: str, *, minimum: int | None = None, maximum: int | None = None) -> dict[str, Any]:
-    out: dict[str, Any] = {"type": "integer", "description": description}
+def integer(description: str, *, minimum: int | None = None, maximum: int | None = None,
+            ru: str | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": "integer", **words(description, ru)}
     if minimum is not None:
         out["minimum"] = minimum
     if maximum is not None:
@@ -41,18 +72,19 @@ def integer(description: str, *, minimum: int | None = None, maximum: int | None
     return out
 
 
-def boolean(description: str) -> dict[str, Any]:
-    return {"type": "boolean", "description": description}
+def boolean(description: str, *, ru: str | None = None) -> dict[str, Any]:
+    return {"type": "boolean", **words(description, ru)}
 
 
-def enum(values: Iterable[Any], description: str) -> dict[str, Any]:
-    return {"enum": list(values), "description": description}
+def enum(values: Iterable[Any], description: str, *, ru: str | None = None) -> dict[str, Any]:
+    return {"enum": list(values), **words(description, ru)}
 
 
 def array(items: Mapping[str, Any], description: str, *, length: int | None = None,
-          min_items: int | None = None, max_items: int | None = None, unique: bool = False) -> dict[str, Any]:
+          min_items: int | None = None, max_items: int | None = None, unique: bool = False,
+          ru: str | None = None) -> dict[str, Any]:
     """An array; ``length`` fixes its exact size."""
-    out: dict[str, Any] = {"type": "array", "items": dict(items), "description": description}
+    out: dict[str, Any] = {"type": "array", "items": dict(items), **words(description, ru)}
     if length is not None:
         out["minItems"] = out["maxItems"] = length
     if min_items is not None:
@@ -64,14 +96,15 @@ def array(items: Mapping[str, Any], description: str, *, length: int | None = No
     return out
 
 
-def matrix(rows: int, cols: int, description: str, cell: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def matrix(rows: int, cols: int, description: str, cell: Mapping[str, Any] | None = None, *,
+           ru: str | None = None) -> dict[str, Any]:
     """A ``rows × cols`` array of arrays of numbers."""
     item = dict(cell) if cell is not None else {"type": "number"}
-    return array(array(item, "one row", length=cols), description, length=rows)
+    return array(array(item, "one row", length=cols, ru="одна строка" if ru else None), description, length=rows, ru=ru)
 
 
 def obj(properties: Mapping[str, Mapping[str, Any]], description: str = "", *,
-        optional: Iterable[str] = ()) -> dict[str, Any]:
+        optional: Iterable[str] = (), ru: str | None = None) -> dict[str, Any]:
     """A closed object requiring every property except those named ``optional``."""
     opt = set(optional)
     out: dict[str, Any] = {
@@ -81,11 +114,13 @@ def obj(properties: Mapping[str, Mapping[str, Any]], description: str = "", *,
         "additionalProperties": False,
     }
     if description:
-        out["description"] = description
+        out.update(words(description, ru))
     return out
 
 
-def submission(properties: Mapping[str, Mapping[str, Any]], title: str, *, optional: Iterable[str] = ()) -> dict[str, Any]:
-    """The top-level submission schema of a task."""
+def submission(properties: Mapping[str, Mapping[str, Any]], title: str, *, optional: Iterable[str] = (),
+               ru: str | None = None) -> dict[str, Any]:
+    """The top-level submission schema of a task (``ru``: its title in Russian)."""
     out = obj(properties, optional=optional)
-    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": title, **out}
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": title,
+            **({RU_TITLE: ru} if ru else {}), **out}

@@ -1,6 +1,6 @@
 """One module per family, each ending with ``SPEC = register(FamilySpec(...))``.
 
-The explicit list the registry loads, in catalogue order (``families.md``), is
+The explicit list the registry loads, in catalogue order (``docs/families.md``), is
 :data:`psab.registry.FAMILY_MODULES`, re-exported here; a test checks it against the files in
 this directory. The dependency runs one way: this package and its modules import
 :mod:`psab.registry`, which imports none of them by name (it loads the listed modules with

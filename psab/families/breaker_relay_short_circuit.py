@@ -46,14 +46,18 @@ def submission_schema(inputs: dict[str, Any]) -> dict[str, Any]:
     types = [c["type"] for c in inputs["breaker_catalog"]]
     return s.submission(
         {
-            "breaker_types": s.array(s.enum(types, "a breaker type of breaker_catalog"),
+            "breaker_types": s.array(s.enum(types, "a breaker type of breaker_catalog", ru="тип выключателя из breaker_catalog"),
                                      f"the breaker type chosen at each location, in the order {', '.join(breakers)}",
-                                     length=len(breakers)),
-            "relay_pickups_a": s.array(s.number("pickup current (A, primary)", exclusive_minimum=0),
+                                     length=len(breakers),
+                                     ru=f"тип выключателя в каждом месте установки, в порядке {', '.join(breakers)}"),
+            "relay_pickups_a": s.array(s.number("pickup current (A, primary)", exclusive_minimum=0,
+                                                ru="ток срабатывания (А, первичный)"),
                                        f"the pickup current of each relay, in the order {', '.join(relays)}",
-                                       length=len(relays)),
+                                       length=len(relays),
+                                       ru=f"ток срабатывания каждой защиты, в порядке {', '.join(relays)}"),
         },
         "breaker types and relay pickups",
+        ru="типы выключателей и уставки токовых защит",
     )
 
 
@@ -81,7 +85,8 @@ INPUTS_SCHEMA = iec.network_input_schema(
     },
     ["feeders", "kappa_method", "breakers", "breaker_catalog", "relays", "breaker_margin",
      "pickup_load_factor", "pickup_fault_factor"],
-    elements=("buses", "feeders", "transformers", "lines", "motors"),
+    elements=("buses", "feeders", "transformers", "lines", "motors", "generators", "power_station_units",
+              "transformers_3w"),
 )
 INPUTS_SCHEMA["properties"]["frequency_hz"] = {"const": 50, "description": "system frequency (Hz)"}
 
@@ -92,14 +97,20 @@ PRESENTATION = {
             "Choose a breaker type from breaker_catalog for every location in breakers and a pickup current "
             "for every overcurrent relay in relays, at the least total breaker cost (cost_keur). Compute the "
             "short-circuit levels of the network by IEC 60909-0:2016 (equivalent voltage source c·U_n/√3 at the "
-            "fault; c from Table 1; feeder Z_Q = c·U_nQ²/S″kQ with the c, S″kQ and R/X of the case considered; "
+            "fault; c from Table 1; feeder Z_Q = c·U_nQ²/S″kQ with the S″kQ and R/X of the case considered and the c "
+            "of the feeder's own nominal voltage U_nQ (for a 110 kV feeder c_max = 1.10, c_min = 1.00) — not the c "
+            "of the fault location, even for a fault on the LV side; generators with K_G, power station units with "
+            "K_S (on-load tap changer) or K_SO and no K_T, both in minimum currents too; a three-winding transformer "
+            "with each pair corrected by its own K_T before the star conversion; "
             "transformers referred through the rated ratio, with K_T = 0.95·c_max/(1 + 0.6·x_T) for maximum "
             "currents only; motors in maximum currents only; line capacitances and loads neglected). At each "
             "breaker location (a bus): I″k max with c_max and S″kQmax, and the peak current i_p = κ·√2·I″k max "
             "(κ = 1.02 + 0.98·e^(−3R/X); kappa_method 'radial': R/X of Z_k; 'C': equivalent frequency 20 Hz). "
             "A breaker is admissible when rated_voltage_kv ≥ U_n of its bus, breaking_ka ≥ breaker_margin·I″k max "
             "and making_ka ≥ breaker_margin·i_p. A relay's pickup must satisfy "
-            "pickup ≥ pickup_load_factor·max_load_a and pickup ≤ I″k2 min / pickup_fault_factor, where I″k2 min "
+            "pickup ≥ pickup_load_factor·max_load_a and pickup ≤ I″k2 min / pickup_fault_factor (the breaking duty is "
+            "I″k max itself: I_b = I″k, no decay factor μ or q, also where motors or generators feed the fault), "
+            "where I″k2 min "
             "is the minimum line-to-line short-circuit current at the relay's zone_end_bus: "
             "I″k2 min = c_min·U_n/|2·Z_k,min| (c_min, S″kQmin with rx_min, line resistances at end_temp_c by "
             "R = [1 + 0.004·(θe − 20)]·R20, K_T = 1, no motors, bolted fault), in amperes. Any pickup inside its "
@@ -115,14 +126,20 @@ PRESENTATION = {
             "срабатывания каждой максимальной токовой защиты из relays при наименьшей суммарной стоимости "
             "выключателей (cost_keur). Токи КЗ сети рассчитайте по МЭК 60909-0:2016 (эквивалентный источник "
             "c·U_n/√3 в месте КЗ; c по таблице 1; питающая сеть Z_Q = c·U_nQ²/S″kQ с c, S″kQ и R/X "
-            "рассматриваемого режима; трансформаторы приводятся через номинальный коэффициент трансформации, "
+            "рассматриваемого режима, причём c — по номинальному напряжению самой питающей сети U_nQ (для сети "
+            "110 кВ c_max = 1,10, c_min = 1,00), а не места КЗ, даже при КЗ на стороне НН; генераторы — с "
+            "коэффициентом K_G, блоки генератор–трансформатор — с K_S (РПН) или K_SO без K_T, в том числе в "
+            "минимальном режиме; у трёхобмоточного трансформатора каждая пара обмоток корректируется своим K_T до "
+            "преобразования в звезду; трансформаторы приводятся через номинальный коэффициент трансформации, "
             "K_T = 0,95·c_max/(1 + 0,6·x_T) — только для максимальных токов; двигатели — только в максимальном "
             "режиме; ёмкости линий и нагрузки не учитываются). В каждом месте установки выключателя (узле): "
             "I″k max при c_max и S″kQmax и ударный ток i_p = κ·√2·I″k max (κ = 1,02 + 0,98·e^(−3R/X); при "
             "kappa_method 'radial' — по R/X сопротивления Z_k, при 'C' — методом эквивалентной частоты 20 Гц). "
             "Выключатель допустим, если rated_voltage_kv ≥ U_n его узла, breaking_ka ≥ breaker_margin·I″k max и "
             "making_ka ≥ breaker_margin·i_p. Ток срабатывания защиты должен удовлетворять условиям "
-            "уставка ≥ pickup_load_factor·max_load_a и уставка ≤ I″k2 min / pickup_fault_factor, где I″k2 min — "
+            "уставка ≥ pickup_load_factor·max_load_a и уставка ≤ I″k2 min / pickup_fault_factor (ток отключения "
+            "принимается равным I″k max: I_b = I″k, без коэффициентов μ и q, в том числе при подпитке от двигателей "
+            "и генераторов), где I″k2 min — "
             "минимальный ток двухфазного КЗ в узле zone_end_bus конца защищаемой зоны: "
             "I″k2 min = c_min·U_n/|2·Z_k,min| (c_min, S″kQmin с rx_min, сопротивления линий при end_temp_c по "
             "R = [1 + 0,004·(θe − 20)]·R20, K_T = 1, без двигателей, металлическое КЗ), в амперах. Любая уставка "
@@ -329,11 +346,135 @@ def draw_case(rng: np.random.Generator) -> dict[str, Any]:
     return out
 
 
-def generate(public: Task, rng: np.random.Generator) -> Generated:
+def draw_level2_case(rng: np.random.Generator) -> dict[str, Any]:
+    """Level 2: the level-1 system with a CHP generator on its own MV bus, cable-connected to the
+    MV busbar and switched by its own breaker, and the motor group always present: three kinds
+    of source (feeder, generator, motors) share the MV duties, κ by method C, and the generator
+    still feeds the minimum fault that sets the relays' upper pickup limit."""
+    out = draw_case(rng)
+    mv = out["buses"][1]["vn_kv"]
+    if "motors" not in out:
+        out["motors"] = [{"id": "M1", "bus": "B2", "pn_mw": _r(rng.uniform(0.4, 2.0), 2), "efficiency_pct": 96.0,
+                          "cos_phi": 0.87, "vn_kv": mv, "ilr_ratio": _r(rng.uniform(5.0, 6.5), 2), "rx": 0.15,
+                          "count": int(rng.integers(1, 5))}]
+    sn = _r(rng.uniform(5.0, 25.0), 1)
+    xd = _r(rng.uniform(0.12, 0.2), 3)
+    vn_g = _r(mv * 1.05, 2)
+    out["buses"].append({"id": "B6", "vn_kv": mv})
+    out["generators"] = [{"id": "G1", "bus": "B6", "sn_mva": sn, "vn_kv": vn_g, "xdss_pu": xd,
+                          "r_ohm": _r(0.07 * xd * vn_g ** 2 / sn, 5), "cos_phi": float(rng.choice([0.8, 0.85]))}]
+    rc, xc = CABLES_MV[int(rng.integers(len(CABLES_MV)))]
+    out["lines"].append({"id": "L6", "from_bus": "B2", "to_bus": "B6", "length_km": _r(rng.uniform(0.2, 2.0), 2),
+                         "r_ohm_per_km": rc, "x_ohm_per_km": xc, "end_temp_c": 90.0})
+    out["breakers"].append({"id": "CB-G", "bus": "B6"})
+    out["kappa_method"] = "C"
+    return out
+
+
+def draw_level3_case(rng: np.random.Generator) -> dict[str, Any]:
+    """Level 3: the level-2 system, plus a power station unit (generator and unit transformer with
+    or without on-load tap changer) on the 110 kV bus, which raises the HV duty, and a
+    three-winding 110/MV/6-or-10 kV transformer feeding an auxiliary system with its own motor
+    group and breaker — five kinds of source and three voltage levels in one case."""
+    out = draw_level2_case(rng)
+    mv = out["buses"][1]["vn_kv"]
+    sn_g = _r(rng.uniform(60.0, 180.0), 1)
+    xd = _r(rng.uniform(0.14, 0.22), 3)
+    vn_g = float(rng.choice([10.5, 13.8]))
+    out["power_station_units"] = [{
+        "id": "S1", "hv_bus": "B1", "sn_g_mva": sn_g, "vn_g_kv": vn_g, "xdss_pu": xd,
+        "r_g_ohm": _r(0.05 * xd * vn_g ** 2 / sn_g, 5), "cos_phi": 0.85,
+        "sn_t_mva": _r(sn_g * rng.uniform(1.0, 1.15), 1), "vn_hv_kv": float(rng.choice([115.0, 121.0])),
+        "vn_lv_kv": vn_g, "uk_pct": _r(rng.uniform(11.0, 15.0), 2), "ukr_pct": _r(rng.uniform(0.25, 0.5), 3),
+        "oltc": bool(rng.uniform() < 0.5)}]
+    aux = 6.0 if mv == 20.0 else float(rng.choice([6.0, 10.0]))
+    sn_hv = float(rng.choice([20.0, 25.0, 31.5]))
+    out["buses"] += [{"id": "B7", "vn_kv": aux}, {"id": "B8", "vn_kv": mv}]
+    out["transformers_3w"] = [{
+        "id": "T3", "hv_bus": "B1", "mv_bus": "B8", "lv_bus": "B7", "sn_hv_mva": sn_hv, "sn_mv_mva": sn_hv,
+        "sn_lv_mva": _r(sn_hv * 0.5, 2), "vn_hv_kv": 110.0, "vn_mv_kv": _r(mv * 1.05, 2), "vn_lv_kv": _r(aux * 1.05, 2),
+        "uk_hv_mv_pct": _r(rng.uniform(11.0, 14.0), 2), "ukr_hv_mv_pct": _r(rng.uniform(0.3, 0.6), 3),
+        "uk_hv_lv_pct": _r(rng.uniform(18.0, 24.0), 2), "ukr_hv_lv_pct": _r(rng.uniform(0.3, 0.6), 3),
+        "uk_mv_lv_pct": _r(rng.uniform(6.0, 9.0), 2), "ukr_mv_lv_pct": _r(rng.uniform(0.3, 0.6), 3)}]
+    out["motors"].append({"id": "M7", "bus": "B7", "pn_mw": _r(rng.uniform(0.5, 2.5), 2), "efficiency_pct": 95.5,
+                          "cos_phi": 0.86, "vn_kv": aux, "ilr_ratio": _r(rng.uniform(5.0, 6.5), 2), "rx": 0.1,
+                          "count": int(rng.integers(2, 6))})
+    out["breakers"].append({"id": "CB-AUX", "bus": "B7"})
+    return out
+
+
+def generate(public: Task, rng: np.random.Generator, level: int = 1) -> Generated:
     """Redraw the supply (feeder S″kQ max/min and R/X, one or two HV/MV transformers, the MV
     level, line types and lengths, the MV/LV transformer, an optional motor group), the breaker
-    catalog's costs, the feeder loads and the margin and pickup factors."""
+    catalog's costs, the feeder loads and the margin and pickup factors. Level 2 adds a CHP
+    generator near the MV busbar with its own breaker (:func:`draw_level2_case`), level 3 a power
+    station unit and a three-winding transformer with an auxiliary motor system
+    (:func:`draw_level3_case`)."""
+    if level == 2:
+        return Generated(public_inputs=draw_level2_case(rng))
+    if level == 3:
+        return Generated(public_inputs=draw_level3_case(rng))
     return Generated(public_inputs=draw_case(rng))
+
+
+def naive_answer(task: Task) -> dict[str, Any]:
+    """The simplest reading: breaker duties from the network feeder alone — the contributions of
+    motors and generators near the busbar forgotten — and pickups at k_load·I_load."""
+    inputs = {k: v for k, v in task.public_inputs.items() if k not in ("motors", "generators")}
+    inputs["kappa_method"] = "radial"
+    levels = fault_levels(inputs, "surrogate")
+    margin = float(inputs["breaker_margin"])
+    by_cost = sorted(inputs["breaker_catalog"], key=lambda c: (c["cost_keur"], c["type"]))
+    types = [next((c for c in by_cost if _admissible(c, levels[b["bus"]], margin)), by_cost[-1])["type"]
+             for b in inputs["breakers"]]
+    bands = pickup_band_a(inputs, levels)
+    return {"breaker_types": types, "relay_pickups_a": [math.ceil(lo * 1000.0 - 1e-9) / 1000.0 for lo, _ in bands]}
+
+
+EXPERT = {
+    "en": {"statement": (
+        "Select, at the least total cost_keur, a breaker type from breaker_catalog for every location in breakers "
+        "(rated voltage, rated short-circuit breaking and making currents against the IEC 60909-0:2016 duties at "
+        "its bus, each with breaker_margin: I″k max by §7.1 and i_p by §8.1 with κ by the case's kappa_method) "
+        "and a pickup current for every relay in relays (at least pickup_load_factor × max_load_a, at most the "
+        "minimum line-to-line current I″k2 min of §7.3 at its zone_end_bus divided by pickup_fault_factor). The "
+        "case's choices: impedance correction factors for maximum currents only (K_T = 1 and no motors for "
+        "minimum currents, generators with K_G in both); the feeder impedance with the c of its own nominal "
+        "voltage and the S″kQ, R/X of the case; minimum currents with line resistances at end_temp_c, bolted; "
+        "the breaking duty I_b = I″k max (no μ, q decay); any pickup inside its band is equally good.")},
+    "ru": {"statement": (
+        "Выберите при наименьшей суммарной стоимости cost_keur тип выключателя из breaker_catalog для каждого "
+        "места установки из breakers (номинальное напряжение, номинальные токи отключения и включения — против "
+        "токов КЗ по МЭК 60909-0:2016 в его узле с запасом breaker_margin: I″k max по п. 7.1 и i_p по п. 8.1 с κ "
+        "по kappa_method задачи) и ток срабатывания каждой защиты из relays (не меньше pickup_load_factor × "
+        "max_load_a и не больше минимального тока двухфазного КЗ I″k2 min по п. 7.3 в узле zone_end_bus, "
+        "делённого на pickup_fault_factor). Принято в задаче: корректирующие коэффициенты — только для "
+        "максимальных токов (для минимальных K_T = 1 и без двигателей, генераторы с K_G в обоих режимах); "
+        "сопротивление питающей сети — с c по её собственному номинальному напряжению и с S″kQ, R/X "
+        "рассматриваемого режима; минимальные токи — с сопротивлениями линий при end_temp_c, металлическое КЗ; "
+        "ток отключения I_b = I″k max (без μ и q); любая уставка внутри допустимого диапазона равноценна.")},
+}
+
+JUDGED_BY = {
+    "surrogate": {
+        "en": ("Judged with psab's IEC 60909-0 kernel (Z_bus = Y_bus⁻¹ of the corrected network): each breaker's "
+               "ratings against margin × I″k max and margin × i_p at its bus, each pickup against its band (slack "
+               "1e-6); score = 1 at the least total breaker cost, less in proportion to the extra cost."),
+        "ru": ("Проверяется расчётом psab по МЭК 60909-0 (Z_узл = Y_узл⁻¹ скорректированной схемы): параметры "
+               "каждого выключателя — против запаса × I″k max и запаса × i_p в его узле, каждая уставка — против "
+               "её диапазона (допуск 1e-6); оценка 1 при наименьшей стоимости, ниже — пропорционально перерасходу."),
+    },
+    "pandapower": {
+        "en": ("The fault levels come from pandapower's calc_sc on the same network (3ph 'max' with i_p by the case's "
+               "κ method at the breaker buses, 2ph 'min' at the zone ends); the rules and the cost score are the "
+               "statement's. Draws keep every admissibility decision 0.2 % away from its limit, so one answer "
+               "scores 1 under either backend."),
+        "ru": ("Токи КЗ берутся из расчёта pandapower calc_sc той же сети (трёхфазное 'max' с i_p по методу κ задачи "
+               "в узлах выключателей, двухфазное 'min' в концах зон); правила и оценка по стоимости — как в задаче. "
+               "Каждое решение о допустимости отстоит от границы не менее чем на 0,2 %, поэтому один ответ "
+               "получает 1 при любом способе проверки."),
+    },
+}
 
 
 def accept(task: Task, reference: Reference) -> str | None:
@@ -351,6 +492,26 @@ def accept(task: Task, reference: Reference) -> str | None:
     for r, (lo, hi) in zip(inputs["relays"], pickup_band_a(inputs, levels), strict=True):
         if hi < 1.2 * lo:
             return f"relay {r['id']}: pickup band too narrow ({lo:.1f}–{hi:.1f} A)"
+    return trivial_optimum(inputs, levels, reference.answer["breaker_types"])
+
+
+def trivial_optimum(inputs: dict[str, Any], levels: dict[str, dict[str, float]], types: list[str]) -> str | None:
+    """The ambiguity check (issue 26.2): reject a draw whose optimum needs no short-circuit
+    duty — the cheapest breaker of an adequate voltage class is admissible at every location,
+    so a guess by voltage alone scores 1 — or whose cheapest admissible type is tied in cost
+    with another admissible one at some location (the optimum would not be unique)."""
+    by_cost = sorted(inputs["breaker_catalog"], key=lambda c: (c["cost_keur"], c["type"]))
+    margin = float(inputs["breaker_margin"])
+    by_voltage = [next((c["type"] for c in by_cost if c["rated_voltage_kv"] >= levels[b["bus"]]["un_kv"]), None)
+                  for b in inputs["breakers"]]
+    if by_voltage == list(types):
+        return "trivial optimum: the cheapest breaker of the voltage class is admissible at every location"
+    for b, t in zip(inputs["breakers"], types, strict=True):
+        cost = _catalog(inputs)[t]["cost_keur"]
+        ties = [c["type"] for c in by_cost if c["type"] != t and abs(c["cost_keur"] - cost) <= 1e-9
+                and _admissible(c, levels[b["bus"]], margin)]
+        if ties:
+            return f"tied optimum at {b['id']}: {t} and {ties[0]} cost the same"
     return None
 
 
@@ -360,7 +521,7 @@ SPEC = register(
         area="short_circuit_protection",
         scoring_kind="optimize",
         confidence="high",
-        version="1",
+        version="2",
         provenance=(
             {
                 "title": "IEC 60909-0:2016, Short-circuit currents in three-phase a.c. systems — Part 0",
@@ -395,6 +556,10 @@ SPEC = register(
         objective_scale_floor=10.0,
         accept=accept,
         inputs_schema=INPUTS_SCHEMA,
+        expert=EXPERT,
+        judged_by=JUDGED_BY,
+        levels=(1, 2, 3),
+        naive_answer=naive_answer,
         # Any pickup inside [k_load·I_load, I″k2min/k_fault] is equally optimal (the objective is the
         # breaker cost), and the reference sits at the band's lower edge, so a 5 % higher pickup is
         # a legitimate answer; the evaluator still rejects pickups outside the band (×1000, sign,

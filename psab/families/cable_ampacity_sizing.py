@@ -91,14 +91,21 @@ def submission_schema(inputs: dict[str, Any]) -> dict[str, Any]:
     sizes = [r["size_mm2"] for r in inputs["tables"]["current_carrying_capacity"]["rows"]]
     return s.submission(
         {
-            "conductor_size_mm2": s.enum(sizes, "the phase-conductor cross-section, one of the tabulated sizes (mm²)"),
-            "k_temperature": s.number("ambient-temperature correction factor applied (Table B.52.14)"),
-            "k_grouping": s.number("grouping reduction factor applied (Table B.52.17)"),
-            "iz_a": s.number("corrected current-carrying capacity I_z of the chosen size (A)"),
-            "voltage_drop_pct": s.number("voltage drop of the chosen size at the design current, % of U0"),
-            "s_min_short_circuit_mm2": s.number("adiabatic minimum cross-section I·√t/k (mm²)"),
+            "conductor_size_mm2": s.enum(sizes, "the phase-conductor cross-section, one of the tabulated sizes (mm²)",
+                                         ru="сечение фазной жилы — одно из сечений таблицы (мм²)"),
+            "k_temperature": s.number("ambient-temperature correction factor applied (Table B.52.14)",
+                                      ru="поправочный коэффициент на температуру окружающей среды (таблица B.52.14)"),
+            "k_grouping": s.number("grouping reduction factor applied (Table B.52.17)",
+                                   ru="коэффициент снижения при групповой прокладке (таблица B.52.17)"),
+            "iz_a": s.number("corrected current-carrying capacity I_z of the chosen size (A)",
+                             ru="длительно допустимый ток I_z выбранного сечения с поправками (А)"),
+            "voltage_drop_pct": s.number("voltage drop of the chosen size at the design current, % of U0",
+                                         ru="потеря напряжения при выбранном сечении и расчётном токе, % от U0"),
+            "s_min_short_circuit_mm2": s.number("adiabatic minimum cross-section I·√t/k (mm²)",
+                                                ru="минимальное сечение по термической стойкости I·√t/k (мм²)"),
         },
         "cable cross-section and sizing values",
+        ru="сечение кабеля и величины расчёта",
     )
 
 
@@ -120,7 +127,12 @@ PRESENTATION = {
             "short-circuit withstand S ≥ I_k · √t / k with I_k = fault_current_ka, t = "
             "fault_clearing_time_s and k from tables.adiabatic_k for the conductor and insulation. Report the "
             "size and the values of your sizing: k_temperature, k_grouping, the corrected capacity I_z and "
-            "the voltage drop Δu of the chosen size, and the adiabatic minimum I_k·√t/k."
+            "the voltage drop Δu of the chosen size, and the adiabatic minimum I_k·√t/k. Conventions: "
+            "the table rows are used as given (the case's ambient temperature and number of circuits are rows "
+            "of the tables; no interpolation); I_k is fault_current_ka in amperes (× 1000); the voltage drop "
+            "is at I_B (not at I_z); s_min_short_circuit_mm2 is the unrounded I_k·√t/k; where the case gives "
+            "the load as load_active_power_kw instead of design_current_a, I_B = P/(√3·U_n·cos φ) with "
+            "U_n = nominal_voltage_v and cos φ = power_factor; every requirement holds with equality allowed."
         ),
         "answer_notes": (
             "The sizing values must match the recomputation within 0.1 %. A larger admissible size is "
@@ -146,7 +158,12 @@ PRESENTATION = {
             "S ≥ I_k · √t / k, где I_k = fault_current_ka, t = fault_clearing_time_s, а k берётся из "
             "tables.adiabatic_k для материала жилы и изоляции. Укажите сечение и промежуточные величины "
             "расчёта: k_temperature, k_grouping, допустимый ток I_z и потерю напряжения Δu для выбранного "
-            "сечения, а также минимальное сечение по термической стойкости I_k·√t/k."
+            "сечения, а также минимальное сечение по термической стойкости I_k·√t/k. Условия: строки таблиц "
+            "используются как заданы (температура окружающей среды и число цепей задачи — строки таблиц, без "
+            "интерполяции); I_k — fault_current_ka в амперах (× 1000); потеря напряжения — при I_B (а не при "
+            "I_z); s_min_short_circuit_mm2 — I_k·√t/k без округления; если нагрузка задана мощностью "
+            "load_active_power_kw вместо design_current_a, то I_B = P/(√3·U_n·cos φ), где U_n = "
+            "nominal_voltage_v, cos φ = power_factor; каждое требование допускает равенство."
         ),
         "answer_notes": (
             "Промежуточные величины должны совпасть с перерасчётом с точностью 0,1 %. Большее допустимое "
@@ -232,7 +249,7 @@ def sizing_problem(inputs: dict[str, Any]) -> SizingProblem:
         k_grouping=k_g,
         k_adiabatic=k,
         s_min_short_circuit_mm2=adiabatic_min_size_mm2(float(inputs["fault_current_ka"]) * 1e3, float(inputs["fault_clearing_time_s"]), k),
-        design_current_a=float(inputs["design_current_a"]),
+        design_current_a=design_current_a(inputs),
         length_m=float(inputs["length_m"]),
         power_factor=float(inputs["power_factor"]),
         resistivity=float(inputs["resistivity_ohm_mm2_per_m"]),
@@ -240,6 +257,15 @@ def sizing_problem(inputs: dict[str, Any]) -> SizingProblem:
         u0_v=float(inputs["line_to_neutral_voltage_v"]),
         limit_pct=float(inputs["voltage_drop_limit_pct"]),
     )
+
+
+def design_current_a(inputs: dict[str, Any]) -> float:
+    """I_B: given, or from the load's active power at the nominal (line) voltage (level 2)."""
+    if "design_current_a" in inputs:
+        return float(inputs["design_current_a"])
+    if "load_active_power_kw" not in inputs:
+        raise InvalidTaskError(f"{FAMILY_ID}: public_inputs needs design_current_a or load_active_power_kw")
+    return float(inputs["load_active_power_kw"]) * 1e3 / (3.0 ** 0.5 * float(inputs["nominal_voltage_v"]) * float(inputs["power_factor"]))
 
 
 def smallest_admissible(p: SizingProblem) -> SizeCheck:
@@ -318,25 +344,46 @@ def case_inputs(**values: Any) -> dict[str, Any]:
     return out
 
 
-def generate(public: Task, rng: np.random.Generator) -> Generated:
+def generate(public: Task, rng: np.random.Generator, level: int = 1) -> Generated:
     """Redraw insulation, design current, power factor, route length, ambient temperature (a
     table row), grouping, voltage-drop limit, fault current and clearing time; keep draws with
-    an admissible tabulated size above the smallest."""
+    an admissible tabulated size above the smallest.
+
+    Level 2 gives the load as an engineer receives it — its active power in kW at the stated
+    power factor (I_B to be derived at the nominal voltage) — on a long route with a tight
+    voltage-drop limit and a stiff source with a slow clearing time, so that the three
+    requirements compete and the deciding one varies."""
     for _ in range(100):
         insulation = str(rng.choice(["PVC", "XLPE"]))
-        design_current = round(float(rng.uniform(16.0, 320.0)), 0)
+        if level >= 2:
+            pf = round(float(rng.uniform(0.75, 0.95)), 2)
+            p_kw = round(float(rng.uniform(15.0, 200.0)), 1)
+            values: dict[str, Any] = {"load_active_power_kw": p_kw, "power_factor": pf}
+            i_b = p_kw * 1e3 / (3.0 ** 0.5 * 400.0 * pf)
+            length, limit = round(float(rng.uniform(60.0, 400.0)), 0), float(rng.choice([2.0, 3.0, 4.0]))
+            fault = round(float(rng.uniform(4.0, 10.0 + i_b / 10.0)), 1)
+            t_clear = float(rng.choice([0.2, 0.4, 0.5, 0.8, 1.0]))
+        else:
+            design_current = round(float(rng.uniform(16.0, 320.0)), 0)
+            values = {"design_current_a": design_current, "power_factor": round(float(rng.uniform(0.75, 0.97)), 2)}
+            length = round(float(rng.uniform(20.0, 300.0)), 0)
+        ambient = float(rng.choice([25, 30, 35, 40, 45, 50]))
+        grouped = int(rng.integers(1, 7))
+        if level == 1:
+            limit = float(rng.choice([3.0, 4.0, 5.0]))
+            # larger circuits sit nearer stiffer sources; sub-main devices clear within 0.1–0.5 s
+            fault = round(float(rng.uniform(2.0, 6.0 + design_current / 15.0)), 1)
+            t_clear = float(rng.choice([0.1, 0.1, 0.2, 0.3, 0.4, 0.5]))
         inputs = case_inputs(
             circuit="three-phase 400/230 V TN-S sub-main to a distribution board",
             insulation=insulation,
-            design_current_a=design_current,
-            power_factor=round(float(rng.uniform(0.75, 0.97)), 2),
-            length_m=round(float(rng.uniform(20.0, 300.0)), 0),
-            ambient_temperature_c=float(rng.choice([25, 30, 35, 40, 45, 50])),
-            grouped_circuits=int(rng.integers(1, 7)),
-            voltage_drop_limit_pct=float(rng.choice([3.0, 4.0, 5.0])),
-            # larger circuits sit nearer stiffer sources; sub-main devices clear within 0.1–0.5 s
-            fault_current_ka=round(float(rng.uniform(2.0, 6.0 + design_current / 15.0)), 1),
-            fault_clearing_time_s=float(rng.choice([0.1, 0.1, 0.2, 0.3, 0.4, 0.5])),
+            **values,
+            length_m=length,
+            ambient_temperature_c=ambient,
+            grouped_circuits=grouped,
+            voltage_drop_limit_pct=limit,
+            fault_current_ka=fault,
+            fault_clearing_time_s=t_clear,
         )
         p = sizing_problem(inputs)
         try:
@@ -346,6 +393,53 @@ def generate(public: Task, rng: np.random.Generator) -> Generated:
         if c.size_mm2 > min(p.sizes):
             return Generated(public_inputs=inputs)
     return Generated(public_inputs=dict(public.public_inputs))
+
+
+def naive_answer(task: Task) -> dict[str, Any]:
+    """The simplest reading: the smallest size whose corrected capacity carries I_B — the voltage
+    drop and the adiabatic withstand left unchecked — with that size's sizing values."""
+    p = sizing_problem(task.public_inputs)
+    size = next((sz for sz in sorted(p.sizes) if p.check(sz).capacity_ok), max(p.sizes))
+    return _answer(p, p.check(size))
+
+
+EXPERT = {
+    "en": {"statement": (
+        "Size the phase conductors of the three-phase LV circuit in public_inputs (copper multicore cable, the "
+        "stated insulation, reference method C) by IEC 60364-5-52:2009: the smallest tabulated cross-section whose "
+        "current-carrying capacity corrected for ambient temperature (Table B.52.14) and grouping (Table B.52.17, "
+        "item 2) carries the design current, whose voltage drop by Annex G (three-phase, with the case's "
+        "resistivity and reactance, in % of the line-to-neutral voltage) is within voltage_drop_limit_pct, and "
+        "which withstands the fault adiabatically by IEC 60364-4-43:2008 434.5.2 (k of Table 43A for the "
+        "fault_current_ka and fault_clearing_time_s). Use the table rows the case carries (no interpolation); "
+        "where the case gives load_active_power_kw instead of design_current_a, the design current is that "
+        "balanced load at nominal_voltage_v and power_factor. Report the size, both correction factors, the "
+        "corrected capacity and voltage drop of that size, and the unrounded adiabatic minimum cross-section.")},
+    "ru": {"statement": (
+        "Выберите сечение фазных жил трёхфазной цепи НН из public_inputs (многожильный кабель с медными жилами, "
+        "указанная изоляция, способ прокладки C) по МЭК 60364-5-52:2009: наименьшее сечение табличного ряда, "
+        "длительно допустимый ток которого с поправками на температуру окружающей среды (таблица B.52.14) и "
+        "групповую прокладку (таблица B.52.17, п. 2) не меньше расчётного тока, потеря напряжения по приложению G "
+        "(трёхфазная цепь, удельное сопротивление и реактивное сопротивление задачи, в % от фазного напряжения) "
+        "не превышает voltage_drop_limit_pct, а термическая стойкость при КЗ обеспечена по МЭК 60364-4-43:2008, "
+        "п. 434.5.2 (k по таблице 43A, ток fault_current_ka, время fault_clearing_time_s). Используйте строки "
+        "таблиц из задачи (без интерполяции); если вместо design_current_a задана load_active_power_kw, расчётный "
+        "ток — ток этой симметричной нагрузки при nominal_voltage_v и power_factor. Укажите сечение, оба "
+        "поправочных коэффициента, допустимый ток и потерю напряжения для этого сечения и неокруглённое "
+        "минимальное сечение по термической стойкости.")},
+}
+
+JUDGED_BY = {
+    "surrogate": {
+        "en": ("Judged by recomputing the three requirements from the case's table rows for the chosen size: "
+               "feasible when I_z ≥ I_B, Δu ≤ the limit and S ≥ I_k·√t/k, with every sizing value within 0.1 %; "
+               "score 1 for the smallest admissible size, 1 − (S − S_min)/S_min for a larger admissible one."),
+        "ru": ("Проверяется пересчётом трёх требований по строкам таблиц задачи для выбранного сечения: решение "
+               "допустимо, если I_z ≥ I_B, Δu не больше предела и S ≥ I_k·√t/k, а каждая величина расчёта "
+               "совпадает с точностью 0,1 %; оценка 1 для наименьшего допустимого сечения, "
+               "1 − (S − S_min)/S_min для большего допустимого."),
+    },
+}
 
 
 def accept(task: Task, ref: Reference) -> str | None:
@@ -410,5 +504,9 @@ SPEC = register(
         objective_unit="mm²",
         objective_scale_floor=1.0,
         accept=accept,
+        expert=EXPERT,
+        judged_by=JUDGED_BY,
+        levels=(1, 2),
+        naive_answer=naive_answer,
     )
 )

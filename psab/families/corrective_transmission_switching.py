@@ -56,12 +56,16 @@ def submission_schema(inputs: dict[str, Any]) -> dict[str, Any]:
     units = [g["id"] for g in inputs["generators"]]
     return s.submission(
         {
-            "switch_open": s.obj({i: s.boolean("true to open this switchable branch as a corrective action") for i in switchable},
-                                 "one flag per switchable branch"),
-            "p_mw": s.obj({g: s.number("the unit's post-action active power set-point, MW") for g in units},
-                          "post-action set-point of every redispatchable unit"),
+            "switch_open": s.obj({i: s.boolean("true to open this switchable branch as a corrective action",
+                                               ru="true — отключить эту коммутируемую ветвь как корректирующее действие")
+                                  for i in switchable},
+                                 "one flag per switchable branch", ru="по одному признаку на коммутируемую ветвь"),
+            "p_mw": s.obj({g: s.number("the unit's post-action active power set-point, MW",
+                                       ru="послеаварийная уставка активной мощности генератора, МВт") for g in units},
+                          "post-action set-point of every redispatchable unit",
+                          ru="послеаварийная уставка каждого регулируемого генератора"),
         },
-        "corrective switching and redispatch",
+        "corrective switching and redispatch", ru="корректирующие переключения и передиспетчеризация",
     )
 
 
@@ -78,13 +82,20 @@ PRESENTATION = {
             "ramp_up_mw)], paying up_cost_usd_per_mw for each MW above its pre-contingency p_mw and "
             "down_cost_usd_per_mw for each MW below it. After the contingency and your actions: the set-points plus "
             "the scheduled import equal the total load; the remaining branches connect every bus; and the active "
-            "flow of every remaining branch, computed by the DC power flow (B θ = P, flows b(θ_from − θ_to − "
-            "shift), b = 1/(x_pu·tap_ratio)), is within its rating_mw. Minimize total switching plus redispatch cost."
+            "flow of every remaining branch is within its rating_mw. Which power flow computes those flows is the "
+            "judging backend's (\"how the answer is judged\"), and the two define different problems: under the "
+            "surrogate backend the DC power flow (B θ = P, flows b(θ_from − θ_to − shift), b = 1/(x_pu·tap_ratio), "
+            "losses neglected, the interconnector at slack_bus taking up no imbalance since generation balances the "
+            "load); under the pandapower backend the AC Newton-Raphson power flow of the post-action network "
+            "(constant-power loads p_mw + j·q_mvar, units holding their set-point and vm_pu without reactive "
+            "limits, the interconnector at slack_bus the slack at slack_vm_pu that also supplies the losses; a "
+            "branch's flow is the larger |P| of its two ends), so a DC optimum whose AC flow exceeds a rating is "
+            "infeasible there. Minimize total switching plus redispatch cost; opening a branch costs its "
+            "switching_cost_usd whatever the redispatch, and a unit left at p_mw costs nothing."
         ),
         "answer_notes": (
             "switch_open: one boolean per switchable branch (true = open). p_mw: every unit's post-action "
-            "set-point. Balance, limits and ratings hold within 0.01 MW. Under the pandapower backend the same "
-            "actions are checked with the AC power flow (the interconnector then also supplies the losses)."
+            "set-point. Balance, limits and ratings hold within 0.01 MW; costs within 1 USD are a tie."
         ),
     },
     "ru": {
@@ -100,15 +111,23 @@ PRESENTATION = {
             "min(p_max_mw, p_mw + ramp_up_mw)]; каждый МВт загрузки сверх доаварийной p_mw стоит "
             "up_cost_usd_per_mw, каждый МВт разгрузки — down_cost_usd_per_mw. После аварии и ваших действий: "
             "сумма мощностей генераторов и планового перетока равна суммарной нагрузке; оставшиеся ветви "
-            "связывают все узлы; активный переток каждой оставшейся ветви, рассчитанный по модели постоянного "
-            "тока (B θ = P, переток b(θ_from − θ_to − сдвиг), b = 1/(x_pu·tap_ratio)), не превышает rating_mw. "
-            "Минимизируйте суммарную стоимость переключений и передиспетчеризации."
+            "связывают все узлы; активный переток каждой оставшейся ветви не превышает rating_mw. Каким расчётом "
+            "определяются перетоки, зависит от проверяющего бэкенда («как проверяется ответ»), и задачи при этом "
+            "разные: в суррогатном бэкенде — расчёт по постоянному току (B θ = P, переток b(θ_from − θ_to − сдвиг), "
+            "b = 1/(x_pu·tap_ratio), потери не учитываются, межсистемная связь в slack_bus небаланс не берёт, так "
+            "как генерация покрывает нагрузку); в бэкенде pandapower — расчёт установившегося режима на "
+            "переменном токе методом Ньютона–Рафсона для послеаварийной схемы (нагрузки постоянной мощности "
+            "p_mw + j·q_mvar, генераторы держат уставку и vm_pu без ограничений по реактивной мощности, "
+            "межсистемная связь в slack_bus — балансирующий узел с напряжением slack_vm_pu, покрывающий и потери; "
+            "переток ветви — больший |P| по её концам), поэтому оптимум по постоянному току, у которого переток "
+            "на переменном токе превышает допустимый, там недопустим. Минимизируйте суммарную стоимость "
+            "переключений и передиспетчеризации; отключение ветви стоит switching_cost_usd независимо от "
+            "передиспетчеризации, генератор, оставленный на p_mw, ничего не стоит."
         ),
         "answer_notes": (
             "switch_open — по одному логическому значению на коммутируемую ветвь (true — отключить). p_mw — "
             "послеаварийная мощность каждого генератора. Баланс, пределы и допустимые перетоки проверяются с "
-            "точностью 0,01 МВт. В бэкенде pandapower те же действия проверяются расчётом установившегося "
-            "режима на переменном токе (межсистемная связь тогда покрывает и потери)."
+            "точностью 0,01 МВт; стоимости, различающиеся менее чем на 1 USD, считаются равными."
         ),
         "hard_constraints": (
             "уставки генерации после управляющих воздействий вместе с плановым импортом равны суммарной нагрузке (±0,01 МВт)",
@@ -116,6 +135,62 @@ PRESENTATION = {
             "ветви, оставшиеся в работе после аварийного отключения и оперативных отключений, связывают все узлы",
             "активный переток каждой оставшейся ветви не превышает её rating_mw (расчёт по постоянному току; под pandapower — по переменному)",
         ),
+    },
+}
+
+
+EXPERT = {
+    "en": {"statement": (
+        "Relieve the post-contingency overload of the network in public_inputs at least cost by corrective "
+        "transmission switching and redispatch (the corrective stage of arXiv:2001.00597; optimal transmission "
+        "switching after Fisher, O'Neill & Ferris 2008): the contingency branch is out; open any switchable branches "
+        "(switching_cost_usd each) and re-set the units within their limits and corrective ramps (up_cost/down_cost "
+        "per MW from p_mw), keeping generation plus the scheduled import equal to the load, every bus connected, and "
+        "every remaining branch's active flow within rating_mw under the power flow the judging backend names (DC "
+        "power flow, or AC power flow with the interconnector as slack supplying the losses)."
+    )},
+    "ru": {"statement": (
+        "Устраните послеаварийную перегрузку сети из public_inputs с минимальными затратами корректирующими "
+        "переключениями и передиспетчеризацией (корректирующий этап arXiv:2001.00597; оптимальные переключения "
+        "сети по Fisher, O'Neill & Ferris, 2008): ветвь contingency отключена; отключите любые коммутируемые ветви "
+        "(каждая — switching_cost_usd) и задайте генераторам новые уставки в пределах их ограничений и "
+        "корректирующих скоростей изменения мощности (up_cost/down_cost за МВт от p_mw), сохранив равенство "
+        "генерации с плановым импортом нагрузке, связность всех узлов и активные перетоки оставшихся ветвей в "
+        "пределах rating_mw по расчёту режима, который называет проверяющий бэкенд (по постоянному току или по "
+        "переменному току с межсистемной связью как балансирующим узлом, покрывающим потери)."
+    )},
+}
+
+JUDGED_BY = {
+    "surrogate": {
+        "en": "Judged by the DC power flow of the post-action network (psab): balance, unit ranges and every remaining "
+              "branch's |flow| ≤ rating_mw within 0.01 MW, all buses connected. Score: 1 − (cost − optimum)/max(optimum, "
+              "100 USD), the optimum being the corrective-switching MILP (B-θ DC model, big-M switching, connectivity) "
+              "solved by HiGHS; a cost within 1 USD of it scores 1.",
+        "ru": "Проверяется расчётом по постоянному току послеаварийной схемы с вашими действиями (psab): баланс, пределы "
+              "генераторов и |переток| ≤ rating_mw каждой оставшейся ветви с точностью 0,01 МВт, связность всех узлов. "
+              "Оценка: 1 − (стоимость − оптимум)/max(оптимум, 100 USD), оптимум — решение задачи СЦЛП корректирующих "
+              "переключений (модель B-θ на постоянном токе, big-M, связность) в HiGHS; отличие до 1 USD даёт 1.",
+    },
+    "pandapower": {
+        "en": "Judged by an AC Newton-Raphson power flow in pandapower of the post-action network: loads at p_mw + j·q_mvar, "
+              "units at your set-points holding vm_pu (no reactive limits), the interconnector at slack_bus the slack "
+              "at slack_vm_pu (it supplies the losses, so the lossless balance of the set-points is still required); "
+              "each remaining branch's larger-end |P| ≤ rating_mw within 0.01 MW; the power flow must converge and all "
+              "buses stay connected. The DC optimum may be infeasible here. Score: 1 − (cost − reference)/max(reference, "
+              "100 USD), the reference being the cheapest AC-feasible action psab found (the DC MILP re-solved with "
+              "each AC-overloaded branch's rating tightened by its AC-DC flow gap until the AC flow is within ratings); "
+              "any AC-feasible answer at or below that cost scores 1.",
+        "ru": "Проверяется расчётом установившегося режима методом Ньютона–Рафсона в pandapower для послеаварийной схемы "
+              "с вашими действиями: нагрузки p_mw + j·q_mvar, генераторы на ваших уставках держат vm_pu (без ограничений "
+              "по реактивной мощности), межсистемная связь в slack_bus — балансирующий узел с slack_vm_pu (покрывает "
+              "потери, поэтому баланс уставок без потерь по-прежнему обязателен); больший по концам |P| каждой "
+              "оставшейся ветви ≤ rating_mw с точностью 0,01 МВт; расчёт должен сойтись, все узлы — остаться связанными. "
+              "Оптимум по постоянному току здесь может быть недопустим. Оценка: 1 − (стоимость − эталон)/max(эталон, "
+              "100 USD), эталон — самое дешёвое допустимое на переменном токе действие, найденное psab (СЦЛП по "
+              "постоянному току, повторно решаемая с ужесточением допустимого перетока каждой перегруженной на "
+              "переменном токе ветви на разницу перетоков AC-DC, пока режим не станет допустимым); любой допустимый на "
+              "переменном токе ответ не дороже эталона получает 1.",
     },
 }
 
@@ -391,7 +466,93 @@ def overload_at_base_dispatch(inputs: dict[str, Any]) -> float:
     return float(np.max(np.abs(flows[on]) / case.rating[on]))
 
 
-def generate(public: Task, rng: np.random.Generator) -> Generated:
+def generate(public: Task, rng: np.random.Generator, level: int = 1) -> Generated:
+    """Level 1: the public 8-bus case redrawn (:func:`generate_small`). Level 2: the IEEE 14-bus
+    system (MATPOWER case14) — three voltage levels coupled by off-nominal transformers, one of
+    them a phase shifter, four redispatchable units and an interconnector, five switchable lines,
+    33-kV branches where the AC flow departs far from the DC one."""
+    if level == 1:
+        return generate_small(public, rng)
+    return generate_case14(public, rng)
+
+
+def generate_case14(public: Task, rng: np.random.Generator) -> Generated:
+    """IEEE 14-bus data: loads ±10 %, the interconnector at bus 1 importing 35-55 % of the load,
+    the four other units (MATPOWER's 140/100/100/100 MW) sharing the rest with random limits,
+    ramps and prices, OLTC taps redrawn, one transformer a phase shifter (3-8°), ratings 1.1-1.5 ×
+    the intact DC flow (at least 15 MW), a contingency among the 132-kV lines, and five switchable
+    lines. Draws whose contingency overloads nothing by 2-50 %, or whose DC optimum opens no
+    branch, are redrawn."""
+    from psab.errors import GenerationError
+    from psab.surrogates.matpower_cases import transmission_case
+
+    case = transmission_case("case14")
+    slack = case["slack_bus"]
+    hv_lines = [b["id"] for b in case["branches"] if b["id"].startswith("L") and int(b["id"][1:].split("-")[1]) <= 5]
+    for _ in range(100):
+        loads = []
+        for ld in case["loads"]:
+            f = float(rng.uniform(0.9, 1.1))
+            loads.append({"id": ld["id"], "bus": ld["bus"], "p_mw": round(ld["p_mw"] * f, 1), "q_mvar": round(ld["q_mvar"] * f, 1)})
+        total = sum(ld["p_mw"] for ld in loads)
+        imp = round(total * float(rng.uniform(0.35, 0.55)), 1)
+        units = [g for g in case["generators"] if g["bus"] != slack]
+        share = rng.uniform(0.5, 1.5, len(units)) * np.array([g["p_max_mw"] for g in units])
+        p0 = np.round((total - imp) * share / share.sum(), 1)
+        p0[-1] = round(total - imp - float(p0[:-1].sum()), 1)
+        gens = []
+        for g, p in zip(units, p0, strict=True):
+            pmax = float(g["p_max_mw"])
+            gens.append({"id": g["id"], "bus": g["bus"], "p_mw": float(p), "p_min_mw": round(pmax * float(rng.uniform(0.05, 0.2)), 1),
+                         "p_max_mw": pmax, "ramp_up_mw": round(pmax * float(rng.uniform(0.08, 0.2)), 1),
+                         "ramp_down_mw": round(pmax * float(rng.uniform(0.08, 0.2)), 1),
+                         "up_cost_usd_per_mw": round(float(rng.uniform(20.0, 45.0)), 2),
+                         "down_cost_usd_per_mw": round(float(rng.uniform(5.0, 15.0)), 2),
+                         "vm_pu": round(float(rng.uniform(1.0, 1.04)), 3)})
+        if any(not g["p_min_mw"] <= g["p_mw"] <= g["p_max_mw"] for g in gens):
+            continue
+        trafos = [k for k, b in enumerate(case["branches"]) if b["tap_ratio"] != 1.0]
+        shifter = int(trafos[int(rng.integers(len(trafos)))])
+        branches = []
+        for k, b in enumerate(case["branches"]):
+            nb = {key: b[key] for key in ("id", "from_bus", "to_bus", "r_pu", "x_pu", "b_pu", "tap_ratio", "phase_shift_deg")}
+            if b["tap_ratio"] != 1.0:
+                nb["tap_ratio"] = round(1.0 + 0.0125 * int(rng.integers(-8, 9)), 4) or 0.9875
+            if k == shifter:
+                nb["phase_shift_deg"] = round(float(rng.choice([-1.0, 1.0]) * rng.uniform(3.0, 8.0)), 2)
+            if nb["tap_ratio"] == 1.0 and nb["phase_shift_deg"] == 0.0 and b["id"].startswith("T"):
+                nb["tap_ratio"] = 0.9875
+            nb.update(rating_mw=1.0, switchable=False)
+            branches.append(nb)
+        contingency = hv_lines[int(rng.integers(len(hv_lines)))]
+        inputs = {"base_mva": case["base_mva"], "frequency_hz": float(public.public_inputs.get("frequency_hz", 60.0)),
+                  "slack_bus": slack, "slack_vm_pu": round(float(rng.uniform(1.0, 1.05)), 3),
+                  "interconnector": {"bus": slack, "scheduled_import_mw": imp}, "contingency": {"branch_id": contingency},
+                  "buses": case["buses"], "branches": branches, "loads": loads, "generators": gens}
+        c = Case(inputs)
+        intact = dc_flow.dc_power_flow(c.net, c.injections(c.p0)).flow_mw
+        for br, f in zip(branches, intact, strict=True):
+            br["rating_mw"] = float(round(max(abs(float(f)) * float(rng.uniform(1.1, 1.5)), 15.0)))
+        on = c.in_service()
+        meshed = [k for k, b in enumerate(branches) if b["id"].startswith("L") and b["id"] != contingency
+                  and dc_flow.is_connected(c.net, on & (np.arange(len(branches)) != k))]
+        for k in rng.choice(meshed, size=min(5, len(meshed)), replace=False):
+            branches[int(k)].update(switchable=True, switching_cost_usd=float(round(float(rng.uniform(80.0, 300.0)))))
+        worst = overload_at_base_dispatch(inputs)
+        if not 1.02 < worst < 1.5:
+            continue
+        # Level 2 is about the switching decision: keep draws whose DC optimum opens a branch
+        # (about one in four), so redispatch alone is not the answer.
+        try:
+            open_mask, _, _ = solve_milp(Case(inputs))
+        except SolverError:
+            continue
+        if open_mask.any():
+            return Generated(public_inputs=inputs)
+    raise GenerationError("no corrective_transmission_switching case14 draw needed switching in 100 tries")
+
+
+def generate_small(public: Task, rng: np.random.Generator) -> Generated:
     """Redraw loads (±15 %, the units' pre-contingency dispatch scaled to balance), ratings (±10 %),
     prices (±30 %) and switching costs (±40 %); sometimes move the contingency to another
     non-switchable branch. Draws whose contingency overloads nothing are redrawn."""
@@ -432,9 +593,35 @@ def generate(public: Task, rng: np.random.Generator) -> Generated:
 
 
 def accept(task: Task, reference: Reference) -> str | None:
+    """Held-out acceptance: the contingency overloads a branch by 2-50 % at the pre-contingency
+    dispatch, and (ambiguity check, issue 26.2) the optimum is not trivial — not every decision
+    at a bound (no branch opened and every unit at an end of its corrective range)."""
     if not 1.02 < overload_at_base_dispatch(task.public_inputs) < 1.5:
         return "the contingency must overload a branch (by 2-50 %) at the pre-contingency dispatch"
+    case = Case(task.public_inputs)
+    p = np.array([float(reference.answer["p_mw"][u]) for u in case.unit_ids])
+    at_bound = np.minimum(np.abs(p - case.lo), np.abs(p - case.hi)) <= 1e-6
+    if not any(reference.answer["switch_open"].values()) and bool(np.all(at_bound)):
+        return "trivial optimum: no switching and every unit at an end of its corrective range"
     return None
+
+
+def naive_answer(task: Task) -> dict[str, Any]:
+    """Redispatch only: the cheapest DC-feasible redispatch with every switchable branch left
+    closed (the switching option ignored); the pre-contingency dispatch when redispatch alone
+    cannot relieve the overload."""
+    from psab.solvers.core import solve as solve_model
+
+    case = Case(task.public_inputs)
+    m = build_model(case)
+    for k in case.switchable:
+        m.z[k].fix(1)
+    try:
+        solve_model(m)
+        p = np.array([float(m.p[g].value) for g in range(len(case.unit_ids))])
+    except SolverError:
+        p = case.p0.copy()
+    return _answer(case, np.zeros(len(case.branch_ids), dtype=bool), p)
 
 
 SPEC = register(
@@ -479,5 +666,9 @@ SPEC = register(
         objective_sense="minimize",
         objective_unit="USD",
         objective_scale_floor=100.0,
+        expert=EXPERT,
+        judged_by=JUDGED_BY,
+        levels=(1, 2),
+        naive_answer=naive_answer,
     )
 )

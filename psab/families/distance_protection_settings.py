@@ -12,11 +12,20 @@ the load point outside its circle with margin; delays are graded by the coordina
 The objective is the sum, over the protected line and each adjacent line, of the mean
 clearing time of faults uniformly distributed along that line, as this relay clears them
 (zone delay + breaker time; adjacent-line faults outside every zone count ``t_not_seen_s``),
-with the infeed at bus B shrinking the relay's view of the adjacent lines. Every reach and
-delay moves this objective, so the evaluator tells a 5 % mistake in any setting; its
-optimum puts every reach at its upper limit and every delay at its lower limit (closed form,
-below), because a larger mho circle contains its smaller nested ones and every fault it adds
-is cleared no later than before.
+with the infeed at bus B shrinking the relay's view of the adjacent lines.
+
+The zone-1 trade-off (issue 26: without it every reach sits at its upper limit and every
+delay at its lower one, and the optimization is trivial): the instantaneous zone 1 measures
+the fault impedance with a relative error ε uniformly distributed on ±zone1_error_pct (CT, VT,
+relay and line-data errors together), so a fault at z is inside zone 1 with probability
+``P1(z) = clip((R1/ρ(z) − 1 + e)/(2e), 0, 1)``. A protected-line fault zone 1 trips is cleared
+in the breaker time; an adjacent-line fault zone 1 trips is an unselective trip of the
+protected line and counts ``unselective_trip_s``. A longer zone 1 clears more of the protected
+line at once but trips more remote faults unselectively: the optimal zone-1 reach lies inside
+its window, where the two marginal effects balance (for equal line angles in closed form,
+golden ``hand_zone1_error_tradeoff``). Zones 2 and 3 are time-graded and judged at their
+nominal circles, so their reaches still sit at their upper limits and their delays at their
+lower ones. A case without ``zone1_error_pct`` has an exact zone 1 (the original problem).
 
 Sources: Horowitz & Phadke, *Power System Relaying*, 4th ed. (2014), ch. 5 (stepped distance
 zones, mho characteristic, infeed, load encroachment); IEEE Std C37.113-2015 (guide for
@@ -63,7 +72,15 @@ def submission_schema(inputs: dict[str, Any]) -> dict[str, Any]:
         "zone2_delay_s": "zone 2 time delay (s)",
         "zone3_delay_s": "zone 3 time delay (s)",
     }
-    return s.submission({k: s.number(v) for k, v in words.items()}, "distance relay zone settings")
+    words_ru = {
+        "zone1_reach_ohm_sec": "уставка I ступени по сопротивлению (вторичные омы, по углу защищаемой линии); I ступень без выдержки времени",
+        "zone2_reach_ohm_sec": "уставка II ступени по сопротивлению (вторичные омы, по углу защищаемой линии)",
+        "zone3_reach_ohm_sec": "уставка III ступени по сопротивлению (вторичные омы, по углу защищаемой линии)",
+        "zone2_delay_s": "выдержка времени II ступени (с)",
+        "zone3_delay_s": "выдержка времени III ступени (с)",
+    }
+    return s.submission({k: s.number(v, ru=words_ru[k]) for k, v in words.items()}, "distance relay zone settings",
+                        ru="уставки ступеней дистанционной защиты")
 
 
 PRESENTATION = {
@@ -78,7 +95,7 @@ PRESENTATION = {
             "relay sees secondary ohms Z_sec = Z_pri·CTR/VTR (CTR = ct_primary_a/ct_secondary_a, VTR = "
             "vt_primary_v/vt_secondary_v). With Z_L the protected line, Z_k an adjacent line and ρ(z) = "
             "|z|²/Re(z·e^(−jθ)) the reach needed to see z, the settings must satisfy the rules in "
-            "public_inputs.rules: (1) 0 ≤ zone-1 reach ≤ zone1_max_fraction·|Z_L| (zone 1 under-reaches the "
+            "public_inputs.rules: (1) 0 ≤ zone-1 reach ≤ zone1_max_fraction·|Z_L| (zone 1 is not set beyond the "
             "remote bus); (2) zone-2 reach ≥ zone2_min_fraction·|Z_L| (covers the whole line with margin); "
             "(3) zone-2 reach ≤ ρ(Z_L + adjacent_zone1_fraction·Z_k) for every adjacent line (zone 2 stays "
             "inside the adjacent lines' zone 1, without infeed); (4) zone-3 reach ≥ ρ(Z_L + "
@@ -92,12 +109,21 @@ PRESENTATION = {
             "distributed along that line, as this relay clears them: a fault is cleared by the fastest zone "
             "that sees it, in that zone's delay plus breaker_time_s; a fault on an adjacent line at fraction "
             "y of its length appears at Z_L + infeed_factor·y·Z_k (infeed at the remote bus); adjacent-line "
-            "faults outside every zone count t_not_seen_s."
+            "faults outside every zone count t_not_seen_s as their whole clearing time (breaker_time_s is not "
+            "added to it). Zone 1 measurement error (when the case gives zone1_error_pct = 100·e): zone 1 sees a "
+            "fault at z with probability P1(z) = min(1, max(0, (R1/ρ(z) − 1 + e)/(2e))) (the measured impedance "
+            "is z·(1 + ε), ε uniform on [−e, e]; P1 = 1 at z = 0); the fault's expected clearing time is then "
+            "P1·t_1 + (1 − P1)·t_23, where t_23 is the clearing time by zones 2 and 3 as above and t_1 is "
+            "breaker_time_s for a protected-line fault and unselective_trip_s (counted as is) for an adjacent-line "
+            "fault, which zone 1 trips unselectively. Zones 2 and 3 are taken at their nominal circles. A case "
+            "without zone1_error_pct has an exact zone 1 (P1 = 1 inside its circle, 0 outside). The mean over "
+            "each line is the exact integral over its length (no sampling)."
         ),
         "answer_notes": (
             "Reaches in secondary ohms, delays in seconds. Bounds are checked with a tolerance of 0.001 Ω "
             "(reaches) and 0.1 ms (delays), so round an upper-bounded reach down, not up. The score is 1 at "
-            "the minimum total clearing time and falls with the relative excess."
+            "the minimum total clearing time and falls with the relative excess (an objective within 0.01 % of "
+            "the minimum counts as the minimum)."
         ),
     },
     "ru": {
@@ -114,7 +140,7 @@ PRESENTATION = {
             "защищаемая линия, Z_k — смежная линия, ρ(z) = |z|²/Re(z·e^(−jθ)) — уставка, при которой точка z "
             "находится на границе характеристики. Уставки должны удовлетворять правилам из "
             "public_inputs.rules: (1) 0 ≤ уставка I ступени ≤ zone1_max_fraction·|Z_L| (I ступень не "
-            "охватывает шины противоположного конца); (2) уставка II ступени ≥ zone2_min_fraction·|Z_L| "
+            "выставляется дальше шин противоположного конца); (2) уставка II ступени ≥ zone2_min_fraction·|Z_L| "
             "(охватывает всю линию с запасом); (3) уставка II ступени ≤ ρ(Z_L + adjacent_zone1_fraction·Z_k) "
             "для каждой смежной линии (II ступень не выходит за I ступень смежных линий, без учёта "
             "подпитки); (4) уставка III ступени ≥ ρ(Z_L + zone3_adjacent_factor·Z_k) для каждой смежной "
@@ -128,13 +154,23 @@ PRESENTATION = {
             "равномерно распределённых по длине линии, этой защитой: КЗ отключается самой быстрой "
             "ступенью, которая его видит, за её выдержку плюс breaker_time_s; КЗ на смежной линии в точке y "
             "её длины защита видит как Z_L + infeed_factor·y·Z_k (подпитка на шинах противоположного "
-            "конца); КЗ на смежных линиях вне всех ступеней учитываются со временем t_not_seen_s."
+            "конца); КЗ на смежных линиях вне всех ступеней учитываются со временем t_not_seen_s как полным "
+            "временем отключения (breaker_time_s к нему не прибавляется). Погрешность I ступени (если задано "
+            "zone1_error_pct = 100·e): I ступень видит КЗ в точке z с вероятностью P1(z) = min(1, max(0, "
+            "(R1/ρ(z) − 1 + e)/(2e))) (измеренное сопротивление равно z·(1 + ε), ε распределена равномерно на "
+            "[−e, e]; в точке z = 0 P1 = 1); ожидаемое время отключения КЗ равно P1·t_1 + (1 − P1)·t_23, где "
+            "t_23 — время отключения II и III ступенями, как выше, а t_1 — breaker_time_s для КЗ на защищаемой "
+            "линии и unselective_trip_s (учитывается как есть) для КЗ на смежной линии, которое I ступень "
+            "отключает неселективно. II и III ступени рассматриваются по их номинальным характеристикам. Если "
+            "zone1_error_pct не задано, I ступень точная (P1 = 1 внутри её окружности и 0 вне). Среднее по линии — "
+            "точный интеграл по её длине (без выборки точек)."
         ),
         "answer_notes": (
             "Уставки по сопротивлению — во вторичных омах, выдержки — в секундах. Границы проверяются с "
             "допуском 0,001 Ом (уставки) и 0,1 мс (выдержки), поэтому уставку, ограниченную сверху, "
             "округляйте вниз. Оценка равна 1 при минимальном суммарном времени отключения и снижается "
-            "пропорционально относительному превышению."
+            "пропорционально относительному превышению (значение в пределах 0,01 % от минимума считается "
+            "минимумом)."
         ),
         "hard_constraints": (
             "0 ≤ охват зоны 1 ≤ zone1_max_fraction·|Z_L| (вторичные омы; допуск 0,001 Ом)",
@@ -167,6 +203,8 @@ class SettingProblem:
     not_seen_s: float
     ct_ratio: float
     vt_ratio: float
+    zone1_error: float = 0.0
+    unselective_trip_s: float = 0.0
 
 
 def setting_problem(inputs: dict[str, Any]) -> SettingProblem:
@@ -199,6 +237,8 @@ def setting_problem(inputs: dict[str, Any]) -> SettingProblem:
         not_seen_s=float(inputs["t_not_seen_s"]),
         ct_ratio=ctr,
         vt_ratio=vtr,
+        zone1_error=float(inputs.get("zone1_error_pct", 0.0)) / 100.0,
+        unselective_trip_s=float(inputs.get("unselective_trip_s", 0.0)),
     )
 
 
@@ -234,6 +274,54 @@ def setting_constraints(p: SettingProblem) -> list[LinearConstraint]:
     ]
 
 
+_GAUSS = np.polynomial.legendre.leggauss(24)
+
+
+def _mho_reach_array(z: np.ndarray, angle_deg: float) -> np.ndarray:
+    """:func:`psab.surrogates.distance.mho_reach` on an array (ρ = ∞ behind the relay, 0 at it)."""
+    along = (z * np.exp(-1j * np.radians(angle_deg))).real
+    mag2 = np.abs(z) ** 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rho = np.where(along > 0.0, mag2 / np.where(along > 0.0, along, 1.0), np.inf)
+    return np.where(mag2 == 0.0, 0.0, rho)
+
+
+def _zone1_probability(rho: np.ndarray, reach1: float, e: float) -> np.ndarray:
+    """P1 = clip((R1/ρ − 1 + e)/(2e), 0, 1); ρ = 0 (a fault at the relay) is always seen."""
+    with np.errstate(divide="ignore"):
+        ratio = np.where(rho > 0.0, reach1 / np.where(rho > 0.0, rho, 1.0), np.inf)
+    return np.clip((ratio - 1.0 + e) / (2.0 * e), 0.0, 1.0)
+
+
+def _zone1_correction(p: SettingProblem, start: complex, step: complex, zones23: list[Zone], reach1: float,
+                      t_zone1: float, not_seen: float) -> tuple[float, float]:
+    """``∫ P1(y)·(t_1 − t_23(y)) dy`` over y ∈ [0, 1] and ``∫ P1 dy``: the change of the line's mean
+    clearing time that the uncertain zone 1 brings, by Gauss–Legendre on the pieces between the
+    points where P1 has a kink or t_23 jumps (each piece is smooth, so the rule is exact to
+    rounding)."""
+    e = p.zone1_error
+    if reach1 <= 0.0:
+        return 0.0, 0.0
+    cuts = {0.0, 1.0}
+    for r in (reach1 / (1.0 + e), reach1 / (1.0 - e), *(z.reach for z in zones23)):
+        lo, hi = segment_coverage(start, step, r, p.angle_deg)
+        cuts.update(v for v in (lo, hi) if 0.0 < v < 1.0)
+    knots = sorted(cuts)
+    nodes, weights = _GAUSS
+    corr = share = 0.0
+    for a, b in zip(knots[:-1], knots[1:], strict=True):
+        if b - a <= 0.0:
+            continue
+        mid = start + 0.5 * (a + b) * step
+        t23 = min((z.delay_s + p.breaker_time_s for z in zones23 if mho_reach(mid, p.angle_deg) <= z.reach), default=not_seen)
+        y = 0.5 * (a + b) + 0.5 * (b - a) * nodes
+        rho = _mho_reach_array(start + y * step, p.angle_deg)
+        prob = float(np.dot(weights, _zone1_probability(rho, reach1, e))) * 0.5 * (b - a)
+        share += prob
+        corr += prob * (t_zone1 - t23)
+    return corr, share
+
+
 def clearing(p: SettingProblem, reach: list[float], delay: list[float]) -> tuple[float, dict[str, Any]]:
     """The objective (s) and, per line, its mean clearing time and the share each zone clears."""
     zones = [Zone(reach[0], 0.0), Zone(reach[1], delay[0]), Zone(reach[2], delay[1])]
@@ -241,11 +329,44 @@ def clearing(p: SettingProblem, reach: list[float], delay: list[float]) -> tuple
     total = 0.0
     per_line = {}
     for name, start, step in segments:
-        mean, first = mean_clearing_time(start, step, zones, p.angle_deg, p.breaker_time_s, p.not_seen_s)
+        if p.zone1_error <= 0.0:
+            mean, first = mean_clearing_time(start, step, zones, p.angle_deg, p.breaker_time_s, p.not_seen_s)
+            total += mean
+            per_line[name] = {"mean_clearing_time_s": mean, "share_zone1": first[0], "share_zone2": first[1],
+                              "share_zone3": first[2], "share_not_seen": max(0.0, 1.0 - sum(first))}
+            continue
+        mean23, first = mean_clearing_time(start, step, zones[1:], p.angle_deg, p.breaker_time_s, p.not_seen_s)
+        t1 = p.breaker_time_s if name == "protected" else p.unselective_trip_s
+        corr, share1 = _zone1_correction(p, start, step, zones[1:], reach[0], t1, p.not_seen_s)
+        mean = mean23 + corr
         total += mean
-        per_line[name] = {"mean_clearing_time_s": mean, "share_zone1": first[0], "share_zone2": first[1],
-                          "share_zone3": first[2], "share_not_seen": max(0.0, 1.0 - sum(first))}
+        # zone 1's expected share comes out of zone 2's (P1 > 0 only inside zone 2 for admissible reaches)
+        per_line[name] = {"mean_clearing_time_s": mean, "share_zone1": share1,
+                          "share_zone2": max(0.0, first[0] - share1), "share_zone3": first[1],
+                          "share_not_seen": max(0.0, 1.0 - sum(first))}
     return total, per_line
+
+
+def optimal_zone1_reach(p: SettingProblem, reach23: tuple[float, float], delay: list[float]) -> float:
+    """The zone-1 reach that minimizes the objective with zones 2 and 3 fixed: a scan of 200
+    points of [0, zone1_max], then a bounded Brent search on the bracket around the best one.
+    With the measurement error the objective is decreasing up to R1 = (1 − e)·|Z_L| (no
+    adjacent fault can be tripped yet) and convex beyond it on equal-angle lines (golden case),
+    so the bracket holds the optimum."""
+    from scipy.optimize import minimize_scalar
+
+    hi = p.zone1_max
+
+    def f(r1: float) -> float:
+        return clearing(p, [r1, *reach23], delay)[0]
+
+    grid = np.linspace(0.0, hi, 201)
+    values = [f(float(r)) for r in grid]
+    k = int(np.argmin(values))
+    lo_b, hi_b = float(grid[max(k - 1, 0)]), float(grid[min(k + 1, len(grid) - 1)])
+    res = minimize_scalar(f, bounds=(lo_b, hi_b), method="bounded", options={"xatol": 1e-9 * max(hi, 1.0)})
+    best = float(res.x) if res.fun <= values[k] else float(grid[k])
+    return min(best, hi)
 
 
 def optimal_settings(p: SettingProblem) -> tuple[list[float], list[float]]:
@@ -261,6 +382,9 @@ def optimal_settings(p: SettingProblem) -> tuple[list[float], list[float]]:
         raise SolverError("the setting rules leave no admissible reach (zone-2 or zone-3 window is empty)")
     t2 = p.cti_s
     t3 = max(t2 + p.cti_s, p.adjacent_zone2_delay_s + p.cti_s)
+    if p.zone1_error > 0.0:
+        # zones 2 and 3 stay at their limits (nominal circles, nested, no error); zone 1 balances
+        return [optimal_zone1_reach(p, (z2, p.zone3_max), [t2, t3]), z2, p.zone3_max], [t2, t3]
     return [p.zone1_max, z2, p.zone3_max], [t2, t3]
 
 
@@ -269,8 +393,10 @@ def solve(task: Task, backend: str) -> Reference:
     reach, delay = optimal_settings(p)
     objective, _ = clearing(p, reach, delay)
     answer = dict(zip(REACHES, reach, strict=True)) | dict(zip(DELAYS, delay, strict=True))
-    return Reference(answer=answer, objective=objective,
-                     method="closed form: reaches at their rule limits, delays at their grading limits")
+    method = ("zones 2/3 at their rule limits, delays at their grading limits; zone 1 by a bounded 1-D search "
+              "of the expected clearing time" if p.zone1_error > 0.0 else
+              "closed form: reaches at their rule limits, delays at their grading limits")
+    return Reference(answer=answer, objective=objective, method=method)
 
 
 def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
@@ -313,8 +439,8 @@ def _network_inputs(draw: dict[str, Any], base_km: float) -> dict[str, Any]:
     return {
         "system": f"{un_kv:g} kV overhead transmission, relay at bus A protecting line A-B",
         "nominal_voltage_kv": un_kv,
-        "ct_primary_a": draw["ct_primary_a"], "ct_secondary_a": 1.0,
-        "vt_primary_v": un_kv * 1e3, "vt_secondary_v": 110.0,
+        "ct_primary_a": draw["ct_primary_a"], "ct_secondary_a": draw.get("ct_secondary_a", 1.0),
+        "vt_primary_v": un_kv * 1e3, "vt_secondary_v": draw.get("vt_secondary_v", 110.0),
         "protected_line": line("A-B"),
         "adjacent_lines": [line(lid) | {"infeed_factor": k} for lid, k in draw["infeed"].items()],
         "max_load_mva": draw["max_load_mva"],
@@ -322,7 +448,7 @@ def _network_inputs(draw: dict[str, Any], base_km: float) -> dict[str, Any]:
     } | draw["scalars"]
 
 
-def generate(public: Task, rng: np.random.Generator) -> Generated:
+def generate(public: Task, rng: np.random.Generator, level: int = 1) -> Generated:
     """Redraw the lines (relative lengths, per-km impedances, angles, number of adjacent lines),
     the infeed factors, maximum load, CT/VT ratios, setting rules and grading times.
 
@@ -331,6 +457,12 @@ def generate(public: Task, rng: np.random.Generator) -> Generated:
     whole so that the load-limited zone-3 reach falls between the zone-3 coverage rule and full
     coverage of the adjacent lines with infeed (where the reach matters), keeping the protected
     line 30–200 km long.
+
+    The zone-1 trade-off: zone 1 may reach up to the remote bus (zone1_max_fraction = 1; the
+    drawn fraction is overridden, its draw kept so that the rest of the stream is unchanged),
+    its measurement error e and the cost of an unselective trip are drawn last.
+    Level 2: always three adjacent lines (one of them short, which squeezes the zone-2 window),
+    5 A CTs and 100 V VTs (secondary ohms on other bases) and a wider error band.
     """
     for _ in range(100):
         un_kv = float(rng.choice([132.0, 220.0]))
@@ -345,11 +477,13 @@ def generate(public: Task, rng: np.random.Generator) -> Generated:
             "relative_length": {"A-B": 1.0},
             "infeed": {},
         }
-        for k, bus in enumerate("CDE"[: int(rng.choice([2, 3]))]):
+        if level >= 2:
+            draw["ct_secondary_a"], draw["vt_secondary_v"] = 5.0, 100.0
+        for k, bus in enumerate("CDE"[: int(rng.choice([2, 3])) if level == 1 else 3]):
             lid = f"B-{bus}"
             draw["z_per_km"][lid] = float(rng.uniform(0.30, 0.45))
             draw["angle_deg"][lid] = round(float(rng.uniform(74.0, 86.0)), 1)
-            draw["relative_length"][lid] = float(rng.uniform(0.35, 1.8))
+            draw["relative_length"][lid] = float(rng.uniform(0.35, 1.8) if level == 1 or k < 2 else rng.uniform(0.2, 0.45))
             draw["infeed"][lid] = round(float(rng.uniform(1.35, 2.2) if k == 0 else rng.uniform(1.0, 2.2)), 2)
         draw["rules"] = {
             "zone1_max_fraction": float(rng.choice([0.8, 0.85])),
@@ -372,7 +506,11 @@ def generate(public: Task, rng: np.random.Generator) -> Generated:
         hi = max(mho_reach(p.z_line + k * zk, p.angle_deg) for _, zk, k in p.adjacent)
         scale = p.zone3_max / (lo + u * (hi - lo))  # impedances scale with length, the load does not
         if 30.0 <= 100.0 * scale <= 200.0:
-            return Generated(public_inputs=_network_inputs(draw, 100.0 * scale))
+            inputs = _network_inputs(draw, 100.0 * scale)
+            inputs["rules"] = dict(inputs["rules"], zone1_max_fraction=1.0)
+            inputs["zone1_error_pct"] = round(float(rng.uniform(5.0, 12.0) if level == 1 else rng.uniform(8.0, 18.0)), 1)
+            inputs["unselective_trip_s"] = float(rng.choice([1.0, 1.5, 2.0, 3.0]))
+            return Generated(public_inputs=inputs)
     return Generated(public_inputs=dict(public.public_inputs))
 
 
@@ -386,7 +524,86 @@ def accept(task: Task, ref: Reference) -> str | None:
     unseen = [1.0 - segment_coverage(p.z_line, k * zk, p.zone3_max, p.angle_deg)[1] for _, zk, k in p.adjacent]
     if max(unseen) < 0.02:
         return "zone 3 sees every adjacent line entirely: its reach would not affect clearing"
+    return trivial_or_tied(task, ref)
+
+
+def trivial_or_tied(task: Task, ref: Reference) -> str | None:
+    """The ambiguity check (issue 26.2). Trivial: the optimal zone-1 reach sits at its upper
+    limit (or the case has no zone-1 error), so every reach is at an upper limit and every delay
+    at a lower one and no trade-off is left. Tied: another zone-1 reach at least 2 % of |Z_L|
+    away from the optimum comes within the objective's tie tolerance (0.01 %), so the optimum
+    would not be one setting."""
+    p = setting_problem(task.public_inputs)
+    if p.zone1_error <= 0.0:
+        return "trivial optimum: no zone-1 measurement error, every reach at its upper limit"
+    r1 = float(ref.answer["zone1_reach_ohm_sec"])
+    if r1 >= p.zone1_max * (1.0 - 1e-3):
+        return "trivial optimum: the optimal zone-1 reach sits at its upper limit"
+    reach23 = (float(ref.answer["zone2_reach_ohm_sec"]), float(ref.answer["zone3_reach_ohm_sec"]))
+    delay = [float(ref.answer[k]) for k in DELAYS]
+    best = float(ref.objective) if ref.objective is not None else clearing(p, [r1, *reach23], delay)[0]
+    z = mho_reach(p.z_line, p.angle_deg)
+    for r in np.linspace(0.0, p.zone1_max, 201):
+        if abs(float(r) - r1) > 0.02 * z and clearing(p, [float(r), *reach23], delay)[0] <= best * (1.0 + 1e-4):
+            return f"tied optimum: a zone-1 reach of {float(r):.3f} Ω is within 0.01 % of the optimum"
     return None
+
+
+def naive_answer(task: Task) -> dict[str, Any]:
+    """The simplest reading: every reach at its upper limit and every delay at its lower limit —
+    zone 1 at zone1_max_fraction·|Z_L|, ignoring the measurement error's unselective trips."""
+    p = setting_problem(task.public_inputs)
+    z2 = min(p.zone2_max)
+    t2 = p.cti_s
+    t3 = max(t2 + p.cti_s, p.adjacent_zone2_delay_s + p.cti_s)
+    return dict(zip(REACHES, [p.zone1_max, z2, p.zone3_max], strict=True)) | dict(zip(DELAYS, [t2, t3], strict=True))
+
+
+EXPERT = {
+    "en": {"statement": (
+        "Set the three mho zones (reaches in secondary ohms along the protected line's angle) and the zone-2/3 "
+        "delays of the distance relay at bus A protecting public_inputs.protected_line, stepped-distance "
+        "practice of Horowitz & Phadke, Power System Relaying, 4th ed. (2014), ch. 5 and IEEE Std C37.113-2015 "
+        "clause 5, with the case's rules: zone 1 within zone1_max_fraction of the line; zone 2 at least "
+        "zone2_min_fraction of the line and inside zone 1 of every adjacent line (adjacent_zone1_fraction, without "
+        "infeed); zone 3 covering every adjacent line by zone3_adjacent_factor (without infeed) and clear of the "
+        "maximum load (max_load_mva at min_voltage_pu, load_power_factor) by load_margin; zone-2 delay graded by "
+        "cti_s over the adjacent zone 1, zone-3 delay by cti_s over zone 2 and over adjacent_zone2_delay_s. "
+        "Minimize the sum over the protected and adjacent lines of the mean clearing time of faults uniformly "
+        "distributed along each line (zone delay + breaker_time_s; adjacent faults seen through infeed_factor; "
+        "unseen adjacent faults count t_not_seen_s as their whole clearing time). The case's choice: zone 1 "
+        "measures with a relative impedance error uniform on ±zone1_error_pct, and an adjacent-line fault it trips "
+        "counts unselective_trip_s; zones 2 and 3 are taken at their nominal circles.")},
+    "ru": {"statement": (
+        "Выберите уставки трёх ступеней дистанционной защиты с круговыми (mho) характеристиками (во вторичных "
+        "омах по углу защищаемой линии) и выдержки времени II и III ступеней для защиты на шинах A линии "
+        "public_inputs.protected_line — по практике ступенчатой дистанционной защиты (Horowitz & Phadke, Power "
+        "System Relaying, 4-е изд., 2014, гл. 5; IEEE Std C37.113-2015, разд. 5) с правилами задачи: I ступень — в "
+        "пределах zone1_max_fraction длины линии; II ступень — не менее zone2_min_fraction линии и в пределах I "
+        "ступени каждой смежной линии (adjacent_zone1_fraction, без учёта подпитки); III ступень — резервирует "
+        "каждую смежную линию с коэффициентом zone3_adjacent_factor (без подпитки) и отстроена от максимальной "
+        "нагрузки (max_load_mva при min_voltage_pu, load_power_factor) с запасом load_margin; выдержка II ступени "
+        "— на cti_s больше I ступени смежных линий, III ступени — на cti_s больше II ступени и "
+        "adjacent_zone2_delay_s. Минимизируйте сумму по защищаемой и смежным линиям среднего времени отключения "
+        "КЗ, равномерно распределённых по длине линии (выдержка ступени + breaker_time_s; КЗ на смежных линиях — "
+        "с коэффициентом подпитки infeed_factor; невидимые КЗ на смежных линиях — t_not_seen_s как полное "
+        "время). Принято в задаче: I ступень измеряет сопротивление с относительной погрешностью, равномерно "
+        "распределённой в пределах ±zone1_error_pct, и отключённое ею КЗ на смежной линии учитывается временем "
+        "unselective_trip_s; II и III ступени — по номинальным характеристикам.")},
+}
+
+JUDGED_BY = {
+    "surrogate": {
+        "en": ("Judged by psab's mho-zone model: every setting rule checked (0.001 Ω on reaches, 0.1 ms on delays), "
+               "the objective recomputed as the exact integral of the expected clearing time along each line "
+               "(Gauss–Legendre on smooth pieces); score 1 − (objective − optimum)/max(optimum, 0.1 s), ties within "
+               "0.01 %."),
+        "ru": ("Проверяется моделью ступеней с круговыми характеристиками psab: каждое правило уставок проверяется "
+               "(допуск 0,001 Ом для уставок, 0,1 мс для выдержек), целевая функция пересчитывается как точный "
+               "интеграл ожидаемого времени отключения по длине каждой линии (Гаусс–Лежандр на гладких участках); "
+               "оценка 1 − (значение − оптимум)/max(оптимум, 0,1 с), отличие до 0,01 % считается совпадением."),
+    },
+}
 
 
 SPEC = register(
@@ -395,7 +612,7 @@ SPEC = register(
         area="short_circuit_protection",
         scoring_kind="optimize",
         confidence="medium",
-        version="1",
+        version="2",
         provenance=(
             {
                 "title": "Horowitz & Phadke, Power System Relaying, 4th ed., Wiley, 2014",
@@ -435,5 +652,9 @@ SPEC = register(
         objective_unit="s",
         objective_scale_floor=0.1,
         accept=accept,
+        expert=EXPERT,
+        judged_by=JUDGED_BY,
+        levels=(1, 2),
+        naive_answer=naive_answer,
     )
 )

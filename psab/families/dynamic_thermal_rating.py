@@ -40,14 +40,19 @@ def submission_schema(inputs: dict[str, Any]) -> dict[str, Any]:
     return s.submission(
         {
             "ampacity_a": s.array(
-                s.number("steady-state ampacity at the conductor's maximum temperature, A", minimum=0),
-                "ampacity for every weather row, in the order of the rows, A", length=n,
+                s.number("steady-state ampacity at the conductor's maximum temperature, A", minimum=0,
+                         ru="длительно допустимый ток при максимально допустимой температуре провода, А"),
+                "ampacity for every row of weather, in the order of the rows, A", length=n,
+                ru="допустимый ток для каждой строки weather в порядке строк, А",
             ),
-            "dynamic_rating_a": s.number("the day's dynamic rating: the smallest hourly ampacity, A", minimum=0),
-            "static_rating_a": s.number("ampacity under the case's static (conservative) weather, A", minimum=0),
-            "ratio_to_static": s.number("dynamic_rating_a / static_rating_a", minimum=0),
+            "dynamic_rating_a": s.number("the day's dynamic rating: the smallest ampacity of the rows, A", minimum=0,
+                                         ru="динамическая пропускная способность за сутки: наименьший допустимый ток по строкам, А"),
+            "static_rating_a": s.number("ampacity under the case's static (conservative) weather, A", minimum=0,
+                                        ru="допустимый ток при статических (консервативных) погодных условиях, А"),
+            "ratio_to_static": s.number("dynamic_rating_a / static_rating_a", minimum=0,
+                                        ru="отношение dynamic_rating_a / static_rating_a"),
         },
-        "hourly and daily thermal ratings",
+        "thermal ratings per weather row and for the day", ru="допустимые токи по строкам погоды и за сутки",
     )
 
 
@@ -73,9 +78,12 @@ INPUTS_SCHEMA: dict[str, Any] = {
             "type": "array", "minItems": 1,
             "items": {
                 "type": "object",
-                "required": ["solar_time_h", "ambient_c", "wind_speed_m_per_s", "wind_angle_deg", "solar_flux_w_per_m2"],
+                # A row gives the wind either as wind_angle_deg (to the conductor axis) or as
+                # wind_direction_deg (compass, level 2).
+                "required": ["solar_time_h", "ambient_c", "wind_speed_m_per_s", "solar_flux_w_per_m2"],
+                "anyOf": [{"required": ["wind_angle_deg"]}, {"required": ["wind_direction_deg"]}],
                 "properties": {k: s.NUMBER for k in ("solar_time_h", "ambient_c", "wind_speed_m_per_s", "wind_angle_deg",
-                                                     "solar_flux_w_per_m2")},
+                                                     "wind_direction_deg", "solar_flux_w_per_m2")},
             },
         },
         "static_weather": {
@@ -98,10 +106,19 @@ PRESENTATION = {
             "14a, 15a, with the line's elevation); radiation q_r (eq. 7a); solar gain q_s = α·Q·sin θ·D (eq. 8) "
             "with θ from the solar altitude and azimuth at the row's solar time (eqs. 9, 16a, 16b, 17a, 17b, "
             "Table 2) and the line azimuth; R by linear interpolation between the two given AC resistances "
-            "(eq. 10). In the hourly rows Q is the measured flux solar_flux_w_per_m2 on a surface normal to the "
-            "sun's rays; in static_weather Q is the flux of the stated atmosphere (eq. 18, Table 3) corrected for "
-            "elevation (eqs. 19, 20). Report the ampacity of every weather row, the day's dynamic rating (the "
-            "smallest of them), the static rating, and their ratio dynamic/static."
+            "(eq. 10). Solar geometry: declination δ = 23.46°·sin(360°·(284 + day_of_year)/365) (eq. 16b, the "
+            "standard's own constant), hour angle ω = 15°·(solar_time_h − 12), azimuths (line_azimuth_deg and the "
+            "sun's Z_c with the constant C of Table 2) in degrees clockwise from north; the sun below the horizon "
+            "gives no solar gain. Each row of the array weather is one independent steady state at its "
+            "solar_time_h (the middle of its interval); step_minutes is the spacing of the rows (60: hourly rows, "
+            "30: half-hourly) and enters no formula — no thermal transient is carried from one row to the next. A "
+            "row gives the wind either as wind_angle_deg, the angle φ between the wind and the conductor axis, or "
+            "as wind_direction_deg, the compass direction the wind blows from (clockwise from north); then φ is "
+            "the acute angle between that direction and the line's axis line_azimuth_deg (0°-90°; wind along the "
+            "line from either end is 0°). In the rows of weather Q is the measured flux solar_flux_w_per_m2 on a "
+            "surface normal to the sun's rays; in static_weather Q is the flux of the stated atmosphere (eq. 18, "
+            "Table 3) corrected for elevation (eqs. 19, 20). Report the ampacity of every row of weather, the "
+            "day's dynamic rating (the smallest of them), the static rating, and their ratio dynamic/static."
         ),
         "answer_notes": "Every value must match within 0.1 % (0.5 A or 0.001 for the ratio at least).",
     },
@@ -116,22 +133,78 @@ PRESENTATION = {
             "(T_s + T_a)/2 (ф. 13a, 14a, 15a, с учётом высоты линии над уровнем моря); излучение q_r (ф. 7a); "
             "солнечный нагрев q_s = α·Q·sin θ·D (ф. 8), где θ определяется высотой и азимутом Солнца в истинное "
             "солнечное время строки (ф. 9, 16a, 16b, 17a, 17b, табл. 2) и азимутом линии; сопротивление R — "
-            "линейной интерполяцией между двумя заданными значениями сопротивления переменному току (ф. 10). В "
-            "почасовых строках Q — измеренная плотность потока solar_flux_w_per_m2 на поверхность, "
-            "перпендикулярную солнечным лучам; в static_weather Q — поток для указанного состояния атмосферы "
-            "(ф. 18, табл. 3) с поправкой на высоту (ф. 19, 20). Укажите допустимый ток для каждой строки "
-            "погоды, динамическую пропускную способность за сутки (наименьшее из почасовых значений), "
+            "линейной интерполяцией между двумя заданными значениями сопротивления переменному току (ф. 10). "
+            "Положение Солнца: склонение δ = 23,46°·sin(360°·(284 + day_of_year)/365) (ф. 16b, константа самого "
+            "стандарта), часовой угол ω = 15°·(solar_time_h − 12), азимуты (line_azimuth_deg и азимут Солнца Z_c с "
+            "константой C из табл. 2) — в градусах по часовой стрелке от севера; Солнце под горизонтом не "
+            "нагревает провод. Каждая строка массива weather — независимый установившийся режим в момент "
+            "solar_time_h (середина интервала); step_minutes — шаг строк (60 — почасовые, 30 — получасовые), "
+            "ни в одну формулу он не входит: тепловой переходный процесс от строки к строке не учитывается. "
+            "Ветер в строке задан либо углом wind_angle_deg между направлением ветра и осью провода φ, либо "
+            "направлением wind_direction_deg по компасу (откуда дует ветер, по часовой стрелке от севера); тогда "
+            "φ — острый угол между этим направлением и осью линии line_azimuth_deg (0°–90°; ветер вдоль линии с "
+            "любого конца — 0°). В строках weather Q — измеренная плотность потока solar_flux_w_per_m2 на "
+            "поверхность, перпендикулярную солнечным лучам; в static_weather Q — поток для указанного состояния "
+            "атмосферы (ф. 18, табл. 3) с поправкой на высоту (ф. 19, 20). Укажите допустимый ток для каждой "
+            "строки weather, динамическую пропускную способность за сутки (наименьшее из этих значений), "
             "статическую пропускную способность и их отношение (динамическая/статическая)."
         ),
         "answer_notes": "Каждое значение должно совпасть с точностью 0,1 % (не менее 0,5 А, для отношения — 0,001).",
         "hard_constraints": (
-            "каждое почасовое значение допустимого тока совпадает с пересчётом по IEEE 738 в пределах max(0,1 %, 0,5 А)",
+            "каждое значение допустимого тока по строкам weather совпадает с пересчётом по IEEE 738 в пределах max(0,1 %, 0,5 А)",
             "динамическая и статическая допустимые токовые нагрузки и их отношение совпадают с пересчётом в пределах 0,1 % (не менее 0,5 А; 0,001 для отношения)",
         ),
     },
 }
 
+EXPERT = {
+    "en": {"statement": (
+        "Rate the bare overhead conductor in public_inputs by IEEE Std 738-2012, clause 4 (steady-state heat balance "
+        "at its maximum temperature t_max_c, the standard's SI equations, air properties at the film temperature, "
+        "the line's elevation), with resistance interpolated linearly between the two given AC values. Rate every "
+        "row of weather as an independent steady state (step_minutes is only the row spacing), using the row's "
+        "measured flux normal to the sun's rays and the sun's position at its solar_time_h (the standard's "
+        "declination formula, azimuths clockwise from north); wind given as a compass direction is referred to the "
+        "line's axis. Rate static_weather with the standard's modelled flux for its atmosphere at the line's "
+        "elevation. Report every row's ampacity, the day's dynamic rating (the smallest), the static rating and the "
+        "ratio dynamic/static."
+    )},
+    "ru": {"statement": (
+        "Определите допустимый ток неизолированного провода воздушной линии из public_inputs по IEEE Std 738-2012, "
+        "раздел 4 (установившийся тепловой баланс при максимально допустимой температуре t_max_c, уравнения "
+        "стандарта в единицах СИ, свойства воздуха при температуре плёнки, высота линии над уровнем моря), "
+        "сопротивление — линейной интерполяцией между двумя заданными значениями на переменном токе. Каждую строку "
+        "weather рассчитайте как независимый установившийся режим (step_minutes — лишь шаг строк) с измеренной "
+        "плотностью солнечного потока по нормали к лучам и положением Солнца в solar_time_h строки (формула "
+        "склонения стандарта, азимуты по часовой стрелке от севера); ветер, заданный направлением по компасу, "
+        "отнесите к оси линии. Для static_weather используйте расчётный поток стандарта для указанного состояния "
+        "атмосферы на высоте линии. Укажите допустимый ток каждой строки, динамическую пропускную способность за "
+        "сутки (наименьшую), статическую и их отношение."
+    )},
+}
+
+JUDGED_BY = {
+    "surrogate": {
+        "en": "Judged against psab's IEEE 738-2012 clause-4 implementation (psab.surrogates.ieee738, checked against the "
+              "standard's Drake example and an independent implementation): every row's ampacity, the dynamic and static "
+              "ratings within max(0.1 %, 0.5 A), the ratio within max(0.1 %, 0.001).",
+        "ru": "Проверяется по реализации раздела 4 IEEE 738-2012 в psab (psab.surrogates.ieee738, сверена с примером провода "
+              "Drake из стандарта и с независимой реализацией): допустимый ток каждой строки, динамическая и статическая "
+              "пропускная способность — с точностью max(0,1 %, 0,5 А), отношение — max(0,1 %, 0,001).",
+    },
+}
+
 # ---------------------------------------------------------------------------- physics
+
+
+def wind_angle_of(line: dict[str, Any], row: dict[str, Any]) -> float:
+    """φ, the angle between the wind and the conductor axis (0°-90°): the row's wind_angle_deg, or
+    the acute angle between its compass wind_direction_deg and the line azimuth (both are axes
+    for K_angle, eq. (4a): a wind from the opposite direction gives the same φ)."""
+    if "wind_angle_deg" in row:
+        return float(row["wind_angle_deg"])
+    d = (float(row["wind_direction_deg"]) - float(line["line_azimuth_deg"])) % 180.0
+    return min(d, 180.0 - d)
 
 
 def conductor_of(inputs: dict[str, Any]) -> ieee738.Conductor:
@@ -151,7 +224,7 @@ def hourly_balance(inputs: dict[str, Any], row: dict[str, Any]) -> ieee738.HeatB
                                  float(line["line_azimuth_deg"]))
     return ieee738.heat_balance(
         conductor_of(inputs), t_surface_c=float(inputs["conductor"]["t_max_c"]), t_ambient_c=float(row["ambient_c"]),
-        wind_speed_m_s=float(row["wind_speed_m_per_s"]), wind_angle_deg=float(row["wind_angle_deg"]),
+        wind_speed_m_s=float(row["wind_speed_m_per_s"]), wind_angle_deg=wind_angle_of(line, row),
         elevation_m=float(line["elevation_m"]), solar_flux_w_m2=float(row["solar_flux_w_per_m2"]),
         solar_incidence_deg=sun.incidence_deg,
     )
@@ -212,20 +285,24 @@ def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
 # ---------------------------------------------------------------------------- held-out draws
 
 
-def synthesize_weather(line: dict[str, Any], rng: np.random.Generator) -> list[dict[str, Any]]:
+def synthesize_weather(line: dict[str, Any], rng: np.random.Generator, step_minutes: int = 60,
+                       compass: bool = False) -> list[dict[str, Any]]:
     """24 hourly rows of a summer day at the line: an ambient cycle peaking mid-afternoon, a
     wind that freshens in the afternoon and may fall calm at night, a wind direction drifting
     around a prevailing angle to the line, and the clear-sky flux (eq. 18, elevation-corrected)
-    dimmed by passing cloud. Rows are at the middle of each solar hour."""
+    dimmed by passing cloud. Rows are at the middle of each step of ``step_minutes``; with
+    ``compass`` the wind is given as the compass direction it blows from (a weather station's
+    reading) instead of its angle to the line."""
+    n = HOURS * 60 // step_minutes
     mean = float(rng.uniform(16.0, 30.0))
     swing = float(rng.uniform(4.0, 9.0))
     wind_base = float(rng.uniform(0.6, 3.5))
     prevailing = float(rng.uniform(10.0, 90.0))
-    cloud = np.clip(1.0 - np.abs(np.cumsum(rng.normal(0.0, 0.12, HOURS))), 0.25, 1.0)
+    cloud = np.clip(1.0 - np.abs(np.cumsum(rng.normal(0.0, 0.12 * math.sqrt(step_minutes / 60.0), n))), 0.25, 1.0)
     calm_night = rng.uniform() < 0.5
     rows = []
-    for h in range(HOURS):
-        t = h + 0.5
+    for h in range(n):
+        t = (h + 0.5) * step_minutes / 60.0
         ambient = mean + swing * math.cos(2 * math.pi * (t - 15.0) / 24.0) + float(rng.normal(0.0, 0.4))
         daytime = 0.6 + 0.4 * max(0.0, math.sin(math.pi * (t - 6.0) / 14.0))
         wind = wind_base * daytime * float(rng.uniform(0.7, 1.3))
@@ -235,21 +312,30 @@ def synthesize_weather(line: dict[str, Any], rng: np.random.Generator) -> list[d
         sun = ieee738.solar_position(float(line["latitude_deg"]), int(line["day_of_year"]), t, float(line["line_azimuth_deg"]))
         clear = ieee738.solar_flux_sea_level(sun.altitude_deg) * ieee738.elevation_correction(float(line["elevation_m"]))
         flux = clear * float(cloud[h]) if sun.altitude_deg > 2.0 else 0.0
-        rows.append({
+        row = {
             "solar_time_h": t,
             "ambient_c": round(ambient, 1),
             "wind_speed_m_per_s": round(wind, 2),
             "wind_angle_deg": round(angle, 1),
             "solar_flux_w_per_m2": round(flux, 1),
-        })
+        }
+        if compass:
+            # the wind blows at `angle` to the axis, from either side and either end of the line
+            side = float(rng.choice([-1.0, 1.0])) * angle + float(rng.choice([0.0, 180.0]))
+            del row["wind_angle_deg"]
+            row["wind_direction_deg"] = round((float(line["line_azimuth_deg"]) + side) % 360.0, 1)
+        rows.append(row)
     return rows
 
 
-def generate(public: Task, rng: np.random.Generator) -> Generated:
+def generate(public: Task, rng: np.random.Generator, level: int = 1) -> Generated:
     """Redraw the conductor's surface state (emissivity, absorptivity) and maximum temperature,
     the line's latitude, orientation, elevation and the summer day, the static rating's
     ambient temperature, and a new day of weather (:func:`synthesize_weather`). The conductor's
-    geometry and resistances are kept: they are catalogue data, not something to invent."""
+    geometry and resistances are kept: they are catalogue data, not something to invent.
+
+    Level 2: half-hourly rows (step_minutes 30, 48 rows) from a weather station — the wind as its
+    compass direction, which the agent must refer to the line's axis."""
     inputs = public.public_inputs
     conductor = dict(inputs["conductor"])
     eps = round(float(rng.uniform(0.5, 0.9)), 2)
@@ -268,7 +354,11 @@ def generate(public: Task, rng: np.random.Generator) -> Generated:
     out["conductor"] = conductor
     out["line"] = line
     out["static_weather"] = static
-    out["weather"] = synthesize_weather(line, rng)
+    if level >= 2:
+        out["step_minutes"] = 30
+        out["weather"] = synthesize_weather(line, rng, step_minutes=30, compass=True)
+    else:
+        out["weather"] = synthesize_weather(line, rng)
     return Generated(public_inputs=out)
 
 
@@ -278,6 +368,20 @@ def accept(task: Task, reference: Reference) -> str | None:
     if min(reference.answer["ampacity_a"]) <= 0.0 or reference.answer["static_rating_a"] <= 0.0:
         return "an hour (or the static weather) has zero ampacity"
     return None
+
+
+def naive_answer(task: Task) -> dict[str, Any]:
+    """The simplest reading of a row: the wind number it gives taken as φ — right for rows that
+    give wind_angle_deg, a compass direction misread as the angle to the conductor otherwise."""
+    inputs = task.public_inputs
+    rows = [{**{k: v for k, v in r.items() if k != "wind_direction_deg"},
+             "wind_angle_deg": float(r.get("wind_angle_deg", r.get("wind_direction_deg", 90.0))) % 180.0}
+            for r in inputs["weather"]]
+    rows = [{**r, "wind_angle_deg": min(r["wind_angle_deg"], 180.0 - r["wind_angle_deg"])} for r in rows]
+    amps = [hourly_balance(inputs, r).ampacity_a for r in rows]
+    static = static_balance(inputs).ampacity_a
+    return {"ampacity_a": [round(max(a, 0.0), 3) for a in amps], "dynamic_rating_a": round(max(min(amps), 0.0), 3),
+            "static_rating_a": round(static, 3), "ratio_to_static": round(max(min(amps), 0.0) / static, 6) if static > 0 else 0.0}
 
 
 SPEC = register(
@@ -303,7 +407,7 @@ SPEC = register(
         ),
         submission_schema=submission_schema,
         hard_constraints=(
-            "every hourly ampacity matches the IEEE 738 recomputation within max(0.1 %, 0.5 A)",
+            "the ampacity of every row of weather matches the IEEE 738 recomputation within max(0.1 %, 0.5 A)",
             "the dynamic rating, the static rating and their ratio match within 0.1 % (0.5 A, 0.001 for the ratio)",
         ),
         metrics=(),
@@ -318,5 +422,9 @@ SPEC = register(
         generate=generate,
         accept=accept,
         inputs_schema=INPUTS_SCHEMA,
+        expert=EXPERT,
+        judged_by=JUDGED_BY,
+        levels=(1, 2),
+        naive_answer=naive_answer,
     )
 )

@@ -39,6 +39,17 @@ from psab.surrogates import iec60909 as iec
 FAMILY_ID = "earth_fault_calculation"
 
 #: Answer fields: (name, what, absolute floor).
+FIELDS_RU = {
+    "ik1_ka": "ток однофазного КЗ на землю I″k1 = |I_a| = 3·|I_0| (кА)",
+    "i0_real_ka": "ток нулевой последовательности фазы a, действительная часть (кА)",
+    "i0_imag_ka": "ток нулевой последовательности фазы a, мнимая часть (кА)",
+    "i1_real_ka": "ток прямой последовательности фазы a, действительная часть (кА)",
+    "i1_imag_ka": "ток прямой последовательности фазы a, мнимая часть (кА)",
+    "i2_real_ka": "ток обратной последовательности фазы a, действительная часть (кА)",
+    "i2_imag_ka": "ток обратной последовательности фазы a, мнимая часть (кА)",
+    "vb_pu": "модуль напряжения неповреждённой фазы b в месте КЗ (о.е. от U_n/√3)",
+    "vc_pu": "модуль напряжения неповреждённой фазы c в месте КЗ (о.е. от U_n/√3)",
+}
 FIELDS = (
     ("ik1_ka", "line-to-earth short-circuit current I″k1 = |I_a| = 3·|I_0| (kA)", 1e-3),
     ("i0_real_ka", "zero-sequence current of phase a, real part (kA)", 1e-3),
@@ -56,8 +67,10 @@ VECTOR_GROUPS = ("Dyn", "Yyn", "YNyn")
 
 def submission_schema(inputs: dict[str, Any]) -> dict[str, Any]:
     return s.submission(
-        {name: s.number(what, exclusive_minimum=0) if name in POSITIVE else s.number(what) for name, what, _ in FIELDS},
+        {name: s.number(what, exclusive_minimum=0, ru=FIELDS_RU[name]) if name in POSITIVE
+         else s.number(what, ru=FIELDS_RU[name]) for name, what, _ in FIELDS},
         "line-to-earth fault current, sequence currents and healthy-phase voltages",
+        ru="ток однофазного КЗ на землю, симметричные составляющие токов и напряжения неповреждённых фаз",
     )
 
 
@@ -91,13 +104,15 @@ PRESENTATION = {
             "at 20 °C; capacitances and loads neglected. Zero sequence: feeder X_0 = x0_x1·X_Q, R_0 = r0_x0·X_0; "
             "transformer Z_(0)T from uk0_pct and ukr0_pct on the rated power at the LV rated voltage, also "
             "multiplied by K_T; the vector group decides the connection — Dyn: the delta blocks the HV side, "
-            "the LV terminal sees Z_(0)T + 3·Z_N (Z_N = neutral_r_ohm + j·neutral_x_ohm); Yyn: the LV terminal "
+            "the LV terminal sees Z_(0)T + 3·Z_N (Z_N = neutral_r_ohm + j·neutral_x_ohm; a transformer that gives "
+            "neither field has its star point solidly earthed, Z_N = 0, and a missing one of the two is 0); Yyn: the LV terminal "
             "sees Z_(0)T + jX_m0 + 3·Z_N with X_m0 = mag0_ratio·|Z_(0)T| (before K_T), the HV side blocked; "
             "YNyn (solidly earthed): a T of hv_share0·Z_(0)T on the HV side, (1 − hv_share0)·Z_(0)T on the LV "
             "side and jX_m0 from the midpoint to earth, the HV network's zero sequence behind it; lines "
-            "r0_ohm_per_km, x0_ohm_per_km. Report I″k1 = |I_a| = 3·|I_0| (kA), the real and imaginary parts of "
+            "r0_ohm_per_km, x0_ohm_per_km; a line with parallel = n is n identical circuits in parallel (its positive- "
+            "and zero-sequence impedances divided by n; parallel absent = 1). Report I″k1 = |I_a| = 3·|I_0| (kA), the real and imaginary parts of "
             "I_0, I_1, I_2 (kA, phase a, E real and positive) and the magnitudes of the healthy-phase voltages "
-            "V_b, V_c at the fault in per unit of U_n/√3, from V_0 = −Z_0·I_0, V_1 = E − Z_1·I_1, "
+            "V_b, V_c at the fault in per unit of U_n/√3 (U_n the bus's nominal voltage, not c·U_n), from V_0 = −Z_0·I_0, V_1 = E − Z_1·I_1, "
             "V_2 = −Z_2·I_2, V_b = V_0 + a²·V_1 + a·V_2, V_c = V_0 + a·V_1 + a²·V_2, a = e^(j120°)."
         ),
         "answer_notes": (
@@ -122,13 +137,16 @@ PRESENTATION = {
             "X_0 = x0_x1·X_Q, R_0 = r0_x0·X_0; трансформатор — Z_(0)T по uk0_pct и ukr0_pct на номинальную "
             "мощность при номинальном напряжении НН, также умноженное на K_T; схема соединения определяет "
             "включение — Dyn: треугольник отделяет сторону ВН, со стороны НН сопротивление Z_(0)T + 3·Z_N "
-            "(Z_N = neutral_r_ohm + j·neutral_x_ohm); Yyn: со стороны НН Z_(0)T + jX_m0 + 3·Z_N, где "
+            "(Z_N = neutral_r_ohm + j·neutral_x_ohm; если трансформатор не задаёт ни одного из этих полей, "
+            "нейтраль глухозаземлённая, Z_N = 0, а отсутствующее одно из двух равно 0); Yyn: со стороны НН Z_(0)T + jX_m0 + 3·Z_N, где "
             "X_m0 = mag0_ratio·|Z_(0)T| (до умножения на K_T), сторона ВН отделена; YNyn (глухое заземление): "
             "Т-схема из hv_share0·Z_(0)T со стороны ВН, (1 − hv_share0)·Z_(0)T со стороны НН и jX_m0 от средней "
-            "точки на землю, за ней — нулевая последовательность сети ВН; линии — r0_ohm_per_km, x0_ohm_per_km. "
+            "точки на землю, за ней — нулевая последовательность сети ВН; линии — r0_ohm_per_km, x0_ohm_per_km; "
+            "линия с parallel = n — это n одинаковых параллельных цепей (сопротивления прямой и нулевой "
+            "последовательностей делятся на n; без parallel — 1). "
             "Укажите I″k1 = |I_a| = 3·|I_0| (кА), действительные и мнимые части I_0, I_1, I_2 (кА, фаза a, E "
             "вещественно и положительно) и модули напряжений неповреждённых фаз V_b, V_c в месте КЗ в о.е. от "
-            "U_n/√3, где V_0 = −Z_0·I_0, V_1 = E − Z_1·I_1, V_2 = −Z_2·I_2, V_b = V_0 + a²·V_1 + a·V_2, "
+            "U_n/√3 (U_n — номинальное напряжение узла, а не c·U_n), где V_0 = −Z_0·I_0, V_1 = E − Z_1·I_1, V_2 = −Z_2·I_2, V_b = V_0 + a²·V_1 + a·V_2, "
             "V_c = V_0 + a·V_1 + a²·V_2, a = e^(j120°)."
         ),
         "answer_notes": (
@@ -269,12 +287,142 @@ def _lv_case(rng: np.random.Generator) -> dict[str, Any]:
             "fault_bus": "B3", "fault_r_ohm": _r(rng.uniform(0.0, 0.05), 4)}
 
 
-def generate(public: Task, rng: np.random.Generator) -> Generated:
+def _level2_case(rng: np.random.Generator) -> dict[str, Any]:
+    """Level 2: the MV supply of level 1 with a second HV/MV transformer in parallel of another
+    rating and earthing (Dyn with its own earthing resistor or solidly earthed, or Yyn with an
+    unearthed star point: only its magnetizing path), and a mixed cable + overhead-line route
+    with the fault at its far end — two zero-sequence paths in parallel and two line types."""
+    out = _mv_case(rng)
+    mv = out["buses"][1]["vn_kv"]
+    sn = float(rng.choice([16.0, 20.0, 25.0, 31.5, 40.0]))
+    uk = _r(rng.uniform(10.0, 15.0), 2)
+    ukr = _r(rng.uniform(0.3, 0.8), 3)
+    t2: dict[str, Any] = {"id": "T2", "hv_bus": "B1", "lv_bus": "B2", "sn_mva": sn, "vn_hv_kv": 110.0, "vn_lv_kv": mv,
+                          "uk_pct": uk, "ukr_pct": ukr, "uk0_pct": _r(uk * rng.uniform(0.8, 1.0), 2),
+                          "ukr0_pct": _r(ukr * rng.uniform(0.9, 1.2), 3)}
+    if rng.uniform() < 0.6:
+        t2["vector_group"] = "Dyn"
+        if rng.uniform() < 0.6:
+            t2["neutral_r_ohm"] = _r(rng.uniform(3.0, 40.0) * mv / 20.0, 2)
+    else:
+        t2["vector_group"] = "Yyn"
+        t2["mag0_ratio"] = _r(rng.uniform(3.0, 10.0), 2)
+    out["transformers"].append(t2)
+    last = out["buses"][-1]["id"]
+    r, x, r0, x0 = MV_OVERHEAD[int(rng.integers(len(MV_OVERHEAD)))]
+    out["buses"].append({"id": "B4", "vn_kv": mv})
+    out["lines"].append({"id": "L2", "from_bus": last, "to_bus": "B4", "length_km": _r(rng.uniform(2.0, 12.0), 2),
+                         "r_ohm_per_km": r, "x_ohm_per_km": x, "r0_ohm_per_km": r0, "x0_ohm_per_km": x0})
+    out["fault_bus"] = "B4"
+    return out
+
+
+def _level3_case(rng: np.random.Generator) -> dict[str, Any]:
+    """Level 3: an LV earth fault at the end of a TN system seen through three voltage levels —
+    110 kV feeder, HV/MV transformer (Dyn with its MV star point resistance-earthed), an MV cable,
+    an MV/LV Dyn distribution transformer with its LV star point solidly earthed (no neutral
+    fields), then a sub-main of two parallel LV cables and a final circuit of another type."""
+    mv = float(rng.choice([10.0, 20.0]))
+    sn = float(rng.choice([16.0, 25.0, 40.0]))
+    uk = _r(rng.uniform(10.0, 15.0), 2)
+    ukr = _r(rng.uniform(0.3, 0.8), 3)
+    t1 = {"id": "T1", "hv_bus": "B1", "lv_bus": "B2", "sn_mva": sn, "vn_hv_kv": 110.0, "vn_lv_kv": mv,
+          "uk_pct": uk, "ukr_pct": ukr, "vector_group": "Dyn", "uk0_pct": _r(uk * rng.uniform(0.8, 1.0), 2),
+          "ukr0_pct": _r(ukr * rng.uniform(0.9, 1.2), 3), "neutral_r_ohm": _r(rng.uniform(3.0, 40.0) * mv / 20.0, 2)}
+    st, ukt = ((0.4, 4.0), (0.63, 4.0), (0.63, 6.0), (0.8, 6.0), (1.0, 6.0))[int(rng.integers(5))]
+    ukrt = _r(rng.uniform(0.9, 1.6), 3)
+    t2 = {"id": "T2", "hv_bus": "B3", "lv_bus": "B4", "sn_mva": st, "vn_hv_kv": mv, "vn_lv_kv": 0.42,
+          "uk_pct": ukt, "ukr_pct": ukrt, "vector_group": "Dyn", "uk0_pct": ukt, "ukr0_pct": ukrt}
+    r, x, r0, x0 = MV_CABLES[int(rng.integers(len(MV_CABLES)))]
+    lines = [{"id": "L1", "from_bus": "B2", "to_bus": "B3", "length_km": _r(rng.uniform(1.0, 10.0), 2),
+              "r_ohm_per_km": r, "x_ohm_per_km": x, "r0_ohm_per_km": r0, "x0_ohm_per_km": x0}]
+    k1, k2 = rng.choice(len(LV_CABLES), size=2, replace=False)
+    for lid, a, b, k, length, par in (("L2", "B4", "B5", int(k1), rng.uniform(0.02, 0.15), 2),
+                                      ("L3", "B5", "B6", int(k2), rng.uniform(0.02, 0.12), 1)):
+        r, x, r0, x0 = LV_CABLES[k]
+        lines.append({"id": lid, "from_bus": a, "to_bus": b, "length_km": _r(length, 3), "parallel": par,
+                      "r_ohm_per_km": r, "x_ohm_per_km": x, "r0_ohm_per_km": r0, "x0_ohm_per_km": x0})
+    return {"frequency_hz": 50, "lv_tolerance_pct": int(rng.choice([6, 10])),
+            "buses": [{"id": "B1", "vn_kv": 110.0}, {"id": "B2", "vn_kv": mv}, {"id": "B3", "vn_kv": mv},
+                      {"id": "B4", "vn_kv": 0.4}, {"id": "B5", "vn_kv": 0.4}, {"id": "B6", "vn_kv": 0.4}],
+            "feeders": [{"id": "Q1", "bus": "B1", "skss_max_mva": _r(rng.uniform(1500.0, 10000.0), 0),
+                         "rx_max": _r(rng.uniform(0.05, 0.2), 3), "x0_x1": _r(rng.uniform(1.0, 3.0), 2),
+                         "r0_x0": _r(rng.uniform(0.1, 0.4), 3)}],
+            "transformers": [t1, t2], "lines": lines, "fault_bus": "B6", "fault_r_ohm": _r(rng.uniform(0.0, 0.05), 4)}
+
+
+def generate(public: Task, rng: np.random.Generator, level: int = 1) -> Generated:
     """Redraw the supply and earthing: feeder S″kQ, R/X and zero-sequence ratios; the transformer
     rating, u_kr, u_Rr, u_(0)k, the vector group (Dyn / Yyn / YNyn) with resistance, reactance or
     solid earthing and the zero-sequence magnetizing impedance; the line type and length; the fault
-    bus and resistance — or an MV/LV distribution transformer with an LV cable (TN system)."""
+    bus and resistance — or an MV/LV distribution transformer with an LV cable (TN system).
+    Level 2: parallel transformers of different earthing and a mixed route (:func:`_level2_case`);
+    level 3: an LV fault seen through three voltage levels with parallel cables (:func:`_level3_case`)."""
+    if level == 2:
+        return Generated(public_inputs=_level2_case(rng))
+    if level == 3:
+        return Generated(public_inputs=_level3_case(rng))
     return Generated(public_inputs=_lv_case(rng) if rng.uniform() < 0.25 else _mv_case(rng))
+
+
+def naive_answer(task: Task) -> dict[str, Any]:
+    """The simplest reading: Z_1 + Z_2 + Z_0 + R_f and Z_(0)T + Z_N, i.e. the fault and earthing
+    impedances taken once instead of three times in the zero-sequence loop."""
+    inputs = dict(task.public_inputs)
+    inputs["fault_r_ohm"] = float(inputs["fault_r_ohm"]) / 3.0
+    inputs["transformers"] = [t | {k: float(t[k]) / 3.0 for k in ("neutral_r_ohm", "neutral_x_ohm") if k in t}
+                              for t in inputs["transformers"]]
+    return answer_of(surrogate_fault(inputs))
+
+
+EXPERT = {
+    "en": {"statement": (
+        "For the line-to-earth short circuit of phase a through fault_r_ohm at fault_bus of the network in "
+        "public_inputs, give I″k1 (IEC 60909-0:2016 §7.5, maximum current: c_max of Table 1 with the case's "
+        "lv_tolerance_pct for LV, the impedance correction factor K_T on the positive- and zero-sequence "
+        "transformer impedances, lines at 20 °C), the symmetrical components I_0, I_1, I_2 of phase a (real and "
+        "imaginary parts, kA, the prefault voltage c·U_n/√3 real and positive) and the magnitudes of the "
+        "healthy-phase voltages at the fault in per unit of U_n/√3 (Anderson, Analysis of Faulted Power "
+        "Systems, ch. 3). The case's choices: Z_(2) = Z_(1); zero-sequence data as given (feeder x0_x1, r0_x0; "
+        "transformer uk0_pct, ukr0_pct on the rated power at the LV rated voltage, the vector group, the "
+        "star-point impedance neutral_r_ohm + j·neutral_x_ohm — solidly earthed where neither is given — the "
+        "magnetizing reactance mag0_ratio·|Z_(0)T| before K_T and, for YNyn, the T split hv_share0); "
+        "capacitances neglected.")},
+    "ru": {"statement": (
+        "Для однофазного КЗ на землю фазы a через сопротивление fault_r_ohm в узле fault_bus сети из "
+        "public_inputs определите I″k1 (МЭК 60909-0:2016, п. 7.5, максимальный ток: c_max по таблице 1, для "
+        "сетей НН — с допуском lv_tolerance_pct, корректирующий коэффициент K_T для сопротивлений "
+        "трансформаторов прямой и нулевой последовательностей, линии при 20 °C), симметричные составляющие "
+        "I_0, I_1, I_2 тока фазы a (действительные и мнимые части, кА, доаварийное напряжение c·U_n/√3 "
+        "вещественно и положительно) и модули напряжений неповреждённых фаз в месте КЗ в о.е. от U_n/√3 "
+        "(Андерсон, «Analysis of Faulted Power Systems», гл. 3). Принято в задаче: Z_(2) = Z_(1); данные нулевой "
+        "последовательности — как заданы (питающая сеть x0_x1, r0_x0; трансформатор uk0_pct, ukr0_pct на "
+        "номинальную мощность при номинальном напряжении НН, схема соединения обмоток, сопротивление в "
+        "нейтрали neutral_r_ohm + j·neutral_x_ohm — при отсутствии обоих полей нейтраль глухозаземлённая, "
+        "сопротивление намагничивания mag0_ratio·|Z_(0)T| до умножения на K_T, для YNyn — доля hv_share0 "
+        "Т-схемы); ёмкости не учитываются.")},
+}
+
+JUDGED_BY = {
+    "surrogate": {
+        "en": ("Judged against psab's symmetrical-component kernel: sequence impedances at the fault from the "
+               "positive- and zero-sequence bus impedance matrices, the sequence networks in series; every value "
+               "within 0.1 % or its absolute floor."),
+        "ru": ("Проверяется расчётом psab методом симметричных составляющих: сопротивления последовательностей в "
+               "месте КЗ из матриц узловых сопротивлений прямой и нулевой последовательностей, схемы соединены "
+               "последовательно; каждое значение — с точностью 0,1 % или абсолютного порога поля."),
+    },
+    "pandapower": {
+        "en": ("I″k1 is judged against pandapower's calc_sc(fault='1ph', case='max', r_fault_ohm=fault_r_ohm) on the "
+               "same network; the sequence currents and healthy-phase voltages against psab's symmetrical-component "
+               "kernel (pandapower reports none). Both follow the statement's conventions, so one answer scores 1 "
+               "under either backend; 0.1 % or the field's floor."),
+        "ru": ("I″k1 проверяется расчётом pandapower calc_sc(fault='1ph', case='max', r_fault_ohm=fault_r_ohm) той же "
+               "сети; симметричные составляющие токов и напряжения неповреждённых фаз — расчётом psab методом "
+               "симметричных составляющих (pandapower их не выдаёт). Оба следуют условиям задачи, поэтому один "
+               "ответ получает 1 при любом способе проверки; допуск 0,1 % или порог поля."),
+    },
+}
 
 
 SPEC = register(
@@ -310,5 +458,9 @@ SPEC = register(
         evaluate=evaluate,
         generate=generate,
         inputs_schema=INPUTS_SCHEMA,
+        expert=EXPERT,
+        judged_by=JUDGED_BY,
+        levels=(1, 2, 3),
+        naive_answer=naive_answer,
     )
 )

@@ -40,9 +40,10 @@ FAMILY_ID = "overcurrent_protection"
 
 def submission_schema(inputs: dict[str, Any]) -> dict[str, Any]:
     ids = [r["id"] for r in inputs["relays"]]
-    tms = s.obj({rid: s.number(f"time multiplier setting of relay {rid} (dimensionless, continuous)") for rid in ids},
-                "TMS of every relay, keyed by relay id")
-    return s.submission({"tms": tms}, "time multiplier settings")
+    tms = s.obj({rid: s.number(f"time multiplier setting of relay {rid} (dimensionless, continuous)",
+                               ru=f"коэффициент времени TMS защиты {rid} (безразмерный, непрерывный)") for rid in ids},
+                "TMS of every relay, keyed by relay id", ru="TMS каждой защиты по её идентификатору")
+    return s.submission({"tms": tms}, "time multiplier settings", ru="коэффициенты времени (TMS) защит")
 
 
 PRESENTATION = {
@@ -59,7 +60,10 @@ PRESENTATION = {
             "of every relay so that (1) for every pair in public_inputs.pairs, the backup relay operates "
             "at least cti_s after the primary relay for the fault at the primary's near end, and (2) every "
             "TMS lies in [tms_min, tms_max]; minimise the sum over all relays of each relay's operating "
-            "time for its own near-end fault. TMS is continuous (no setting steps). ik_min_far_ka (minimum "
+            "time for its own near-end fault. TMS is continuous (no setting steps). Each relay uses its own curve "
+            "(relays of one case may have different curves); the operating time is the curve's alone — cti_s "
+            "already covers breaker time and overtravel, nothing is added to either time; the current multiple "
+            "I/I_p uses the fault current in primary amperes over the primary pickup. ik_min_far_ka (minimum "
             "two-phase fault at the far end of the relay's section, minimum source) and i_load_max_a (maximum "
             "load current through the relay) describe the feeder: the pickups already respect them, and they "
             "do not enter the grading."
@@ -84,7 +88,10 @@ PRESENTATION = {
             "cti_s (ступень селективности) позже основной при КЗ в начале участка основной защиты и "
             "(2) каждый TMS лежал в диапазоне [tms_min, tms_max]; минимизируйте сумму по всем защитам "
             "времён срабатывания каждой защиты при КЗ в начале её собственного участка. TMS непрерывен "
-            "(без шага уставки). ik_min_far_ka (минимальный ток двухфазного КЗ в конце защищаемого участка "
+            "(без шага уставки). Каждая защита работает по своей характеристике (у защит одной задачи они могут "
+            "различаться); время срабатывания — только по характеристике: cti_s уже учитывает время отключения "
+            "выключателя и инерционный выбег, ни к одному времени ничего не прибавляется; кратность I/I_ср — "
+            "отношение тока КЗ в первичных амперах к первичному току срабатывания. ik_min_far_ka (минимальный ток двухфазного КЗ в конце защищаемого участка "
             "при минимальном режиме источника) и i_load_max_a (максимальный ток нагрузки через защиту) "
             "описывают линию: токи срабатывания им уже соответствуют, в согласовании они не участвуют."
         ),
@@ -186,6 +193,7 @@ def feeder_inputs(
     curve: str,
     cti_s: float,
     tms_range: tuple[float, float] = (0.025, 1.2),
+    relay_curves: list[str] | None = None,
 ) -> dict[str, Any] | None:
     """A radial feeder case from its physical description, or ``None`` when no admissible
     pickups exist (a relay could not see the minimum fault at the end of its own section).
@@ -230,16 +238,18 @@ def feeder_inputs(
         downstream_pickup = ip
         relays.append({
             "id": f"R{i + 1}", "bus": f"B{i + 1}", "section": f"B{i + 1}-B{i + 2}",
-            "ct_primary_a": ct, "ct_secondary_a": 1, "pickup_secondary_a": plug, "curve": curve,
+            "ct_primary_a": ct, "ct_secondary_a": 1, "pickup_secondary_a": plug,
+            "curve": relay_curves[i] if relay_curves else curve,
             "ik_max_near_ka": round(ik_near[i], 3), "ik_min_far_ka": round(ik_far[i], 3),
             "i_load_max_a": round(i_load[i], 1),
         })
     relays.reverse()
-    c = IEC_CURVES[curve]
+    used = sorted(set(relay_curves)) if relay_curves else [curve]
     return {
         "feeder": f"{un_kv:g} kV radial overhead feeder, source at B1, {n} sections",
         "nominal_voltage_kv": un_kv,
-        "curves": {curve: {"standard": "IEC 60255-151:2009", "k_s": c.k_s, "alpha": c.alpha}},
+        "curves": {name: {"standard": "IEC 60255-151:2009", "k_s": IEC_CURVES[name].k_s, "alpha": IEC_CURVES[name].alpha}
+                   for name in used},
         "relays": relays,
         "pairs": [{"backup": f"R{i + 1}", "primary": f"R{i + 2}"} for i in range(n - 1)],
         "cti_s": cti_s,
@@ -248,9 +258,18 @@ def feeder_inputs(
     }
 
 
-def generate(public: Task, rng: np.random.Generator) -> Generated:
+def generate(public: Task, rng: np.random.Generator, level: int = 1) -> Generated:
     """Redraw the feeder: source fault level, section lengths, conductor impedance, loads,
-    number of sections (4 or 5), curve type and CTI; pickups and fault currents follow."""
+    number of sections (4 or 5), curve type and CTI; pickups and fault currents follow.
+
+    Level 2: a longer feeder (6–7 sections, so the chain's upstream end runs into tms_max and
+    the curves' effective range), mixed curves along it — extremely inverse at the downstream
+    end (grading with fuses), very inverse in the middle, standard inverse at the source — and
+    a device with a narrower TMS range (0.05–1.0)."""
+    if level == 2:
+        return _generate_level2(public, rng)
+    if level == 3:
+        return _generate_level3(public, rng)
     for _ in range(50):
         n = int(rng.choice([4, 5]))
         s_max = float(rng.uniform(120.0, 350.0))
@@ -270,6 +289,133 @@ def generate(public: Task, rng: np.random.Generator) -> Generated:
     return Generated(public_inputs=dict(public.public_inputs))
 
 
+def _generate_level2(public: Task, rng: np.random.Generator) -> Generated:
+    for _ in range(50):
+        n = int(rng.choice([6, 7]))
+        s_max = float(rng.uniform(150.0, 400.0))
+        z_km = complex(rng.uniform(0.15, 0.45), rng.uniform(0.30, 0.40))
+        n_ei = int(rng.integers(1, 3))
+        n_si = int(rng.integers(1, 3))
+        curves = ["standard_inverse"] * n_si + ["very_inverse"] * (n - n_si - n_ei) + ["extremely_inverse"] * n_ei
+        inputs = feeder_inputs(
+            un_kv=float(rng.choice([11.0, 22.0, 33.0])),
+            s_sc_max_mva=round(s_max, 1),
+            s_sc_min_mva=round(s_max * float(rng.uniform(0.55, 0.85)), 1),
+            section_km=[round(float(rng.uniform(0.8, 4.0)), 2) for _ in range(n)],
+            z_per_km_ohm=z_km,
+            loads_mva=[round(float(rng.uniform(0.3, 2.0)), 2) for _ in range(n)],
+            curve=curves[0],
+            cti_s=float(rng.choice([0.25, 0.3, 0.35])),
+            tms_range=(0.05, 1.0),
+            relay_curves=curves,
+        )
+        if inputs is not None:
+            return Generated(public_inputs=inputs)
+    return Generated(public_inputs=dict(public.public_inputs))
+
+
+def _generate_level3(public: Task, rng: np.random.Generator) -> Generated:
+    """Level 3: the level-2 feeder with a tapped lateral — a spur with its own relay (extremely
+    inverse, small CT) leaving bus B{k+2} — so one backup relay grades over two primaries at
+    different fault currents and the lateral's load runs through every relay upstream of it."""
+    for _ in range(50):
+        n = int(rng.choice([6, 7]))
+        s_max = float(rng.uniform(150.0, 400.0))
+        s_min = round(s_max * float(rng.uniform(0.55, 0.85)), 1)
+        z_km = complex(rng.uniform(0.15, 0.45), rng.uniform(0.30, 0.40))
+        un_kv = float(rng.choice([11.0, 22.0, 33.0]))
+        n_ei = int(rng.integers(1, 3))
+        n_si = int(rng.integers(1, 3))
+        curves = ["standard_inverse"] * n_si + ["very_inverse"] * (n - n_si - n_ei) + ["extremely_inverse"] * n_ei
+        sections = [round(float(rng.uniform(0.8, 4.0)), 2) for _ in range(n)]
+        loads = [round(float(rng.uniform(0.3, 2.0)), 2) for _ in range(n)]
+        k = int(rng.integers(1, n - 2))  # the lateral leaves bus B{k+2}, behind relay R{k+1}
+        lat_km = round(float(rng.uniform(0.5, 3.0)), 2)
+        lat_load = round(float(rng.uniform(0.3, 1.5)), 2)
+        cti = float(rng.choice([0.25, 0.3, 0.35]))
+        with_lateral = list(loads)
+        with_lateral[k] = round(with_lateral[k] + lat_load, 2)  # relays R1..R{k+1} carry the spur's load
+        inputs = feeder_inputs(un_kv=un_kv, s_sc_max_mva=round(s_max, 1), s_sc_min_mva=s_min, section_km=sections,
+                               z_per_km_ohm=z_km, loads_mva=with_lateral, curve=curves[0], cti_s=cti,
+                               tms_range=(0.05, 1.0), relay_curves=curves)
+        if inputs is None:
+            continue
+        head = inputs["relays"][k + 1]  # the relay at the spur's bus: same near-end fault
+        z_min = feeder_impedance_ohm(un_kv, s_min, 0.1, 1.0) + z_km * (sum(sections[: k + 1]) + lat_km)
+        ik_far = ikss2_ka(voltage_factor(un_kv, "min"), un_kv, z_min)
+        i_load = lat_load * 1e3 / (math.sqrt(3.0) * un_kv)
+        target = max(1.3 * i_load, float(head["ik_max_near_ka"]) * 1e3 / 19.0)
+        choice = next(((ct, pl) for ct in CT_PRIMARIES if ct >= i_load for pl in PLUG_SETTINGS if pl * ct >= target), None)
+        if choice is None or ik_far * 1e3 / (choice[0] * choice[1]) < 1.5:
+            continue
+        inputs["relays"].append({
+            "id": "RL1", "bus": head["bus"], "section": f"{head['bus']}-BL1", "ct_primary_a": choice[0],
+            "ct_secondary_a": 1, "pickup_secondary_a": choice[1], "curve": "extremely_inverse",
+            "ik_max_near_ka": head["ik_max_near_ka"], "ik_min_far_ka": round(ik_far, 3), "i_load_max_a": round(i_load, 1)})
+        inputs["pairs"].append({"backup": f"R{k + 1}", "primary": "RL1"})
+        inputs["curves"].setdefault("extremely_inverse", {"standard": "IEC 60255-151:2009",
+                                                          "k_s": IEC_CURVES["extremely_inverse"].k_s,
+                                                          "alpha": IEC_CURVES["extremely_inverse"].alpha})
+        inputs["feeder"] += f", a {lat_km:g} km spur from {head['bus']}"
+        return Generated(public_inputs=inputs)
+    return Generated(public_inputs=dict(public.public_inputs))
+
+
+def naive_answer(task: Task) -> dict[str, Any]:
+    """The simplest reading of the grading rule: each backup graded over its primary at the
+    backup's own near-end fault current (not the primary's), then the tightest chain."""
+    from psab.solvers.coordination import solve_coordination
+
+    p = problem(task.public_inputs)
+    own = dict(zip(p.relay_ids, p.primary_coeff_s, strict=True))
+    naive = CoordinationProblem(p.relay_ids, p.primary_coeff_s, p.pairs,
+                                tuple(own[p.relay_ids[b]] for b, _ in p.pairs), p.pair_primary_coeff_s,
+                                p.cti_s, p.tms_min, p.tms_max)
+    try:
+        tms = solve_coordination(naive).tms
+    except Exception:  # noqa: BLE001 - an infeasible naive grading is answered at the range's top
+        tms = [p.tms_max] * len(p.relay_ids)
+    return {"tms": {rid: float(t) for rid, t in zip(p.relay_ids, tms, strict=True)}}
+
+
+EXPERT = {
+    "en": {"statement": (
+        "Grade the non-directional phase overcurrent relays of the radial feeder in public_inputs (listed from the "
+        "source outwards; primary pickup = pickup_secondary_a × CT ratio, each relay's IEC 60255-151:2009 "
+        "dependent-time curve named in 'curve' with its constants in curves): choose every relay's time "
+        "multiplier setting TMS, continuous within [tms_min, tms_max], so that for every backup/primary pair in "
+        "pairs the backup operates at least cti_s after the primary at the primary's near-end maximum fault "
+        "current ik_max_near_ka (the same current flows through every relay upstream of the fault), and the sum "
+        "of the relays' operating times at their own near-end faults is least (the LP of Urdaneta et al., 1988). "
+        "The case's choices: operating times are the curves' own (cti_s covers breaker time and overtravel); "
+        "ik_min_far_ka and i_load_max_a describe the feeder and do not enter the grading.")},
+    "ru": {"statement": (
+        "Согласуйте ненаправленные максимальные токовые защиты радиальной линии из public_inputs (перечислены от "
+        "источника; первичный ток срабатывания = pickup_secondary_a × коэффициент трансформации ТТ, у каждой "
+        "защиты — зависимая характеристика МЭК 60255-151:2009, названная в 'curve', с постоянными из curves): "
+        "выберите коэффициент времени TMS каждой защиты, непрерывный в пределах [tms_min, tms_max], так чтобы для "
+        "каждой пары из pairs резервирующая защита срабатывала не менее чем на cti_s позже основной при "
+        "максимальном токе КЗ в начале участка основной защиты ik_max_near_ka (тот же ток протекает через все "
+        "защиты ближе к источнику), а сумма времён срабатывания защит при КЗ в начале их собственных участков была "
+        "наименьшей (задача ЛП Urdaneta и др., 1988). Принято в задаче: время срабатывания — только по "
+        "характеристике (cti_s учитывает время отключения выключателя и выбег); ik_min_far_ka и i_load_max_a "
+        "описывают линию и в согласовании не участвуют.")},
+}
+
+JUDGED_BY = {
+    "surrogate": {
+        "en": ("Judged by recomputing every operating time with the IEC 60255-151 curve of each relay: each "
+               "grading margin must reach cti_s within 0.1 ms and each TMS its range within 1e-6; the objective (sum "
+               "of own near-end times) is scored against the LP optimum (HiGHS): 1 − gap/max(optimum, 0.1 s), ties "
+               "within 0.01 %."),
+        "ru": ("Проверяется пересчётом времени срабатывания каждой защиты по её характеристике МЭК 60255-151: "
+               "каждая ступень селективности должна быть не меньше cti_s с точностью 0,1 мс, каждый TMS — в своём "
+               "диапазоне с точностью 1e-6; целевая функция (сумма времён при КЗ в начале своих участков) "
+               "сравнивается с оптимумом ЛП (HiGHS): 1 − разрыв/max(оптимум, 0,1 с), отличие до 0,01 % — совпадение."),
+    },
+}
+
+
 def accept(task: Task, ref: Reference) -> str | None:
     """Reject draws whose grading leaves the curve's effective range or is trivial."""
     inputs = task.public_inputs
@@ -280,6 +426,12 @@ def accept(task: Task, ref: Reference) -> str | None:
     tms = list(ref.answer["tms"].values())
     if sum(t > float(inputs["tms_min"]) * 1.001 for t in tms) < 2:
         return "fewer than two relays are graded above tms_min: coordination is trivial"
+    # the ambiguity check (issue 26.2): an optimum with every TMS at a bound of its range is
+    # trivial; ties cannot occur — on a series chain each TMS is fixed by its primary's (the
+    # LP's optimum is the unique tightest chain), so no tie rule is needed
+    lo, hi = float(inputs["tms_min"]), float(inputs["tms_max"])
+    if all(t <= lo * 1.001 or t >= hi * (1.0 - 1e-6) for t in tms):
+        return "trivial optimum: every TMS at a bound of its range"
     return None
 
 
@@ -333,5 +485,9 @@ SPEC = register(
         objective_unit="s",
         objective_scale_floor=0.1,
         accept=accept,
+        expert=EXPERT,
+        judged_by=JUDGED_BY,
+        levels=(1, 2, 3),
+        naive_answer=naive_answer,
     )
 )

@@ -79,12 +79,14 @@ def _candidate_ids(inputs: dict[str, Any]) -> list[str]:
 def submission_schema(inputs: dict[str, Any]) -> dict[str, Any]:
     cands = _candidate_ids(inputs)
     q = {
-        c: s.number(f"reactive injection at bus {c} in Mvar (positive: delivered to the network, capacitive)")
+        c: s.number(f"reactive injection at bus {c} in Mvar (positive: delivered to the network, capacitive)",
+                    ru=f"реактивная мощность, вводимая в узле {c}, Мвар (положительная — выдача в сеть, ёмкостная)")
         for c in cands
     }
     return s.submission(
-        {"q_injection_mvar": s.obj(q, "reactive injection per candidate bus, Mvar")},
-        "reactive injections that repair the voltage band",
+        {"q_injection_mvar": s.obj(q, "reactive injection per candidate bus, Mvar",
+                                   ru="вводимая реактивная мощность по узлам-кандидатам, Мвар")},
+        "reactive injections that repair the voltage band", ru="реактивная мощность для ввода напряжений в диапазон",
     )
 
 
@@ -131,11 +133,15 @@ PRESENTATION = {
             "generator holding v_set_pu) violates the voltage band [v_min_pu, v_max_pu] in its base case. Choose a "
             "reactive injection q_c (Mvar, positive = delivered to the network) at every candidate bus, within "
             "[q_min_mvar, q_max_mvar], so that every bus voltage lies in the band, minimizing the total absolute "
-            "injection Σ|q_c|. Voltages after the injections are judged either by the linear model "
-            "V = V0 + S·q, where V0 is the base-case AC power flow and S = ∂|V|/∂Q (pu per Mvar) comes from the "
-            "inverse of the base case's full polar Newton-Raphson Jacobian (PV and slack buses hold their "
-            "magnitude), or by a full AC power flow with the injections; the cases are drawn so that the optimum "
-            "of either model is feasible under both."
+            "injection Σ|q_c|. The slack and the PV generators hold their v_set_pu with no reactive limit (they give "
+            "whatever reactive power that takes); an injection is a constant reactive power (not an admittance); "
+            "bus shunts shunt_g_pu + j·shunt_b_pu are constant admittances (b > 0 capacitive). Which model judges "
+            "the voltages after the injections is stated with the judging backend (\"how the answer is judged\"): "
+            "under the surrogate backend the linear model V = V0 + S·q, where V0 is the base-case AC power flow and "
+            "S = ∂|V|/∂Q (pu per Mvar) comes from the inverse of the base case's full polar Newton-Raphson "
+            "Jacobian (PV and slack buses hold their magnitude); under the pandapower backend the full AC power "
+            "flow with the injections. The cases are drawn so that the optimum of either model is feasible under "
+            "both; the score compares Σ|q| with the optimum of the judging model."
         ),
         "answer_notes": (
             "Voltages must lie in the band within 2e-4 pu and injections within their limits within 1e-6 Mvar. "
@@ -151,12 +157,16 @@ PRESENTATION = {
             "v_set_pu) напряжения выходят за диапазон [v_min_pu, v_max_pu]. Задайте реактивную мощность q_c "
             "(Мвар, положительная — выдача в сеть) в каждом узле-кандидате в пределах [q_min_mvar, q_max_mvar] "
             "так, чтобы напряжения всех узлов оказались в диапазоне, при минимуме суммарной абсолютной "
-            "реактивной мощности Σ|q_c|. Напряжения после ввода мощности оцениваются либо линейной моделью "
+            "реактивной мощности Σ|q_c|. Балансирующий узел и PV-генераторы поддерживают v_set_pu без "
+            "ограничений по реактивной мощности (выдают столько, сколько нужно); вводимая мощность — постоянная "
+            "реактивная мощность (не проводимость); шунты узлов shunt_g_pu + j·shunt_b_pu — постоянные "
+            "проводимости (b > 0 — ёмкостная). Какая модель оценивает напряжения после ввода мощности, сказано "
+            "вместе с проверяющим бэкендом («как проверяется ответ»): в суррогатном бэкенде — линейная модель "
             "V = V0 + S·q, где V0 — расчёт установившегося режима базового случая, а S = ∂|V|/∂Q (о.е./Мвар) "
-            "берётся из матрицы, обратной полной матрице Якоби метода Ньютона–Рафсона в полярных "
-            "координатах для базового режима (PV- и балансирующий узлы сохраняют модуль напряжения), либо полным расчётом "
-            "установившегося режима с заданной реактивной мощностью; случаи подобраны так, что оптимум любой "
-            "из двух моделей допустим в обеих."
+            "берётся из матрицы, обратной полной матрице Якоби метода Ньютона–Рафсона в полярных координатах для "
+            "базового режима (PV- и балансирующий узлы сохраняют модуль напряжения); в бэкенде pandapower — "
+            "полный расчёт установившегося режима с заданной реактивной мощностью. Случаи подобраны так, что "
+            "оптимум любой из двух моделей допустим в обеих; оценка сравнивает Σ|q| с оптимумом проверяющей модели."
         ),
         "answer_notes": (
             "Напряжения должны лежать в диапазоне с точностью 2e-4 о.е., реактивная мощность — в своих пределах "
@@ -167,6 +177,52 @@ PRESENTATION = {
             "модуль напряжения каждого узла после ввода реактивной мощности лежит в [v_min_pu, v_max_pu] с допуском 2e-4 о.е. (линейная модель чувствительностей или расчёт установившегося режима по переменному току — в зависимости от бэкенда)",
             "каждая вводимая реактивная мощность лежит в [q_min_mvar, q_max_mvar] своего узла-кандидата с допуском 1e-6 Мвар",
         ),
+    },
+}
+
+EXPERT = {
+    "en": {"statement": (
+        "Repair the voltage band [v_min_pu, v_max_pu] of the network in public_inputs with the least total absolute "
+        "reactive injection Σ|q| (Mvar, positive delivered to the network) at the candidate buses within their limits, "
+        "by the Newton-Raphson power flow and its Jacobian V-Q sensitivities (Glover, Overbye & Sarma, 6th ed., "
+        "§6.4-§6.7; Kundur §14.3.3). The case's choices: constant-power loads and injections, constant-admittance "
+        "bus shunts, slack and PV generators holding v_set_pu without reactive limits, taps on the from side; the "
+        "judging model (linear sensitivity model at the base case, or the full AC power flow) is the one named with "
+        "the judging backend."
+    )},
+    "ru": {"statement": (
+        "Введите напряжения сети из public_inputs в диапазон [v_min_pu, v_max_pu] при минимальной суммарной "
+        "абсолютной реактивной мощности Σ|q| (Мвар, положительная — выдача в сеть) в узлах-кандидатах в их пределах, "
+        "используя расчёт режима методом Ньютона–Рафсона и чувствительности V-Q по матрице Якоби (Glover, Overbye & "
+        "Sarma, 6-е изд., §6.4–§6.7; Kundur, §14.3.3). Условия случая: нагрузки и вводимая мощность — постоянной "
+        "мощности, шунты узлов — постоянной проводимости, балансирующий узел и PV-генераторы держат v_set_pu без "
+        "ограничений по реактивной мощности, отпайки — со стороны from_bus; модель, по которой проверяется ответ "
+        "(линейная модель чувствительностей в базовом режиме или полный расчёт режима), названа вместе с проверяющим "
+        "бэкендом."
+    )},
+}
+
+JUDGED_BY = {
+    "surrogate": {
+        "en": "Judged by the linear sensitivity model: voltages V0 + S·q with V0 the base-case AC power flow (psab's "
+              "Newton-Raphson) and S = ∂|V|/∂Q from the inverse of its full polar Jacobian; every bus within the band "
+              "± 2e-4 pu, injections within limits ± 1e-6 Mvar. Score: 1 − (Σ|q| − optimum)/max(optimum, 0.1 Mvar), "
+              "the optimum being the LP on that same linear model.",
+        "ru": "Проверяется линейной моделью чувствительностей: напряжения V0 + S·q, где V0 — расчёт режима базового случая "
+              "(метод Ньютона–Рафсона psab), S = ∂|V|/∂Q — из обратной полной матрицы Якоби в полярных координатах; все "
+              "узлы в диапазоне ± 2e-4 о.е., мощности в пределах ± 1e-6 Мвар. Оценка: 1 − (Σ|q| − оптимум)/max(оптимум, "
+              "0,1 Мвар), где оптимум — решение ЛП на той же линейной модели.",
+    },
+    "pandapower": {
+        "en": "Judged by a full AC Newton-Raphson power flow in pandapower with the injections as static generators "
+              "(constant Q), PV generators without reactive limits: every bus within the band ± 2e-4 pu, injections "
+              "within limits ± 1e-6 Mvar. Score: 1 − (Σ|q| − optimum)/max(optimum, 0.1 Mvar), the optimum being the AC "
+              "optimum found by successive linearization (LP re-solved at the AC solution until it no longer moves).",
+        "ru": "Проверяется полным расчётом режима методом Ньютона–Рафсона в pandapower, вводимая мощность — статические "
+              "генераторы (постоянная Q), PV-генераторы без ограничений по реактивной мощности: все узлы в диапазоне "
+              "± 2e-4 о.е., мощности в пределах ± 1e-6 Мвар. Оценка: 1 − (Σ|q| − оптимум)/max(оптимум, 0,1 Мвар), где "
+              "оптимум — оптимум режима на переменном токе, найденный последовательной линеаризацией (ЛП повторно "
+              "решается в точке расчёта режима, пока решение не перестанет меняться).",
     },
 }
 
@@ -418,7 +474,8 @@ def accept(task: Task, reference: Reference) -> str | None:
     """The family's acceptance rule for held-out draws (on top of the kernel's).
 
     - the base case breaches the band by at least :data:`MIN_BREACH_PU`;
-    - the surrogate reference injects at least :data:`MIN_TOTAL_Q_MVAR` in total;
+    - the surrogate reference injects at least :data:`MIN_TOTAL_Q_MVAR` in total and not every
+      injection sits at one of its limits (a trivial optimum);
     - backend agreement, with :data:`AC_MARGIN_PU` of the declared tolerance to spare: the
       surrogate (linear-model) reference is in band under the full AC power flow, and the AC
       optimum (successive linearization with the surrogate Newton-Raphson, which matches
@@ -437,6 +494,9 @@ def accept(task: Task, reference: Reference) -> str | None:
     q_lin = {c: float(v) for c, v in lin_ref.answer["q_injection_mvar"].items()}
     if sum(abs(v) for v in q_lin.values()) < MIN_TOTAL_Q_MVAR:
         return "the reference injection is trivially small"
+    # Ambiguity check (issue 26.2): an optimum with every injection at a limit is no optimization.
+    if all(min(abs(q_lin[c] - case.q_min[c]), abs(q_lin[c] - case.q_max[c])) <= 1e-6 for c in case.candidates):
+        return "trivial optimum: every injection at one of its limits"
     allowed = VOLTAGE_TOL_PU - AC_MARGIN_PU
     try:
         ac_excess = _band_excess(case, np.abs(ac_voltages_surrogate(case, q_lin)))
@@ -477,17 +537,70 @@ def neighbourhood(task: Task, answer: dict[str, Any]) -> Iterator[tuple[str, dic
         yield f"/q_injection_mvar/{c} {step:.4f} Mvar toward zero", {"q_injection_mvar": toward}
 
 
-def generate(public: Task, rng: np.random.Generator) -> Generated:
+def generate(public: Task, rng: np.random.Generator, level: int = 1) -> Generated:
+    """Level 1: the public MV network redrawn (:func:`generate_small`). Level 2: the IEEE 14-bus
+    system (MATPOWER case14) — three voltage levels coupled by off-nominal transformers on a
+    ±8 × 1.25 % tap changer, a 19-Mvar bus capacitor, synchronous condensers holding voltage —
+    loaded 1.1-1.5 times, with four candidate buses."""
+    if level == 1:
+        return generate_small(public, rng)
+    return generate_case14(public, rng)
+
+
+def generate_case14(public: Task, rng: np.random.Generator) -> Generated:
+    """IEEE 14-bus data with loads scaled by a common 1.1-1.5 factor (±10 % per bus), the
+    generators' setpoints within the band, taps and the capacitor redrawn, and four PQ candidate
+    buses with asymmetric limits."""
+    from psab.surrogates.matpower_cases import transmission_case
+
+    case = transmission_case("case14")
+    base = float(case["base_mva"])
+    loading = float(rng.uniform(1.1, 1.5))
+    load = {ld["bus"]: ld for ld in case["loads"]}
+    gen = {g["bus"]: g for g in case["generators"]}
+    shunt = {sh["bus"]: sh for sh in case["shunts"]}
+    buses = []
+    for b in case["buses"]:
+        bid = b["id"]
+        kind = "slack" if bid == case["slack_bus"] else "pv" if bid in gen else "pq"
+        f = loading * float(rng.uniform(0.9, 1.1))
+        ld = load.get(bid, {"p_mw": 0.0, "q_mvar": 0.0})
+        p_gen = 0.0
+        if kind == "pv" and gen[bid]["p_mw"] > 0.0:
+            p_gen = round(gen[bid]["p_mw"] * float(rng.uniform(0.5, 1.5)), 3)
+        buses.append({
+            "id": bid, "type": kind, "vn_kv": b["vn_kv"],
+            "p_load_mw": round(ld["p_mw"] * f, 3), "q_load_mvar": round(ld["q_mvar"] * f, 3),
+            "p_gen_mw": p_gen, "q_gen_mvar": 0.0,
+            "v_set_pu": round(float(rng.uniform(0.97, 1.02)), 4) if kind != "pq" else 1.0,
+            "shunt_g_pu": 0.0, "shunt_b_pu": round(shunt[bid]["b_pu"] * float(rng.uniform(0.6, 1.2)), 5) if bid in shunt else 0.0,
+        })
+    branches = []
+    for br in case["branches"]:
+        nb = {k: br[k] for k in ("id", "from_bus", "to_bus", "r_pu", "x_pu", "b_pu", "tap_ratio", "phase_shift_deg")}
+        if br["tap_ratio"] != 1.0:
+            nb["tap_ratio"] = round(1.0 + 0.0125 * int(rng.integers(-8, 5)), 4) or 0.9875
+        branches.append(nb)
+    pq = [b["id"] for b in buses if b["type"] == "pq"]
+    chosen = sorted((str(x) for x in rng.choice(pq, size=4, replace=False)), key=lambda x: int(x[1:]))
+    cands = [{"bus": c, "q_min_mvar": -round(float(rng.uniform(3.0, 15.0)), 2), "q_max_mvar": round(float(rng.uniform(8.0, 30.0)), 2)}
+             for c in chosen]
+    out = {"base_mva": base, "frequency_hz": float(public.public_inputs.get("frequency_hz", 50.0)),
+           "v_min_pu": 0.95, "v_max_pu": 1.05, "buses": buses, "branches": branches, "candidates": cands}
+    return Generated(public_inputs=out)
+
+
+def generate_small(public: Task, rng: np.random.Generator) -> Generated:
     """Redraw loads (a common loading level and per-bus scatter), the wind park's output, the
     generator's and infeed's voltage setpoints, the transformer tap, line impedances and the
     candidates' reactive limits."""
     inputs = public.public_inputs
-    level = float(rng.uniform(0.87, 1.1))
+    loading = float(rng.uniform(0.87, 1.1))
     buses = []
     for bus in inputs["buses"]:
         b = dict(bus)
         if b.get("p_load_mw", 0.0):
-            f = level * float(rng.uniform(0.9, 1.1))
+            f = loading * float(rng.uniform(0.9, 1.1))
             pf_scatter = float(rng.uniform(0.9, 1.1))
             b["p_load_mw"] = round(b["p_load_mw"] * f, 3)
             b["q_load_mvar"] = round(b.get("q_load_mvar", 0.0) * f * pf_scatter, 3)
@@ -521,6 +634,21 @@ def generate(public: Task, rng: np.random.Generator) -> Generated:
     out["branches"] = branches
     out["candidates"] = cands
     return Generated(public_inputs=out)
+
+
+def naive_answer(task: Task) -> dict[str, Any]:
+    """Each candidate on its own: the injection that brings its own bus voltage to the nearer band
+    limit by its self-sensitivity ∂V_c/∂Q_c alone (coupling between candidates and the other
+    buses ignored), clipped to its limits; zero at a candidate already in band."""
+    case = cached_case(task)
+    model = base_model(task)
+    q = {}
+    for c in case.candidates:
+        v, sens = model.v_pu[c], model.sens_pu_per_mvar[c][c]
+        target = case.v_min if v < case.v_min else case.v_max if v > case.v_max else v
+        need = (target - v) / sens if sens > 0 else 0.0
+        q[c] = min(max(need, case.q_min[c]), case.q_max[c])
+    return _answer(case, q)
 
 
 SPEC = register(
@@ -568,5 +696,9 @@ SPEC = register(
         inputs_schema=INPUTS_SCHEMA,
         neighbourhood=neighbourhood,
         redraw_budget=40,
+        expert=EXPERT,
+        judged_by=JUDGED_BY,
+        levels=(1, 2),
+        naive_answer=naive_answer,
     )
 )

@@ -15,8 +15,13 @@ currents (K_T = 1 for minimum currents, pandapower's reading of §6.3.3); minimu
 c_min, S″kQmin, line resistance at the end temperature, no motors, and the case's fault
 resistance added at the fault (IEC 60909 itself computes bolted faults; the resistance is the
 case's own minimum-current assumption, as pandapower's ``r_fault_ohm``); i_p and I_th from the
-maximum current; I_th with n = 1 (far from generators). The frequency is 50 Hz: pandapower's
+maximum current; I_th with n = 1 (the case's convention, also where generators feed the fault) and
+the κ of i_p (the method-C κ under kappa_method 'C', as pandapower does). The frequency is 50 Hz: pandapower's
 I_th fixes f = 50 Hz in eq. 102.
+
+Levels: 1 the HV/MV supply with one topology variant; 2 adds a power station unit on the HV
+bus and a CHP generator near the MV busbar (method C); 3 also a three-winding transformer with a
+motor group on its tertiary system and a fault there.
 
 Source: IEC 60909-0:2016; the IEC TR 60909-4:2021 example network is a golden case.
 """
@@ -43,6 +48,14 @@ FIELDS = (
     ("skss_mva", "initial symmetrical short-circuit power S″k = √3·U_n·I″k max (MVA)", 1e-2),
     ("ith_ka", "thermal equivalent short-circuit current I_th for the duration t_k_s, from I″k max (kA)", 1e-3),
 )
+#: The same fields in Russian (ГОСТ Р 52735 / МЭК 60909 terms).
+FIELDS_RU = {
+    "ik_max_ka": "максимальный начальный действующий ток КЗ I″k max (кА)",
+    "ik_min_ka": "минимальный начальный действующий ток КЗ I″k min с переходным сопротивлением задачи (кА)",
+    "ip_ka": "ударный ток КЗ i_p по I″k max (кА)",
+    "skss_mva": "начальная мощность КЗ S″k = √3·U_n·I″k max (МВ·А)",
+    "ith_ka": "эквивалентный термический ток I_th за время t_k_s по I″k max (кА)",
+}
 
 # ---------------------------------------------------------------------------- contract
 
@@ -51,10 +64,12 @@ def submission_schema(inputs: dict[str, Any]) -> dict[str, Any]:
     buses = list(inputs["fault_buses"])
     order = ", ".join(buses)
     return s.submission(
-        {name: s.array(s.number(what, exclusive_minimum=0), f"{what}; one value per fault bus, in the order {order}",
-                       length=len(buses))
+        {name: s.array(s.number(what, exclusive_minimum=0, ru=FIELDS_RU[name]),
+                       f"{what}; one value per fault bus, in the order {order}", length=len(buses),
+                       ru=f"{FIELDS_RU[name]}; по одному значению на узел КЗ, в порядке {order}")
          for name, what, _ in FIELDS},
         "three-phase short-circuit quantities at the fault buses",
+        ru="величины трёхфазного КЗ в узлах КЗ",
     )
 
 
@@ -86,15 +101,20 @@ PRESENTATION = {
             "power, referred through the rated ratio; for maximum currents multiplied by "
             "K_T = 0.95·c_max/(1 + 0.6·x_T) (c_max of the LV side; each pair of a three-winding transformer "
             "corrected before the star conversion); K_T = 1 for minimum currents. Generators: K_G; power "
-            "station units: K_S (on-load tap changer) or K_SO, without K_T; asynchronous motors only in maximum "
-            "currents. Maximum current I″k max: c_max, S″kQmax, bolted fault. Minimum current I″k min: c_min, "
+            "station units: K_S (on-load tap changer) or K_SO, without K_T — both with the same factors, based on c_max, "
+            "in minimum currents too; asynchronous motors only in maximum currents. Maximum current I″k max: c_max, S″kQmax, bolted fault. Minimum current I″k min: c_min, "
             "S″kQmin, line resistances at their end temperature end_temp_c (R = [1 + 0.004·(θe − 20)]·R20), no "
             "motors, and the fault resistance min_case_fault_r_ohm added to the short-circuit impedance at the "
             "fault. Peak current i_p = κ·√2·I″k max, with κ = 1.02 + 0.98·e^(−3R/X): for kappa_method 'radial' "
             "R/X of the short-circuit impedance Z_k; for 'C' the equivalent-frequency method "
             "(f_c = 20 Hz, R/X = (R_c/X_c)·f_c/f, generators with R_Gf). Short-circuit power "
             "S″k = √3·U_n·I″k max. Thermal equivalent current I_th = I″k max·√(m + n) for the duration t_k_s, "
-            "m by IEC 60909-0 eq. (102), n = 1. Give each quantity as a list in the order of fault_buses."
+            "m by IEC 60909-0 eq. (102) with f = 50 Hz and the same κ as i_p at that bus (for kappa_method 'C' the "
+            "method-C κ, not a κ from R/X of Z_k), n = 1 (the case's convention, also where generators or power "
+            "station units feed the fault). The feeder's c is the voltage factor of the feeder's own nominal voltage "
+            "U_nQ (Table 1), whatever the voltage at the fault. Elements a case does not list (generators, power "
+            "station units, motors, three-winding transformers) are absent; an optional field left out takes "
+            "its default (parallel = 1, p_G = p_T = 0). Give each quantity as a list in the order of fault_buses."
         ),
         "answer_notes": "Every value must match within 0.1 % (or 1 A, 2 A for i_p, 0.01 MVA for S″k, whichever is larger).",
     },
@@ -112,15 +132,22 @@ PRESENTATION = {
             "максимальных токов умножается на K_T = 0,95·c_max/(1 + 0,6·x_T) (c_max стороны НН; у "
             "трёхобмоточного трансформатора каждая пара обмоток корректируется до преобразования в звезду); "
             "для минимальных токов K_T = 1. Генераторы — с коэффициентом K_G; блоки генератор–трансформатор — "
-            "K_S (РПН) или K_SO, без K_T; асинхронные двигатели учитываются только в максимальном режиме. "
+            "K_S (РПН) или K_SO, без K_T — с теми же коэффициентами (на основе c_max) и в минимальном режиме; "
+            "асинхронные двигатели учитываются только в максимальном режиме. "
             "Максимальный ток I″k max: c_max, S″kQmax, металлическое КЗ. Минимальный ток I″k min: c_min, "
             "S″kQmin, сопротивления линий при конечной температуре end_temp_c (R = [1 + 0,004·(θe − 20)]·R20), "
             "без двигателей, с переходным сопротивлением min_case_fault_r_ohm, добавленным к сопротивлению КЗ "
             "в месте повреждения. Ударный ток i_p = κ·√2·I″k max, κ = 1,02 + 0,98·e^(−3R/X): при kappa_method "
             "'radial' — по R/X сопротивления КЗ Z_k; при 'C' — методом эквивалентной частоты (f_c = 20 Гц, "
             "R/X = (R_c/X_c)·f_c/f, генераторы с R_Gf). Мощность КЗ S″k = √3·U_n·I″k max. Эквивалентный "
-            "термический ток I_th = I″k max·√(m + n) для длительности t_k_s, m по формуле (102) МЭК 60909-0, "
-            "n = 1. Каждую величину укажите списком в порядке fault_buses."
+            "термический ток I_th = I″k max·√(m + n) для длительности t_k_s, m по формуле (102) МЭК 60909-0 при "
+            "f = 50 Гц и с тем же κ, что и для i_p в этом узле (при kappa_method 'C' — κ по методу C, а не по R/X "
+            "сопротивления Z_k), n = 1 (принятое в задаче условие, в том числе при подпитке от генераторов и "
+            "блоков). Коэффициент c питающей сети — по номинальному напряжению самой питающей сети U_nQ "
+            "(таблица 1), независимо от напряжения в месте КЗ. Элементы, которых нет в задаче (генераторы, "
+            "блоки, двигатели, трёхобмоточные трансформаторы), отсутствуют; необязательное поле, которого нет, "
+            "принимает значение по умолчанию (parallel = 1, p_G = p_T = 0). Каждую величину укажите списком в "
+            "порядке fault_buses."
         ),
         "answer_notes": "Каждое значение должно совпасть с точностью 0,1 % (или 1 А, 2 А для i_p, 0,01 МВ·А для S″k — что больше).",
         "hard_constraints": (
@@ -274,12 +301,119 @@ def draw_radial_network(rng: np.random.Generator, *, hv_kv: float = 110.0) -> di
     return out
 
 
-def generate(public: Task, rng: np.random.Generator) -> Generated:
+def _generator_data(rng: np.random.Generator, sn_lo: float, sn_hi: float) -> tuple[float, float, float]:
+    """Rated power (MVA), x″d (p.u. of the rating) and cos φ_rG of a synchronous machine."""
+    return _r(rng.uniform(sn_lo, sn_hi), 1), _r(rng.uniform(0.12, 0.2), 3), float(rng.choice([0.8, 0.85]))
+
+
+def draw_level_network(rng: np.random.Generator, level: int) -> dict[str, Any]:
+    """Level 2: the level-1 supply with a power station unit (generator + unit transformer with
+    or without on-load tap changer) on the HV bus and an MV generator (CHP) on its own bus,
+    cable-connected to the MV busbar — sources near the fault, each data set on its own rating
+    (x″d per unit of S_rG, u_kr of S_rT), method C for κ. Level 3 adds a three-winding
+    HV/MV/MV transformer feeding a second MV system with an asynchronous motor group and a fault
+    on it, so four equipment kinds meet in one case."""
+    out = draw_radial_network(rng)
+    hv = out["buses"][0]["vn_kv"]
+    mv = out["buses"][1]["vn_kv"]
+    sn_g, xd, cos = _generator_data(rng, 60.0, 220.0)
+    vn_g = float(rng.choice([10.5, 13.8, 15.75]))
+    out["power_station_units"] = [{
+        "id": "S1", "hv_bus": "B1", "sn_g_mva": sn_g, "vn_g_kv": vn_g, "xdss_pu": xd,
+        "r_g_ohm": _r(0.05 * xd * vn_g ** 2 / sn_g, 5), "cos_phi": cos,
+        "sn_t_mva": _r(sn_g * rng.uniform(1.0, 1.15), 1), "vn_hv_kv": _r(hv * float(rng.choice([1.0, 1.05, 1.1])), 2),
+        "vn_lv_kv": vn_g, "uk_pct": _r(rng.uniform(11.0, 15.0), 2), "ukr_pct": _r(rng.uniform(0.25, 0.5), 3),
+        "oltc": bool(rng.uniform() < 0.5), "pg_pct": float(rng.choice([0.0, 5.0]))}]
+    sn_c, xd_c, cos_c = _generator_data(rng, 4.0, 12.0)
+    out["buses"].append({"id": "B6", "vn_kv": mv})
+    out["generators"] = [{"id": "G1", "bus": "B6", "sn_mva": sn_c, "vn_kv": _r(mv * 1.05, 2), "xdss_pu": xd_c,
+                          "r_ohm": _r(0.07 * xd_c * (mv * 1.05) ** 2 / sn_c, 5), "cos_phi": cos_c}]
+    r, x = CABLES[int(rng.integers(len(CABLES)))]
+    out["lines"].append({"id": "L6", "from_bus": "B2", "to_bus": "B6", "length_km": _r(rng.uniform(0.3, 3.0), 2),
+                         "r_ohm_per_km": r, "x_ohm_per_km": x, "end_temp_c": 90.0})
+    if level >= 3:
+        mv2 = float(rng.choice([6.0, 10.0])) if mv == 20.0 else 6.0
+        sn_hv = float(rng.choice([25.0, 31.5, 40.0]))
+        out["buses"] += [{"id": "B7", "vn_kv": mv2}, {"id": "B8", "vn_kv": mv}]
+        out["transformers_3w"] = [{
+            "id": "T3", "hv_bus": "B1", "mv_bus": "B8", "lv_bus": "B7", "sn_hv_mva": sn_hv,
+            "sn_mv_mva": sn_hv, "sn_lv_mva": _r(sn_hv * float(rng.choice([0.5, 0.6])), 1),
+            "vn_hv_kv": hv, "vn_mv_kv": _r(mv * 1.05, 2), "vn_lv_kv": _r(mv2 * 1.05, 2),
+            "uk_hv_mv_pct": _r(rng.uniform(11.0, 14.0), 2), "ukr_hv_mv_pct": _r(rng.uniform(0.3, 0.6), 3),
+            "uk_hv_lv_pct": _r(rng.uniform(18.0, 24.0), 2), "ukr_hv_lv_pct": _r(rng.uniform(0.3, 0.6), 3),
+            "uk_mv_lv_pct": _r(rng.uniform(6.0, 9.0), 2), "ukr_mv_lv_pct": _r(rng.uniform(0.3, 0.6), 3)}]
+        out.setdefault("motors", []).append({
+            "id": "M7", "bus": "B7", "pn_mw": _r(rng.uniform(0.5, 2.5), 2), "efficiency_pct": 95.5, "cos_phi": 0.86,
+            "vn_kv": mv2, "ilr_ratio": _r(rng.uniform(5.0, 6.5), 2), "rx": 0.1, "count": int(rng.integers(2, 6))})
+        r, x = CABLES[int(rng.integers(len(CABLES)))]
+        out["lines"].append({"id": "L8", "from_bus": "B8", "to_bus": "B2", "length_km": _r(rng.uniform(1.0, 6.0), 2),
+                             "r_ohm_per_km": r, "x_ohm_per_km": x, "end_temp_c": 90.0})
+        out["fault_buses"] = [out["fault_buses"][0], "B7", out["fault_buses"][1]]
+    out["kappa_method"] = "C"
+    return out
+
+
+def generate(public: Task, rng: np.random.Generator, level: int = 1) -> Generated:
     """Redraw the supply: feeder S″kQ and R/X (max and min), transformer ratings, u_kr, u_Rr, the
     MV level, line types, lengths and end temperatures, the topology variant (parallel
     transformer, ring line, motor group, MV/LV transformer with an LV fault), the fault
-    resistance and the short-circuit duration."""
-    return Generated(public_inputs=draw_radial_network(rng))
+    resistance and the short-circuit duration. Levels 2 and 3 add sources near the fault and a
+    three-winding transformer (:func:`draw_level_network`)."""
+    if level == 1:
+        return Generated(public_inputs=draw_radial_network(rng))
+    return Generated(public_inputs=draw_level_network(rng, level))
+
+
+def naive_answer(task: Task) -> dict[str, Any]:
+    """The simplest reading of the guided text: κ from R/X of Z_k (as for a radial network) even
+    where the case asks for method C — and so i_p and I_th from that κ."""
+    return quantities(dict(task.public_inputs) | {"kappa_method": "radial"}, "surrogate")
+
+
+EXPERT = {
+    "en": {"statement": (
+        "Compute, at every bus of fault_buses, the three-phase short-circuit quantities of IEC 60909-0:2016 for "
+        "the network in public_inputs: I″k max and I″k min (§7.1–7.2, equivalent voltage source, Table 1 voltage "
+        "factors with the case's lv_tolerance_pct for LV), the peak current i_p (§8.1, κ by the case's "
+        "kappa_method: 'radial' = R/X of Z_k, 'C' = method C), S″k and the thermal equivalent current I_th "
+        "(§12) for t_k_s. The case's own choices: impedance correction factors (§6.3.3, §6.6, §6.7) for maximum "
+        "currents only, K_T = 1 and no motors for minimum currents, generators and power station units with "
+        "their c_max-based factors in both cases; the feeder impedance formed with the c of its own nominal "
+        "voltage and the S″kQ, R/X of the case; minimum currents with line resistances at end_temp_c and "
+        "min_case_fault_r_ohm added at the fault; i_p, S″k and I_th from I″k max; I_th with the same κ as i_p "
+        "at f = 50 Hz and n = 1. Lists in the order of fault_buses.")},
+    "ru": {"statement": (
+        "Рассчитайте в каждом узле из fault_buses величины трёхфазного КЗ по МЭК 60909-0:2016 для сети из "
+        "public_inputs: I″k max и I″k min (п. 7.1–7.2, метод эквивалентного источника, коэффициенты напряжения "
+        "по таблице 1, для сетей НН — с допуском lv_tolerance_pct), ударный ток i_p (п. 8.1, κ по "
+        "kappa_method задачи: 'radial' — по R/X сопротивления Z_k, 'C' — метод C), S″k и эквивалентный "
+        "термический ток I_th (раздел 12) за время t_k_s. Выбор, сделанный в задаче: корректирующие "
+        "коэффициенты полных сопротивлений (п. 6.3.3, 6.6, 6.7) — только для максимальных токов, для "
+        "минимальных K_T = 1 и двигатели не учитываются, генераторы и блоки — с коэффициентами на основе "
+        "c_max в обоих режимах; сопротивление питающей сети — с c по её собственному номинальному напряжению "
+        "и с S″kQ, R/X рассматриваемого режима; минимальные токи — с сопротивлениями линий при end_temp_c и с "
+        "переходным сопротивлением min_case_fault_r_ohm в месте КЗ; i_p, S″k и I_th — по I″k max; I_th — с "
+        "тем же κ, что и i_p, при f = 50 Гц и n = 1. Списки — в порядке fault_buses.")},
+}
+
+JUDGED_BY = {
+    "surrogate": {
+        "en": ("Judged against psab's IEC 60909-0 kernel: the equivalent voltage source with Z_k the diagonal of the "
+               "bus impedance matrix Z_bus = Y_bus⁻¹ of the corrected positive-sequence network; every value must "
+               "match within 0.1 % or the field's absolute floor."),
+        "ru": ("Проверяется расчётом psab по МЭК 60909-0: метод эквивалентного источника, Z_k — диагональ матрицы "
+               "узловых сопротивлений Z_узл = Y_узл⁻¹ скорректированной схемы прямой последовательности; каждое "
+               "значение должно совпасть с точностью 0,1 % или абсолютного порога поля."),
+    },
+    "pandapower": {
+        "en": ("Judged against pandapower's calc_sc (IEC 60909) on the same network: case 'max' with i_p and I_th "
+               "(κ by the case's method), case 'min' with r_fault_ohm = min_case_fault_r_ohm; the same conventions "
+               "as the statement, so the same answer scores 1 under either backend; 0.1 % or the field's floor."),
+        "ru": ("Проверяется расчётом pandapower calc_sc (МЭК 60909) той же сети: режим 'max' с i_p и I_th (κ по "
+               "методу задачи), режим 'min' с r_fault_ohm = min_case_fault_r_ohm; условия те же, что в задаче, "
+               "поэтому один и тот же ответ получает 1 при любом способе проверки; допуск 0,1 % или порог поля."),
+    },
+}
 
 
 def accept(task: Task, reference: Reference) -> str | None:
@@ -327,5 +461,9 @@ SPEC = register(
         generate=generate,
         accept=accept,
         inputs_schema=INPUTS_SCHEMA,
+        expert=EXPERT,
+        judged_by=JUDGED_BY,
+        levels=(1, 2, 3),
+        naive_answer=naive_answer,
     )
 )

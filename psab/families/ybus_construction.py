@@ -31,14 +31,19 @@ FAMILY_ID = "ybus_construction"
 def submission_schema(inputs: dict[str, Any]) -> dict[str, Any]:
     ids = [b["id"] for b in inputs["buses"]]
     n = len(ids)
-    cell = s.number("per unit on the system base")
+    cell = s.number("per unit on the system base", ru="о.е. на базисной мощности системы")
     return s.submission(
         {
-            "bus_order": s.array(s.enum(ids, "a bus id"), "the bus ids in the order of the matrix rows and columns (a permutation of the case's buses)", length=n, unique=True),
-            "ybus_real_pu": s.matrix(n, n, "G = Re(Y_bus), per unit, rows/columns in bus_order", cell),
-            "ybus_imag_pu": s.matrix(n, n, "B = Im(Y_bus), per unit, rows/columns in bus_order", cell),
+            "bus_order": s.array(s.enum(ids, "a bus id", ru="идентификатор узла"),
+                                 "the bus ids in the order of the matrix rows and columns (a permutation of the case's buses)",
+                                 length=n, unique=True,
+                                 ru="идентификаторы узлов в порядке строк и столбцов матрицы (перестановка узлов схемы)"),
+            "ybus_real_pu": s.matrix(n, n, "G = Re(Y_bus), per unit, rows/columns in bus_order", cell,
+                                     ru="G = Re(Y_bus), о.е., строки и столбцы в порядке bus_order"),
+            "ybus_imag_pu": s.matrix(n, n, "B = Im(Y_bus), per unit, rows/columns in bus_order", cell,
+                                     ru="B = Im(Y_bus), о.е., строки и столбцы в порядке bus_order"),
         },
-        "bus admittance matrix",
+        "bus admittance matrix", ru="матрица узловых проводимостей",
     )
 
 
@@ -52,7 +57,15 @@ PRESENTATION = {
             "t = tap_ratio·exp(j·phase_shift_deg) on the from_bus side (tap_ratio 1 and shift 0 for a plain "
             "line). A bus shunt shunt_g_pu + j·shunt_b_pu adds to its diagonal entry. Parallel branches "
             "add. Report the real and imaginary parts as square matrices whose rows and columns follow "
-            "bus_order."
+            "bus_order. Data may come as an engineer receives it (larger cases): a line may be given by r_ohm, x_ohm "
+            "(series, Ω) and b_us (total charging, µS) instead of per-unit values — per unit on the base impedance "
+            "vn_kv(from_bus)²/base_mva; a transformer may be given by vk_percent, vkr_percent (short-circuit "
+            "voltage and its resistive part, % on its own rating sn_mva, rated voltages equal to its buses' vn_kv) "
+            "instead of r_pu, x_pu — r = vkr/100·base_mva/sn_mva, |z| = vk/100·base_mva/sn_mva, x = √(|z|² − r²); "
+            "a bus shunt may be given by shunt_p_mw + j·shunt_q_mvar (consumed at 1 pu voltage; a capacitor has "
+            "negative shunt_q_mvar) instead of shunt_g_pu + j·shunt_b_pu — g = shunt_p_mw/base_mva, b = "
+            "−shunt_q_mvar/base_mva. Tap ratio and phase shift are always on the from_bus side, as in "
+            "t above."
         ),
         "answer_notes": "Every entry must match within 0.1 % or 1e-4 pu, whichever is larger.",
     },
@@ -66,7 +79,16 @@ PRESENTATION = {
             "стороны узла from_bus (для линии tap_ratio = 1, сдвиг 0). Шунт узла shunt_g_pu + j·shunt_b_pu "
             "добавляется к диагональному элементу. Параллельные ветви складываются. Укажите "
             "действительную и мнимую части квадратными матрицами, строки и столбцы которых идут в "
-            "порядке bus_order."
+            "порядке bus_order. В больших схемах данные могут быть заданы так, как их получает инженер: линия — "
+            "параметрами r_ohm, x_ohm (продольное сопротивление, Ом) и b_us (полная ёмкостная проводимость, мкСм) "
+            "вместо величин в о.е. — базисное сопротивление vn_kv(from_bus)²/base_mva; трансформатор — "
+            "напряжением короткого замыкания vk_percent и его активной составляющей vkr_percent (% на собственной "
+            "номинальной мощности sn_mva, номинальные напряжения равны vn_kv его узлов) вместо r_pu, x_pu — "
+            "r = vkr/100·base_mva/sn_mva, |z| = vk/100·base_mva/sn_mva, x = √(|z|² − r²); шунт узла — "
+            "мощностью shunt_p_mw + j·shunt_q_mvar (потребляемой при напряжении 1 о.е.; у батареи конденсаторов "
+            "shunt_q_mvar отрицательна) вместо shunt_g_pu + j·shunt_b_pu — g = shunt_p_mw/base_mva, "
+            "b = −shunt_q_mvar/base_mva. Коэффициент трансформации и фазовый сдвиг всегда относятся к стороне "
+            "from_bus, как t выше."
         ),
         "answer_notes": "Каждый элемент должен совпасть с точностью 0,1 % или 1e-4 о.е. (что больше).",
         "hard_constraints": (
@@ -76,7 +98,75 @@ PRESENTATION = {
     },
 }
 
+EXPERT = {
+    "en": {"statement": (
+        "Form the bus admittance matrix Y_bus of the network in public_inputs, per unit on base_mva, as in Glover, "
+        "Overbye & Sarma, Power System Analysis and Design, 6th ed., §6.4 and §6.7, with the MATPOWER branch model "
+        "(User's Manual §3.2): lines and transformers as π models with their charging split between the ends, the "
+        "off-nominal tap ratio and phase shift on the from_bus side, bus shunts on the diagonal. Where the case "
+        "gives ohms, microsiemens, percent on a transformer's own rating or shunt powers in MW/Mvar, refer them to "
+        "base_mva and the buses' vn_kv (a capacitor has negative shunt_q_mvar). Report Re and Im of Y_bus in your "
+        "bus_order."
+    )},
+    "ru": {"statement": (
+        "Сформируйте матрицу узловых проводимостей Y_bus сети из public_inputs в о.е. на базисной мощности "
+        "base_mva по Glover, Overbye & Sarma, Power System Analysis and Design, 6-е изд., §6.4 и §6.7, с моделью "
+        "ветви MATPOWER (руководство пользователя, §3.2): линии и трансформаторы — П-образные схемы замещения с "
+        "ёмкостной проводимостью, разделённой между концами, коэффициент трансформации и фазовый сдвиг — со "
+        "стороны from_bus, шунты узлов — в диагональных элементах. Если параметры заданы в омах, микросименсах, "
+        "процентах на собственной мощности трансформатора или мощностью шунта в МВт/Мвар, приведите их к "
+        "base_mva и номинальным напряжениям узлов vn_kv (у батареи конденсаторов shunt_q_mvar отрицательна). "
+        "Укажите Re и Im матрицы Y_bus в выбранном вами порядке bus_order."
+    )},
+}
+
+JUDGED_BY = {
+    "surrogate": {
+        "en": "Judged against psab's π-model stamp of the stated conventions (numpy): every entry of G and B, brought into "
+              "your bus_order, must match within max(0.1 %, 1e-4 pu).",
+        "ru": "Проверяется по формированию матрицы из П-образных схем замещения по указанным соглашениям (numpy): каждый "
+              "элемент G и B, приведённый к вашему порядку bus_order, должен совпасть с точностью max(0,1 %, 1e-4 о.е.).",
+    },
+    "pandapower": {
+        "en": "Judged against the Y_bus pandapower itself assembles for the same network (lines and transformers built from "
+              "the stated data, read from its internal matrix after a Newton-Raphson power flow and mapped back to the "
+              "case's buses): every entry, brought into your bus_order, must match within max(0.1 %, 1e-4 pu). It equals "
+              "the π-model stamp of the statement.",
+        "ru": "Проверяется по матрице Y_bus, которую формирует сам pandapower для той же сети (линии и трансформаторы по "
+              "заданным данным; матрица считывается после расчёта режима методом Ньютона–Рафсона и приводится к узлам "
+              "схемы): каждый элемент в вашем порядке bus_order должен совпасть с точностью max(0,1 %, 1e-4 о.е.). Она "
+              "совпадает с матрицей из П-образных схем замещения по условию.",
+    },
+}
+
 # ---------------------------------------------------------------------------- physics
+
+
+def branch_pu(inputs: dict[str, Any], br: dict[str, Any]) -> tuple[float, float, float]:
+    """(r, x, b) of a branch per unit on base_mva, from whichever form the case gives: per unit
+    (``r_pu``, ``x_pu``, ``b_pu``), a line in ohms and microsiemens on the from bus's nominal voltage
+    (``r_ohm``, ``x_ohm``, ``b_us``), or a transformer by ``vk_percent``/``vkr_percent`` on its own
+    ``sn_mva`` (rated voltages equal to its buses' vn_kv, so only the power base changes)."""
+    base = float(inputs["base_mva"])
+    if "r_ohm" in br:
+        kv = next(float(b["vn_kv"]) for b in inputs["buses"] if b["id"] == br["from_bus"])
+        z_base = kv * kv / base
+        return float(br["r_ohm"]) / z_base, float(br["x_ohm"]) / z_base, float(br.get("b_us", 0.0)) * 1e-6 * z_base
+    if "vk_percent" in br:
+        scale = base / float(br["sn_mva"])
+        r = float(br["vkr_percent"]) / 100.0 * scale
+        z = float(br["vk_percent"]) / 100.0 * scale
+        return r, float(np.sqrt(max(z * z - r * r, 0.0))), float(br.get("b_pu", 0.0))
+    return float(br["r_pu"]), float(br["x_pu"]), float(br.get("b_pu", 0.0))
+
+
+def shunt_pu(inputs: dict[str, Any], bus: dict[str, Any]) -> tuple[float, float]:
+    """(g, b) of a bus shunt per unit: ``shunt_p_mw``/``shunt_q_mvar`` are the powers the shunt
+    consumes at 1 pu voltage (a capacitor consumes negative Mvar, so b = −Q/base)."""
+    if "shunt_q_mvar" in bus or "shunt_p_mw" in bus:
+        base = float(inputs["base_mva"])
+        return float(bus.get("shunt_p_mw", 0.0)) / base, -float(bus.get("shunt_q_mvar", 0.0)) / base
+    return float(bus.get("shunt_g_pu", 0.0)), float(bus.get("shunt_b_pu", 0.0))
 
 
 def network(inputs: dict[str, Any]) -> AcNetwork:
@@ -85,18 +175,20 @@ def network(inputs: dict[str, Any]) -> AcNetwork:
     slack is there only because pandapower builds its Y_bus while running a power flow."""
     buses, br = inputs["buses"], inputs["branches"]
     pos = {b["id"]: i for i, b in enumerate(buses)}
+    zs = [branch_pu(inputs, b) for b in br]
+    ys = [shunt_pu(inputs, b) for b in buses]
     return make_network(
         base_mva=float(inputs["base_mva"]),
         bus_type=[SLACK] + [PQ] * (len(buses) - 1),
         from_idx=[pos[b["from_bus"]] for b in br],
         to_idx=[pos[b["to_bus"]] for b in br],
-        r_pu=[b["r_pu"] for b in br],
-        x_pu=[b["x_pu"] for b in br],
-        b_pu=[b.get("b_pu", 0.0) for b in br],
+        r_pu=[z[0] for z in zs],
+        x_pu=[z[1] for z in zs],
+        b_pu=[z[2] for z in zs],
         tap_ratio=[b.get("tap_ratio", 1.0) for b in br],
         phase_shift_deg=[b.get("phase_shift_deg", 0.0) for b in br],
-        shunt_g_pu=[b.get("shunt_g_pu", 0.0) for b in buses],
-        shunt_b_pu=[b.get("shunt_b_pu", 0.0) for b in buses],
+        shunt_g_pu=[y[0] for y in ys],
+        shunt_b_pu=[y[1] for y in ys],
         vn_kv=[b["vn_kv"] for b in buses],
     )
 
@@ -152,7 +244,85 @@ def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
 # ---------------------------------------------------------------------------- held-out draws
 
 
-def generate(public: Task, rng: np.random.Generator) -> Generated:
+#: Nominal voltages given to the IEEE 14-bus case (pandapower labels its 33-kV-class buses 0.208 kV).
+CASE14_KV = {135.0: 132.0, 14.0: 33.0, 12.0: 11.0, 0.208: 33.0}
+
+
+def generate(public: Task, rng: np.random.Generator, level: int = 1) -> Generated:
+    """Level 1: the public 6-bus case redrawn (:func:`generate_small`). Level 2: the IEEE 14-bus
+    system (MATPOWER case14: off-nominal transformers, a bus capacitor, one transformer made a
+    phase shifter), per unit. Level 3: the IEEE 57-bus system as an engineer receives it — lines in
+    ohms and microsiemens, transformers by vk/vkr % on their own rating, shunts in Mvar."""
+    if level == 1:
+        return generate_small(public, rng)
+    return generate_matpower(public, rng, "case14" if level == 2 else "case57", engineering_units=level >= 3)
+
+
+def generate_matpower(public: Task, rng: np.random.Generator, name: str, engineering_units: bool) -> Generated:
+    """A MATPOWER case with impedances redrawn ±15 %, transformer taps on a ±8 × 1.25 % tap
+    changer, one transformer turned phase shifter (2-12°), shunts ±30 %, and sometimes a
+    meshed line dropped."""
+    from psab.surrogates.matpower_cases import CASES
+
+    case = CASES[name]
+    base = float(case["base_mva"])
+    kv = {n: (CASE14_KV.get(v, v) if name == "case14" else v) for n, _, _, _, _, _, v, _ in case["buses"]}
+    buses = []
+    for n, _t, _pd, _qd, gs, bs, _v, _vm in case["buses"]:
+        bus: dict[str, Any] = {"id": f"B{n}", "vn_kv": kv[n]}
+        g, b = gs * float(rng.uniform(0.7, 1.3)) if gs else 0.0, bs * float(rng.uniform(0.7, 1.3)) if bs else 0.0
+        if engineering_units:
+            bus.update(shunt_p_mw=round(g, 3), shunt_q_mvar=round(-b, 3) + 0.0)
+        else:
+            bus.update(shunt_g_pu=round(g / base, 5), shunt_b_pu=round(b / base, 5))
+        buses.append(bus)
+    branches: list[dict[str, Any]] = []
+    seen: dict[str, int] = {}
+    transformers = [k for k, (f, to, _r, _x, _b, tap, sh, _ra) in enumerate(case["branches"]) if tap != 1.0 or sh or kv[f] != kv[to]]
+    shifter = int(transformers[int(rng.integers(len(transformers)))])
+    for k, (f, to, r, x, bc, tap, _sh, _ra) in enumerate(case["branches"]):
+        is_trafo = k in transformers
+        name_k = f"{'T' if is_trafo else 'L'}{f}-{to}"
+        seen[name_k] = seen.get(name_k, 0) + 1
+        br: dict[str, Any] = {"id": name_k if seen[name_k] == 1 else f"{name_k}/{seen[name_k]}", "from_bus": f"B{f}", "to_bus": f"B{to}"}
+        fz = float(rng.uniform(0.85, 1.15))
+        r, x, bc = r * fz, x * fz, bc * float(rng.uniform(0.85, 1.15))
+        if is_trafo:
+            step = int(rng.integers(-8, 9))
+            br["tap_ratio"] = round(1.0 + 0.0125 * step, 4) if tap != 1.0 else 1.0
+            br["phase_shift_deg"] = round(float(rng.choice([-1.0, 1.0]) * rng.uniform(2.0, 12.0)), 2) if k == shifter else 0.0
+            if br["tap_ratio"] == 1.0 and br["phase_shift_deg"] == 0.0 and kv[f] == kv[to]:
+                br["tap_ratio"] = 1.0125  # keep it a transformer in every backend
+            if engineering_units:
+                z = float(np.hypot(r, x))
+                sn = round(base * float(rng.uniform(0.08, 0.16)) / z, 1)
+                br.update(sn_mva=sn, vk_percent=round(z * sn / base * 100.0, 4), vkr_percent=round(r * sn / base * 100.0, 4))
+                if bc:
+                    br["b_pu"] = round(bc, 5)
+            else:
+                br.update(r_pu=round(r, 5), x_pu=round(x, 5), b_pu=round(bc, 5))
+        else:
+            br.update(tap_ratio=1.0, phase_shift_deg=0.0)
+            if engineering_units:
+                z_base = kv[f] ** 2 / base
+                br.update(r_ohm=float(f"{r * z_base:.5g}"), x_ohm=float(f"{x * z_base:.5g}"), b_us=float(f"{bc / z_base * 1e6:.5g}"))
+            else:
+                br.update(r_pu=round(r, 5), x_pu=round(x, 5), b_pu=round(bc, 5))
+        branches.append(br)
+    if rng.uniform() < 0.5:
+        ids = [b["id"] for b in buses]
+        pos = {b: i for i, b in enumerate(ids)}
+        froms, tos = [pos[b["from_bus"]] for b in branches], [pos[b["to_bus"]] for b in branches]
+        lines = [i for i, b in enumerate(branches) if b["id"].startswith("L")]
+        for i in rng.permutation(lines):
+            if len(set(dc_flow.components(len(ids), froms, tos, [j != i for j in range(len(branches))]))) == 1:
+                del branches[int(i)]
+                break
+    return Generated(public_inputs={"base_mva": base, "frequency_hz": float(public.public_inputs.get("frequency_hz", 50.0)),
+                                    "buses": buses, "branches": branches})
+
+
+def generate_small(public: Task, rng: np.random.Generator) -> Generated:
     """Redraw impedances, charging, taps, shifts and shunts; change topology among connected
     variants (drop a line that is not a bridge, or add a line between same-voltage buses)."""
     inputs = public.public_inputs
@@ -202,6 +372,15 @@ def generate(public: Task, rng: np.random.Generator) -> Generated:
     return Generated(public_inputs=out)
 
 
+def naive_answer(task: Task) -> dict[str, Any]:
+    """The simplest reading: every branch stamped as a plain π line — off-nominal taps and phase
+    shifts ignored (t = 1)."""
+    inputs = dict(task.public_inputs)
+    inputs["branches"] = [{**b, "tap_ratio": 1.0, "phase_shift_deg": 0.0} for b in inputs["branches"]]
+    Y = network(inputs).ybus()
+    return {"bus_order": [b["id"] for b in inputs["buses"]], "ybus_real_pu": Y.real.tolist(), "ybus_imag_pu": Y.imag.tolist()}
+
+
 SPEC = register(
     FamilySpec(
         id=FAMILY_ID,
@@ -235,5 +414,9 @@ SPEC = register(
         solve=solve,
         evaluate=evaluate,
         generate=generate,
+        expert=EXPERT,
+        judged_by=JUDGED_BY,
+        levels=(1, 2, 3),
+        naive_answer=naive_answer,
     )
 )

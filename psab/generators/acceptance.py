@@ -32,7 +32,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from psab.contract import Task, digest
-from psab.errors import GenerationError, InvalidTaskError, PsabError, SolverError
+from psab.errors import (
+    GenerationError,
+    InvalidArgumentError,
+    InvalidTaskError,
+    PsabError,
+    SolverError,
+)
 from psab.generators.rng import family_rng
 from psab.jsonpointer import (
     Path,
@@ -80,9 +86,20 @@ class Draw:
         return self.attempts - 1
 
 
-def heldout_task_id(family_id: str, index: int) -> str:
-    # The id names the family and index only: never the seed.
-    return f"{family_id}-heldout-{index:05d}"
+def heldout_task_id(family_id: str, index: int, level: int = 1) -> str:
+    # The id names the family, the level (above 1) and the index only: never the seed.
+    return f"{family_id}-heldout-{index:05d}" if level == 1 else f"{family_id}-heldout-L{level}-{index:05d}"
+
+
+def _at_level(level: int) -> str:
+    return "" if level == 1 else f", level {level}"
+
+
+def check_level(spec: FamilySpec, level: int) -> None:
+    """Refuse a difficulty level the family's generator does not offer."""
+    if isinstance(level, bool) or not isinstance(level, int) or level not in spec.levels:
+        raise InvalidArgumentError(
+            f"family {spec.id} offers difficulty levels {', '.join(map(str, spec.levels))}; not {level!r}")
 
 
 def instance_digest(task: Task) -> str:
@@ -403,20 +420,23 @@ def _public(spec: FamilySpec) -> tuple[Task, str]:
     return hit[1], hit[2]
 
 
-def generate(family_id: str, seed: int | str, index: int, backend: str = "surrogate") -> Draw:
-    """Draw held-out case ``index`` of ``family_id`` under ``seed``, with acceptance."""
+def generate(family_id: str, seed: int | str, index: int, backend: str = "surrogate", level: int = 1) -> Draw:
+    """Draw held-out case ``index`` of ``family_id`` at difficulty ``level`` under ``seed``,
+    with acceptance."""
     spec = get_family(family_id)
+    check_level(spec, level)
     public, public_digest = _public(spec)
     rejections: list[str] = []
     kinds: list[str] = []
     for attempt in range(spec.redraw_budget):
-        rng = family_rng(seed, family_id, index, attempt)
+        rng = family_rng(seed, family_id, index, attempt, level)
         # Every draw gets its own copy of the public case: a generator that edits its input in
         # place must not make draw k depend on which draws this process made before it.
         fresh = dataclasses.replace(public, public_inputs=clone(public.public_inputs), key=clone(public.key))
-        drawn = spec.generate(fresh, rng)
+        # A family with one level keeps the two-argument generator of the first families.
+        drawn = spec.generate(fresh, rng, level) if len(spec.levels) > 1 else spec.generate(fresh, rng)
         task = spec.make_task(
-            task_id=heldout_task_id(family_id, index),
+            task_id=heldout_task_id(family_id, index, level),
             split="heldout",
             public_inputs=drawn.public_inputs,
             key=drawn.key,
@@ -425,7 +445,7 @@ def generate(family_id: str, seed: int | str, index: int, backend: str = "surrog
             spec.check_inputs(task)
         except InvalidTaskError as exc:
             raise GenerationError(
-                f"family {family_id}, index {index}, attempt {attempt}: the generator drew inputs "
+                f"family {family_id}{_at_level(level)}, index {index}, attempt {attempt}: the generator drew inputs "
                 f"outside the family's input schema ({exc}); fix the generator"
             ) from None
         r = rejection(spec, task, backend, public_digest)
@@ -435,7 +455,7 @@ def generate(family_id: str, seed: int | str, index: int, backend: str = "surrog
         kinds.append(r.kind)
     tail = "; ".join(rejections[-3:])
     error = GenerationError(
-        f"family {family_id}, index {index}: no acceptable draw in {spec.redraw_budget} attempts ({tail})"
+        f"family {family_id}{_at_level(level)}, index {index}: no acceptable draw in {spec.redraw_budget} attempts ({tail})"
     )
     error.rejection_kinds = tuple(kinds)  # type: ignore[attr-defined] # for validation's tally
     raise error

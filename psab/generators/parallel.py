@@ -29,8 +29,8 @@ import multiprocessing
 import os
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from typing import Any
@@ -90,20 +90,33 @@ def default_start_method() -> str:
     return "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
 
 
+#: ``on_batch(outcomes)``: called in the calling thread with each job's outcomes as it finishes
+#: (completion order); for progress display only — the returned list is in job order regardless.
+OnBatch = Callable[[list[DrawOutcome]], None]
+
+
+def _noop(batch: list[DrawOutcome]) -> None:
+    pass
+
+
 def run_jobs(jobs: Sequence[DrawJob], *, workers: int = 1, dask: Any = None,
-             start_method: str | None = None) -> list[DrawOutcome]:
+             start_method: str | None = None, on_batch: OnBatch | None = None) -> list[DrawOutcome]:
     """Run ``jobs`` and return every outcome in job order, whatever order they finished in.
 
     ``workers`` > 1 uses a local process pool; ``dask`` (a scheduler address such as
     ``tcp://host:8786`` or a ``distributed.Client``) sends the jobs to a Dask cluster.
     """
     _check_workers(workers)
+    done = on_batch or _noop
     if dask is not None:
-        results = _run_dask(jobs, dask)
+        results = _run_dask(jobs, dask, done)
     elif workers == 1 or len(jobs) <= 1:
-        results = [run_job(j) for j in jobs]
+        results = []
+        for j in jobs:
+            results.append(run_job(j))
+            done(results[-1])
     else:
-        results = _run_local(jobs, workers, start_method or default_start_method())
+        results = _run_local(jobs, workers, start_method or default_start_method(), done)
     return [o for batch in results for o in batch]
 
 
@@ -112,7 +125,7 @@ def _check_workers(workers: int) -> None:
         raise InvalidArgumentError(f"--workers must be at least 1, got {workers}")
 
 
-def _run_local(jobs: Sequence[DrawJob], workers: int, method: str) -> list[list[DrawOutcome]]:
+def _run_local(jobs: Sequence[DrawJob], workers: int, method: str, done: OnBatch = _noop) -> list[list[DrawOutcome]]:
     """Run ``jobs`` on a local pool; the calling process draws too while the pool boots.
 
     Starting the pool — the fork server importing psab, reading the public cases and warming
@@ -167,11 +180,14 @@ def _run_local(jobs: Sequence[DrawJob], workers: int, method: str) -> list[list[
                         break
                     i, back = back, back - 1
                 results[i] = run_job(jobs[i])
+                done(results[i])
             submitter.join()
             if failure:
                 raise failure[0]
-            for i, future in futures.items():
-                results[i] = future.result()
+            position = {future: i for i, future in futures.items()}
+            for future in as_completed(position):
+                results[position[future]] = future.result()
+                done(results[position[future]])
     except BrokenProcessPool as exc:
         # A worker died outright (killed, out of memory, a crash inside a native solver):
         # run_job itself never raises, so this is the process, not a draw.
@@ -214,7 +230,7 @@ def dask_client(dask: Any) -> Iterator[Any]:
         client.close()
 
 
-def _run_dask(jobs: Sequence[DrawJob], dask: Any) -> list[list[DrawOutcome]]:
+def _run_dask(jobs: Sequence[DrawJob], dask: Any, done: OnBatch = _noop) -> list[list[DrawOutcome]]:
     from distributed import as_completed
 
     with dask_client(dask) as client:
@@ -230,15 +246,17 @@ def _run_dask(jobs: Sequence[DrawJob], dask: Any) -> list[list[DrawOutcome]]:
         for future in as_completed(futures):
             results[position[future.key]] = future.result()
             future.release()
+            done(results[position[future.key]])  # type: ignore[arg-type]
         return [r if r is not None else [] for r in results]
 
 
 def draw(families: Sequence[str], indices: Iterable[int], seed: int | str | PrivateSeed, *,
          backend: str = "surrogate", validate: bool = False, workers: int = 1, dask: Any = None,
-         chunk: int | None = None) -> list[DrawOutcome]:
+         chunk: int | None = None, on_batch: OnBatch | None = None) -> list[DrawOutcome]:
     """Draw (and with ``validate`` re-check) every (family, index), in (family, index) order.
 
     On Dask the jobs are sized for the cluster's worker threads, locally for ``workers``.
+    ``on_batch`` sees each job's outcomes as it finishes (progress display).
     """
     _check_workers(workers)  # also on Dask, where run_jobs is not given the local pool size
     private = PrivateSeed(seed)
@@ -247,11 +265,11 @@ def draw(families: Sequence[str], indices: Iterable[int], seed: int | str | Priv
         _loadable_by_workers(fams)
     if dask is None:
         jobs = plan_jobs(fams, idx, seed=private, backend=backend, validate=validate, workers=workers, chunk=chunk)
-        return run_jobs(jobs, workers=workers)
+        return run_jobs(jobs, workers=workers, on_batch=on_batch)
     with dask_client(dask) as client:
         threads = max(2, sum(client.nthreads().values()))
         jobs = plan_jobs(fams, idx, seed=private, backend=backend, validate=validate, workers=threads, chunk=chunk)
-        return run_jobs(jobs, dask=client)
+        return run_jobs(jobs, dask=client, on_batch=on_batch)
 
 
 def _loadable_by_workers(families: Sequence[str]) -> None:

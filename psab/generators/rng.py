@@ -38,9 +38,18 @@ def family_words(family_id: str) -> tuple[int, int]:
     return int.from_bytes(d[:4], "big"), int.from_bytes(d[4:8], "big")
 
 
-def family_rng(seed: int | str, family_id: str, index: int, attempt: int = 0) -> np.random.Generator:
-    """The random generator of held-out draw ``index`` (redraw ``attempt``) of ``family_id``."""
+def family_rng(seed: int | str, family_id: str, index: int, attempt: int = 0, level: int = 1) -> np.random.Generator:
+    """The random generator of held-out draw ``index`` (redraw ``attempt``) of ``family_id`` at
+    difficulty ``level``.
+
+    Level 1 keeps the stream it always had (so level-1 cases, their keys and every seed
+    commitment made before levels existed are unchanged); a higher level draws from its own
+    stream, so the levels of one index are independent instances.
+    """
     if index < 0 or attempt < 0:
         raise InvalidArgumentError("index and attempt must be non-negative")
-    ss = np.random.SeedSequence(entropy=seed_int(seed), spawn_key=(*family_words(family_id), index, attempt))
+    if isinstance(level, bool) or not isinstance(level, int) or level < 1:
+        raise InvalidArgumentError(f"a difficulty level is an integer >= 1, got {level!r}")
+    key = (*family_words(family_id), index, attempt) + ((level,) if level > 1 else ())
+    ss = np.random.SeedSequence(entropy=seed_int(seed), spawn_key=key)
     return np.random.Generator(np.random.PCG64(ss))

@@ -32,14 +32,20 @@ def commitment(seed: int | str, version: str | None = None) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def manifest_entry(task: Task, index: int) -> dict[str, Any]:
-    """One held-out case in a manifest: family, family version, index and content digest."""
-    return {"family": task.family, "family_version": task.family_version, "index": index, "task_digest": task.digest}
+def manifest_entry(task: Task, index: int, level: int = 1) -> dict[str, Any]:
+    """One held-out case in a manifest: family, family version, index, difficulty level (only
+    above 1, so manifests of level-1 rounds read as they always did) and content digest."""
+    entry = {"family": task.family, "family_version": task.family_version, "index": index, "task_digest": task.digest}
+    return entry | ({"level": level} if level != 1 else {})
+
+
+def _where(e: dict[str, Any]) -> tuple[str, int, int]:
+    return e["family"], e.get("level", 1), e["index"]
 
 
 def manifest(entries: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """A manifest in canonical order (family, index)."""
-    return sorted(entries, key=lambda e: (e["family"], e["index"]))
+    """A manifest in canonical order (family, level, index)."""
+    return sorted(entries, key=_where)
 
 
 # ---------------------------------------------------------------------------- private seeds
@@ -160,10 +166,10 @@ def check_commitment(seed: int | str | PrivateSeed, doc: dict[str, Any], publish
 def compare_cases(expected: Iterable[dict[str, Any]], redrawn: Iterable[dict[str, Any]]) -> list[str]:
     """Per-case differences between a manifest's cases and the same cases redrawn now."""
     problems = []
-    now = {(e["family"], e["index"]): e for e in redrawn}
+    now = {_where(e): e for e in redrawn}
     for e in expected:
-        got = now.get((e["family"], e["index"]))
-        where = f"{e['family']} index {e['index']}"
+        got = now.get(_where(e))
+        where = f"{e['family']} index {e['index']}" + (f" level {e['level']}" if e.get("level", 1) != 1 else "")
         if got is None:
             problems.append(f"{where}: not redrawn")
         elif got["task_digest"] != e["task_digest"]:

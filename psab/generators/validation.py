@@ -267,7 +267,7 @@ def _mean(xs: Sequence[float]) -> float | None:
 
 
 def table_rows(rows: Iterable[FamilyValidation]) -> tuple[list[tuple[Any, ...]], tuple[str, ...]]:
-    header = ("family", "kind", "accepted", "redraws", "ref feasible", "distinct", "differs", "mean CV (leaves)", "s", "verdict")
+    header = ("family", "kind", "accepted", "redraws", "ref feasible", "distinct", "differs", "mean CV (leaves)", "draw time (s)", "verdict")
     out = []
     for r in rows:
         cv = "n/a" if r.mean_cv is None else f"{r.mean_cv:.3f} ({r.cv_leaves})"

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from psab.errors import InvalidArgumentError
-from psab.runner.store import SPLITS, RunDir
+from psab.runner.store import MANIFEST, SPLITS, RunDir
 from psab.runner.summary import outcome
 
 #: Area shown for a family that is not registered in this installation (an old run).
@@ -209,14 +209,61 @@ def _area(family: str) -> str:
         return UNREGISTERED
 
 
+def expand_runs(paths: list[str | Path]) -> list[Path]:
+    """The run directories ``paths`` name: a run directory (it holds ``manifest.json``) stands
+    for itself; a folder of runs — such as ``runs/make-run-<stamp>/``, which ``make run`` announces
+    and which holds ``public/``, ``heldout/`` and ``report/`` — stands for its immediate
+    subfolders that are run directories, in name order (the others are ignored)."""
+    out: list[Path] = []
+    for p in paths:
+        path = Path(p)
+        if (path / MANIFEST).is_file():
+            out.append(path)
+            continue
+        if not path.is_dir():
+            raise InvalidArgumentError(f"{path}: no such directory (give a run directory made by `psab run`)")
+        inner = sorted(d for d in path.iterdir() if d.is_dir() and (d / MANIFEST).is_file())
+        if not inner:
+            raise InvalidArgumentError(
+                f"{path} is not a psab run directory (no {MANIFEST}) nor a folder of run directories (no "
+                f"subfolder holds one); give the directory `psab run --out` wrote, or a folder of them such as "
+                f"the runs/make-run-<stamp>/ that `make run` wrote")
+        out += inner
+    return out
+
+
+#: What a run's manifest options say of the conditions an agent was judged under, with the
+#: value a run recorded before the option existed ran with.
+CONDITIONS = (("backend", "surrogate"), ("presentation", "guided"), ("level", 1))
+
+
+def condition(run: Run) -> dict[str, Any]:
+    """The judging backend, presentation level and difficulty level of a run."""
+    options = run.manifest.get("options") or {}
+    return {name: options.get(name, default) for name, default in CONDITIONS}
+
+
+def _conditions(runs: list[Run]) -> dict[int, str]:
+    """Per run, the suffix that keeps an agent's results apart across conditions: empty when
+    every run shares them, else `` [pandapower, expert, L2]`` naming the conditions that vary
+    (an agent judged by another backend or reading another presentation is another sample)."""
+    values = {id(r): condition(r) for r in runs}
+    varying = [name for name, _ in CONDITIONS if len({str(v[name]) for v in values.values()}) > 1]
+    out = {}
+    for key, v in values.items():
+        parts = [f"L{v[name]}" if name == "level" else str(v[name]) for name in varying]
+        out[key] = f" [{', '.join(parts)}]" if parts else ""
+    return out
+
+
 def load_runs(paths: list[str | Path], *, separate_runs: bool = False) -> Runs:
-    """Read every run directory in ``paths`` (public and held-out records)."""
+    """Read every run directory in ``paths`` (public and held-out records); a folder of run
+    directories stands for the runs inside it (:func:`expand_runs`)."""
     if not paths:
         raise InvalidArgumentError("give at least one run directory (made by `psab run`)")
     runs: list[Run] = []
     seen: set[Path] = set()
-    for p in paths:
-        path = Path(p)
+    for path in expand_runs(paths):
         real = path.resolve()
         if real in seen:
             raise InvalidArgumentError(f"run directory {path} is given twice")
@@ -230,13 +277,14 @@ def load_runs(paths: list[str | Path], *, separate_runs: bool = False) -> Runs:
     entries: list[Entry] = []
     agents: list[str] = []
     areas: dict[str, str] = {}
+    conditions = _conditions(runs)
     for run in runs:
         names = [a.get("name") for a in run.agent_specs]
         for rec in run.rundir.records():
             name = str(rec["agent"])
             if name not in names:
                 names.append(name)
-            agent = f"{name}@{run.label}" if separate_runs else name
+            agent = f"{name}@{run.label}" if separate_runs else name + conditions[id(run)]
             fam = str(rec["family"])
             if fam not in areas:
                 areas[fam] = _area(fam)
@@ -244,7 +292,7 @@ def load_runs(paths: list[str | Path], *, separate_runs: bool = False) -> Runs:
             final = Outcome(*outcome(rec, "retries"))
             entries.append(Entry(run=run, record=rec, agent=agent, area=areas[fam], first=first, final=final))
         for n in names:
-            label = f"{n}@{run.label}" if separate_runs else n
+            label = f"{n}@{run.label}" if separate_runs else n + conditions[id(run)]
             if label not in agents and any(e.agent == label for e in entries):
                 agents.append(label)
     return Runs(runs=runs, entries=entries, agents=agents, separate_runs=separate_runs)

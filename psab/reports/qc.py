@@ -49,7 +49,7 @@ import hashlib
 import json
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -401,13 +401,15 @@ def run_sensitivity(runs: Runs) -> list[Sensitivity]:
                         tuple(v["remarks"])) for f in order if (v := per_family.get(f))]
 
 
-def sweep_sensitivity(families: Sequence[str], backend: str = "surrogate") -> list[Sensitivity]:
-    """Every mutation of every family's public reference, evaluated directly (no agent)."""
+def sweep_sensitivity(families: Sequence[str], backend: str = "surrogate",
+                      progress: Callable[[str, int, int], None] | None = None) -> list[Sensitivity]:
+    """Every mutation of every family's public reference, evaluated directly (no agent).
+    ``progress(family, done, total)`` is told after each family (the sweep takes seconds per family)."""
     import psab
     from psab.mutations import KINDS, mutations
 
     out: list[Sensitivity] = []
-    for fam in families:
+    for done, fam in enumerate(families, start=1):
         spec = psab.get_family(fam)
         task = spec.public_task()
         answer = psab.solve(task, backend).answer
@@ -429,6 +431,8 @@ def sweep_sensitivity(families: Sequence[str], backend: str = "surrogate") -> li
         out += rows
         out.append(Sensitivity("sweep", fam, "all", sum(r.effective for r in rows), sum(r.caught for r in rows),
                                sum(r.ineffective for r in rows), tuple(m for r in rows for m in r.missed)))
+        if progress is not None:
+            progress(fam, done, len(families))
     return out
 
 
@@ -436,7 +440,8 @@ def sweep_sensitivity(families: Sequence[str], backend: str = "surrogate") -> li
 
 
 def run_qc(runs: Runs | None, *, sensitivity: bool = False, families: Sequence[str] | None = None,
-           exclude: Sequence[str] = (), include_private: bool = False, backend: str | None = None) -> QcReport:
+           exclude: Sequence[str] = (), include_private: bool = False, backend: str | None = None,
+           progress: Callable[[str, int, int], None] | None = None) -> QcReport:
     """Every check on ``runs`` (may be ``None`` with ``sensitivity``: the sweep alone)."""
     import psab
 
@@ -469,7 +474,7 @@ def run_qc(runs: Runs | None, *, sensitivity: bool = False, families: Sequence[s
             fams = [s.id for s in psab.families()]
         if backend is None:
             backend = str(((runs.runs[0].manifest.get("options") or {}).get("backend")) if runs else "surrogate") or "surrogate"
-        rep.sweep_sensitivity = sweep_sensitivity(fams, backend)
+        rep.sweep_sensitivity = sweep_sensitivity(fams, backend, progress)
     return rep
 
 

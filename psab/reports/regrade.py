@@ -36,6 +36,7 @@ from psab.runner.execute import SCORED, _summary
 from psab.runner.store import (
     PRIVATE,
     RECORDS,
+    SPLITS,
     RunDir,
     attempt_path,
     check_seed,
@@ -77,7 +78,8 @@ class Skipped:
 @dataclass
 class RegradeReport:
     run_dir: Path
-    splits: list[str]
+    splits: list[str]  # the splits regraded
+    held: list[str] = field(default_factory=list)  # the splits the run holds (its manifest's)
     regraded: int = 0
     unchanged: int = 0
     not_scored: int = 0
@@ -87,7 +89,7 @@ class RegradeReport:
     written: list[Path] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"format": "psab-regrade-v1", "run_dir": str(self.run_dir), "splits": self.splits,
+        return {"format": "psab-regrade-v1", "run_dir": str(self.run_dir), "splits": self.splits, "held": self.held,
                 "regraded": self.regraded, "unchanged": self.unchanged, "not_scored": self.not_scored,
                 "changes": [asdict(c) | {"new_violations": list(c.new_violations)} for c in self.changes],
                 "skipped": [asdict(s) for s in self.skipped], "notes": self.notes,
@@ -115,9 +117,11 @@ def regrade(run_dir: str | Path, *, seed: str | None = None, write: bool = False
     rd = RunDir(run_dir)
     manifest = rd.manifest()
     backend = str((manifest.get("options") or {}).get("backend") or "surrogate")
-    splits = ["public"]
+    # The splits the run was asked for (a run made before "splits" was recorded was public only).
+    held = [s for s in SPLITS if s in (manifest.get("splits") or ["public"])]
+    splits = ["public"] if "public" in held else []
     has_private = rd.records_path("heldout").is_file()
-    rep = RegradeReport(Path(run_dir), splits)
+    rep = RegradeReport(Path(run_dir), splits, held)
     if seed is not None:
         if "heldout" not in manifest or not has_private:
             raise RunnerError(f"{run_dir} has no held-out records (private/{RECORDS}) to regrade; drop the seed")
@@ -228,7 +232,8 @@ def _write(rd: RunDir, manifest: dict[str, Any], stamp: str, rep: RegradeReport,
 def text(rep: RegradeReport) -> str:
     from psab.cli import table
 
-    lines = [f"psab regrade {rep.run_dir} — splits: {', '.join(rep.splits)}",
+    lines = [f"psab regrade {rep.run_dir} — the run holds {', '.join(rep.held) or 'no split'}; "
+             f"regraded: {', '.join(rep.splits) or 'nothing'}",
              f"{rep.regraded} scored attempt(s) regraded: {len(rep.changes)} changed, {rep.unchanged} unchanged; "
              f"{rep.not_scored} attempt(s) not scored by the evaluator (agent or infrastructure failures) left as they were"]
     if rep.changes:

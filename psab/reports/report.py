@@ -17,7 +17,7 @@ from typing import Any
 
 from psab.reports import analysis, doc
 from psab.reports.doc import Block, Heading, Image, Items, Para, Table, b, c, cell, t, tone
-from psab.reports.load import Entry, Runs, load_runs
+from psab.reports.load import Entry, Runs, condition, load_runs
 from psab.reports.qc import unanimous_cases
 from psab.reports.stats import CONFIDENCE, FEW_CASES, RESAMPLES, SEED, Interval
 from psab.runner.execute import AGENT_FAILURE, INFRA_FAILURE
@@ -62,7 +62,11 @@ def _created(text: str) -> str:
 
 
 def _area_title(area: str) -> str:
-    return area.replace("_", " ")
+    """The registry's English title of an area ("Microgrids and dispatch"); an area this
+    installation does not know (an old run) keeps its id, made readable."""
+    from psab.registry import AREAS
+
+    return AREAS[area][0] if area in AREAS else area.replace("_", " ")
 
 
 def _ci_cell(ci: Interval | None) -> doc.Cell:
@@ -88,7 +92,8 @@ def _score_cell(s: analysis.Stats | None, *, show_perfect: bool) -> doc.Cell:
 
 def _runs_section(runs: Runs) -> list[Block]:
     out: list[Block] = []
-    header = ["run", "run id", "created", "psab", "isolation", "backend", "agents", "splits", "recorded"]
+    header = ["run", "run id", "created", "psab", "isolation", "backend", "presentation", "level", "agents", "splits",
+              "recorded"]
     rows = []
     warnings: list[str] = []
     for r in runs.runs:
@@ -98,7 +103,7 @@ def _runs_section(runs: Runs) -> list[Block]:
         rec_cell = cell(f"{recorded}/{planned}", tone="" if recorded == planned else "warn")
         rows.append([cell(c(r.label)), cell(r.run_id), cell(_created(str(m.get("created", "")))), cell(str(m.get("psab_version", ""))),
                      cell(str(m.get("isolation", "")), tone="warn" if m.get("isolation") == "relocate" else ""),
-                     cell(str((m.get("options") or {}).get("backend", ""))),
+                     *[cell(str(v)) for v in condition(r).values()],
                      cell(", ".join(str(a.get("name")) for a in r.agent_specs)),
                      cell(", ".join(m.get("splits") or [])), rec_cell])
         if recorded < planned:
@@ -107,7 +112,7 @@ def _runs_section(runs: Runs) -> list[Block]:
         if m.get("isolation") == "relocate":
             warnings.append(f"run {r.label} ran without the bwrap sandbox (relocation only): agents could have "
                             "reached psab's files; do not publish a comparison made this way")
-    out.append(Table(header, rows, ["l", "l", "l", "l", "l", "l", "l", "l", "r"]))
+    out.append(Table(header, rows, ["l"] * (len(header) - 1) + ["r"]))
     commitments = sorted({(r.label, r.manifest["heldout"]["seed_commitment"]) for r in runs.runs if "heldout" in r.manifest})
     if commitments:
         out.append(Para([t("Held-out draws were made from private seeds committed as: ")]

@@ -11,6 +11,7 @@ these agents go through exactly the path a real agent does.
 import json
 import os
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -41,6 +42,21 @@ def provider_error(options):
 
 
 # ----------------------------------------------------------------------------- escape probes
+#
+# Every finding names the route, the path it concerns and why it counts; the test suite asserts
+# that under bwrap there is none. What is looked for is what must stay out of reach: the paths the
+# runner hides (psab's install, data and environment, the repository, the run directory, home),
+# canaries a test planted there for this run (options ``canaries``: unique tokens in their names
+# and contents; ``canary_paths``: where they are, separated by ':'), and any privilege over the
+# host: capabilities, mounts, user namespaces, setuid binaries, other processes, descriptors.
+# The mere name "psab" on some unrelated host file is not a finding (issue 14).
+
+MS_RDONLY, MS_REMOUNT, MS_BIND = 1, 32, 4096
+CLONE_NEWNS, CLONE_NEWUSER = 0x00020000, 0x10000000
+PTRACE_SEIZE = 0x4206
+VIRTUAL_FS = {"tmpfs", "proc", "sysfs", "devpts", "devtmpfs", "mqueue", "cgroup", "cgroup2", "securityfs",
+              "debugfs", "tracefs", "pstore", "bpf", "hugetlbfs", "fusectl", "configfs", "binfmt_misc", "autofs",
+              "nsfs", "ramfs"}
 
 
 def _read(path, limit=1 << 20):
@@ -52,97 +68,355 @@ def _read(path, limit=1 << 20):
 
 
 def _own_cmdline():
-    """This program's own command line: it quotes its own source, which names the very paths
-    it looks for, so a process showing it (the sandbox's pid 1 wraps it) is not a leak."""
+    """This program's own command line: it quotes its own source, so a process showing it (the
+    sandbox's pid 1 wraps it) is not a leak."""
     return _read("/proc/self/cmdline") or b""
+
+
+def _status(pid="self"):
+    out = {}
+    for line in (_read(f"/proc/{pid}/status") or b"").decode("utf-8", "replace").splitlines():
+        k, _, v = line.partition(":")
+        out[k] = v.split()
+    return out
+
+
+def _mounts():
+    """(mount point, per-mount options, fs type, source root) of every mount visible here."""
+    out = []
+    for line in (_read("/proc/self/mountinfo") or b"").decode("utf-8", "replace").splitlines():
+        left, _, right = line.partition(" - ")
+        f, r = left.split(), right.split()
+        if len(f) >= 6 and r:
+            point = f[4].replace("\\040", " ")
+            out.append((point, f[5].split(","), r[0], f[3].replace("\\040", " ")))
+    return out
+
+
+def _masked(path):
+    """The runner covers a hidden path inside a visible tree with an empty tmpfs (a directory)
+    or /dev/null (a file): there, but showing nothing."""
+    try:
+        if stat.S_ISCHR(os.stat(path).st_mode):
+            return True
+        return os.path.isdir(path) and not os.listdir(path)
+    except OSError:
+        return False
+
+
+def _root_of_host():
+    """True when this process is root in the host's own user namespace: no sandbox at all (the
+    relocate mode run by root). The probes that change mounts are then not run — they would
+    change the host — and that fact is the finding."""
+    m = (_read("/proc/self/uid_map") or b"").split()
+    return os.geteuid() == 0 and m[:3] == [b"0", b"0", b"4294967295"]
+
+
+def _libc():
+    import ctypes
+    import ctypes.util
+
+    libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+    libc.ptrace.restype = ctypes.c_long
+    return ctypes, libc
+
+
+def _in_child(fn):
+    """Run ``fn`` (returning a short string or '') in a forked child and return its result, so a
+    namespace it enters or a process it traces never touches this one."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - child
+        os.close(r)
+        try:
+            out = fn() or ""
+        except BaseException as exc:  # noqa: BLE001
+            out = f"!{type(exc).__name__}"
+        os.write(w, out.encode()[:4000])
+        os._exit(0)
+    os.close(w)
+    chunks = []
+    while True:
+        b = os.read(r, 4096)
+        if not b:
+            break
+        chunks.append(b)
+    os.close(r)
+    os.waitpid(pid, 0)
+    return b"".join(chunks).decode("utf-8", "replace")
+
+
+def _run(argv, timeout=10):
+    try:
+        r = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return r
 
 
 def escape(solution_path, payload, options):
     probe = payload.get("probe") or {}
-    paths = list(probe.get("paths") or [])
+    paths = [p for p in (probe.get("paths") or []) if p]
     words = [w.encode() for w in (probe.get("words") or [])]
-    names = set(probe.get("names") or [])
+    tokens = [t for t in str(options.get("canaries") or "").split(",") if t]
+    canary_paths = [p for p in str(options.get("canary_paths") or "").split(":") if p]
+    btokens = [t.encode() for t in tokens]
     findings = []
+    me = os.getpid()
 
-    def note(route, detail):
-        findings.append({"route": route, "detail": detail[:300]})
+    def note(route, path, why, detail=""):
+        findings.append({"route": route, "path": str(path)[:300], "why": why, "detail": str(detail)[:300]})
 
-    # 1. Known install, repository, data, run and home paths (absolute: relocation leaves them open).
-    for p in paths + ["/work", "/root", "/home"]:
-        if os.path.exists(p):
-            try:
-                entries = os.listdir(p) if os.path.isdir(p) else [os.path.basename(p)]
-            except OSError:
-                entries = ["<unlistable>"]
-            if p in ("/work", "/root", "/home") and not entries:
-                continue
-            note("path", f"{p} exists ({len(entries)} entries)")
+    def secret_in(blob):
+        """The hidden path or canary token ``blob`` (bytes) shows, or None."""
+        for t in btokens:
+            if t in blob:
+                return t.decode()
+        for p in paths:
+            if p.encode() in blob:
+                return p
+        return None
 
-    # 2. The environment.
+    # 1. Hidden paths and planted canaries by absolute path (relocation leaves them open).
+    for p in paths:
+        if os.path.lexists(p) and not _masked(p):
+            note("path", p, "a path the runner hides from agents exists here")
+    for p in canary_paths:
+        if os.path.lexists(p):
+            data = _read(p, 4096)
+            why = "a canary planted outside the sandbox for this run is "
+            note("canary", p, why + ("readable" if data is not None else "visible"), (data or b"")[:120])
+    for p in ("/work", "/root", "/home"):
+        try:
+            entries = os.listdir(p)
+        except OSError:
+            continue
+        if entries:
+            note("path", p, "a host directory with content is visible", f"{len(entries)} entries")
+
+    # 2. The environment: psab's words, hidden paths, canaries.
     for k, v in os.environ.items():
         blob = f"{k}={v}".encode()
-        if any(w in blob for w in words) or any(p and p in v for p in paths):
-            note("environ", k)
+        hit = secret_in(blob) or next((w.decode() for w in words if w in blob), None)
+        if hit:
+            note("environ", k, f"the agent's environment mentions {hit!r}")
 
-    # 3. Every process this sandbox can see: its command line, environment, cwd and root.
+    # 3. Every process this sandbox can see: its command line, environment, cwd, root, exe.
     own = _own_cmdline()
     for pid in sorted(p for p in os.listdir("/proc") if p.isdigit()):
-        if int(pid) == os.getpid():
+        if int(pid) == me:
             continue
         for part in ("cmdline", "environ"):
             data = _read(f"/proc/{pid}/{part}")
             if data and part == "cmdline" and own:
                 data = data.replace(own, b"")
-            if data and (any(w in data for w in words) or any(p.encode() in data for p in paths if p)):
-                note(f"/proc/{pid}/{part}", data.replace(b"\0", b" ")[:200].decode("utf-8", "replace"))
+            hit = data and (secret_in(data) or next((w.decode() for w in words if w in data), None))
+            if hit:
+                note(f"/proc/{pid}/{part}", f"/proc/{pid}/{part}", f"another process shows {hit!r}",
+                     data.replace(b"\0", b" ")[:200].decode("utf-8", "replace"))
         for link in ("cwd", "root", "exe"):
             try:
                 target = os.readlink(f"/proc/{pid}/{link}")
             except OSError:
                 continue
-            if any(w.decode() in target for w in words) or any(p and target.startswith(p) for p in paths):
-                note(f"/proc/{pid}/{link}", target)
-    ppid = os.getppid()
-    for part in ("cwd", "root"):
-        try:
-            target = os.readlink(f"/proc/{ppid}/{part}")
-        except OSError:
+            hit = secret_in(target.encode()) or next((w.decode() for w in words if w.decode() in target), None)
+            if hit:
+                note(f"/proc/{pid}/{link}", target, f"another process's {link} is in a hidden place ({hit!r})")
+
+    # 4. Mounts: a bind whose source is a hidden path (or shows a canary) leaks it; the masks
+    # the runner lays over hidden paths are empty tmpfs and do not count.
+    mounts = _mounts()
+    for point, _opts, fstype, root in mounts:
+        if fstype in VIRTUAL_FS:
             continue
-        if target not in ("/", "/sandbox") and any(target.startswith(p) for p in paths if p):
-            note(f"/proc/ppid/{part}", target)
+        hit = secret_in(root.encode()) or secret_in(point.encode())
+        if hit:
+            note("mountinfo", point, f"a mount shows a hidden place ({hit!r}) from {root}")
 
-    # 4. Mounts reveal where bind mounts come from.
-    mounts = _read("/proc/self/mountinfo") or b""
-    for line in mounts.splitlines():
-        if any(w in line for w in words) or any(p.encode() in line for p in paths if p):
-            note("mountinfo", line.decode("utf-8", "replace"))
-
-    # 5. Import the benchmark with every interpreter on PATH.
+    # 5. Import the benchmark (and any planted canary package) with every interpreter on PATH.
+    modules = list(probe.get("modules") or []) + [f"canary_{t}" for t in tokens]
     for exe in ("python3", "python", "/usr/bin/python3"):
-        for pkg in (probe.get("modules") or []):
-            try:
-                r = subprocess.run([exe, "-c", f"import {pkg}; print({pkg}.__file__)"], capture_output=True,
-                                   text=True, timeout=20)
-            except (OSError, subprocess.SubprocessError):
-                continue
-            if r.returncode == 0:
-                note("import", f"{exe}: import {pkg} -> {r.stdout.strip()}")
+        for pkg in modules:
+            r = _run([exe, "-c", f"import {pkg}; print({pkg}.__file__)"], timeout=20)
+            if r is not None and r.returncode == 0:
+                note("import", r.stdout.strip(), f"{exe} can import {pkg}")
 
-    # 6. Search the whole visible file system for the benchmark's names and any key file.
+    # 6. Search the visible file system for the canaries' names (and collect setuid files).
+    setuid = []
     skip = {"/proc", "/sys", "/dev"}
     walk = os.walk("/", onerror=lambda e: None) if options.get("walk", 1) else ()
     for root, dirs, files in walk:
         dirs[:] = [d for d in dirs if os.path.join(root, d) not in skip]
         for n in dirs + files:
-            if n in names or any(w.decode() in n for w in words):
-                note("find", os.path.join(root, n))
+            if any(t in n for t in tokens):
+                note("find", os.path.join(root, n), "a file named after a canary of this run is visible")
+        for n in files:
+            try:
+                st = os.lstat(os.path.join(root, n))
+            except OSError:
+                continue
+            if stat.S_ISREG(st.st_mode) and st.st_mode & (stat.S_ISUID | stat.S_ISGID) and len(setuid) < 500:
+                setuid.append(os.path.join(root, n))
         if len(findings) > 200:
             break
 
     # 7. $HOME beyond the sandbox's own files.
     home = os.environ.get("HOME", "")
-    if home and any(home.startswith(p) for p in paths if p):
-        note("home", home)
+    if home and any(home.startswith(p) for p in paths):
+        note("home", home, "$HOME is a hidden place")
+
+    # 8. Privilege: the user and capabilities this process holds.
+    st = _status()
+    cap = int((st.get("CapEff") or ["0"])[0], 16)
+    uid_map = (_read("/proc/self/uid_map") or b"").decode().split()
+    if os.geteuid() == 0 or cap:
+        note("privilege", "/proc/self/status", "the agent runs as root or holds capabilities (CapEff "
+             f"{cap:016x}, uid {os.geteuid()}, uid_map {' '.join(uid_map)}): it can mount, trace and write as root")
+    # Files of host root show as owned by the agent only when its user is host root (an
+    # unmapped owner shows as the overflow id, 65534): then whatever it writes is root's.
+    for d in ("/usr", "/etc"):
+        try:
+            owner = os.stat(d).st_uid
+        except OSError:
+            continue
+        if owner == os.geteuid():
+            note("privilege", d, f"the agent's user owns the host's {d}: it is host root (uid_map {' '.join(uid_map)})")
+    host_root = _root_of_host()
+    if host_root:
+        note("privilege", "/", "the agent is root of the host itself; the mount, write and namespace "
+             "probes were not run because they would change the host")
+
+    # 9. Descriptors it inherited: none beyond stdio; none a directory (openat(.., "..") walks
+    # out of any mount); none reopened through /proc/self/fd for more than it was given.
+    fds = sorted(int(f) for f in os.listdir("/proc/self/fd") if f.isdigit())
+    for fd in fds:
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+            info = (_read(f"/proc/self/fdinfo/{fd}") or b"").decode()
+        except OSError:
+            continue  # the descriptor os.listdir itself used
+        flags = next((int(line.split()[1], 8) for line in info.splitlines() if line.startswith("flags:")), 0)
+        if fd > 2:
+            note("fd", f"/proc/self/fd/{fd}", "a descriptor beyond stdin, stdout and stderr was inherited", target)
+            continue
+        if os.path.isdir(f"/proc/self/fd/{fd}"):
+            note("fd", f"/proc/self/fd/{fd}", "an inherited descriptor is a directory", target)
+        try:
+            regular = stat.S_ISREG(os.stat(f"/proc/self/fd/{fd}").st_mode)
+        except OSError:
+            regular = False
+        # /dev/null and pipes are anyone's to write; a file is what must not be
+        if regular and flags & os.O_ACCMODE == os.O_RDONLY and not host_root:
+            try:
+                w = os.open(f"/proc/self/fd/{fd}", os.O_WRONLY | os.O_APPEND)
+            except OSError:
+                pass
+            else:
+                os.close(w)
+                note("fd", f"/proc/self/fd/{fd}", "a read-only inherited descriptor reopened for writing", target)
+
+    # 10. Remount read-only binds read-write: /, /etc, /usr and every mount visible.
+    ctypes, libc = _libc()
+    if not host_root:
+        ro = {p for p, o, _f, _r in mounts if "ro" in o}
+        for point in dict.fromkeys(["/", "/etc", "/usr", *(p for p, _o, _f, _r in mounts)]):
+            if libc.mount(None, point.encode(), None, MS_REMOUNT | MS_BIND, None) == 0:
+                note("mount", point, "a bind mount was remounted read-write (mount(2) MS_REMOUNT|MS_BIND)")
+                if point in ro:
+                    libc.mount(None, point.encode(), None, MS_REMOUNT | MS_BIND | MS_RDONLY, None)
+            for how in ("remount,rw", "remount,bind,rw"):
+                r = _run(["mount", "-o", how, point])
+                if r is not None and r.returncode == 0:
+                    note("mount", point, f"`mount -o {how}` succeeded")
+                    if point in ro:  # per-mount flag only: never a superblock remount to ro
+                        libc.mount(None, point.encode(), None, MS_REMOUNT | MS_BIND | MS_RDONLY, None)
+
+    # 11. New namespaces: a user namespace of its own makes the agent root of it (with every
+    # capability over what that namespace owns); a mount namespace needs CAP_SYS_ADMIN.
+    if not host_root:
+        for argv in (["unshare", "-U", "true"], ["unshare", "-Ur", "true"], ["unshare", "-m", "true"]):
+            r = _run(argv)
+            if r is not None and r.returncode == 0:
+                note("unshare", " ".join(argv), "a new namespace could be created")
+        for name, flag in (("CLONE_NEWUSER", CLONE_NEWUSER), ("CLONE_NEWNS", CLONE_NEWNS)):
+            res = _in_child(lambda flag=flag: "ok" if libc.unshare(flag) == 0 else "")
+            if res == "ok":
+                note("unshare", f"unshare({name})", "a new namespace could be created")
+        r = _run(["unshare", "-Ur", "sh", "-c", "mount -o remount,bind,rw /etc && echo REMOUNTED"])
+        if r is not None and "REMOUNTED" in r.stdout:
+            note("unshare", "/etc", "root of a nested user namespace remounted /etc read-write")
+
+    # 12. Setuid binaries: they raise privilege only without no_new_privs, on a mount without
+    # nosuid, owned by a user mapped here; sudo without a password is the simplest test of all.
+    nnp = (st.get("NoNewPrivs") or ["0"])[0] == "1"
+    for f in setuid:
+        try:
+            nosuid = bool(os.statvfs(f).f_flag & os.ST_NOSUID)
+        except OSError:
+            continue
+        if not nosuid and not nnp:
+            note("setuid", f, "a setuid/setgid binary on a mount without nosuid, and no_new_privs is off")
+    r = _run(["sudo", "-n", "id", "-u"])
+    if r is not None and r.returncode == 0 and r.stdout.strip() == "0" and os.geteuid() != 0:
+        note("setuid", "sudo", "sudo -n gave root")
+
+    # 13. Trace the parent (and pid 1): a finding when it succeeds on a process that has more
+    # than the agent (another user, capabilities, other namespaces or root, a directory open).
+    def more_privileged(pid):
+        theirs = _status(pid)
+        why = []
+        if theirs.get("Uid", [None])[:1] != [str(os.geteuid())]:
+            why.append(f"uid {theirs.get('Uid')}")
+        if int((theirs.get("CapEff") or ["0"])[0], 16):
+            why.append("capabilities")
+        for ns in ("user", "mnt", "pid", "net"):
+            try:
+                if os.readlink(f"/proc/{pid}/ns/{ns}") != os.readlink(f"/proc/self/ns/{ns}"):
+                    why.append(f"another {ns} namespace")
+            except OSError:
+                pass
+        try:
+            if os.readlink(f"/proc/{pid}/root") != os.readlink("/proc/self/root"):
+                why.append("another root")
+        except OSError:
+            pass
+        try:
+            for fd in os.listdir(f"/proc/{pid}/fd"):
+                if os.path.isdir(f"/proc/{pid}/fd/{fd}"):
+                    why.append(f"a directory open (fd {fd})")
+        except OSError:
+            pass
+        return why
+
+    for pid in dict.fromkeys([os.getppid(), 1]):
+        if pid in (0, me):
+            continue
+        got = _in_child(lambda pid=pid: "ok" if libc.ptrace(PTRACE_SEIZE, pid, None, None) == 0 else "")
+        try:
+            os.close(os.open(f"/proc/{pid}/mem", os.O_RDONLY))
+            got = got or "mem"
+        except OSError:
+            pass
+        if got:
+            why = more_privileged(pid)
+            if why:
+                note("ptrace", f"/proc/{pid}", f"the agent can trace process {pid}, which has " + ", ".join(why))
+
+    # 14. Write into what is read-only: every mount of a real file system but the agent's own box
+    # (the exposed directories among them) — a file made there would reach the host.
+    box = os.path.dirname(os.path.abspath(solution_path))
+    if not host_root:
+        for point, _opts, fstype, _root in mounts:
+            if fstype in VIRTUAL_FS or point == box or not os.path.isdir(point):
+                continue
+            probe_file = os.path.join(point, f".escape-probe-{me}")
+            try:
+                fd = os.open(probe_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            except OSError:
+                continue
+            os.close(fd)
+            os.unlink(probe_file)
+            note("write", point, "the agent created a file on a host file system outside its box")
 
     write(solution_path, json.dumps({"answer": {"findings": findings},
                                      "rationale": f"{len(findings)} routes out of the sandbox found"}))

@@ -20,9 +20,7 @@ indistinguishable from an agent that does, and retrying it would hand slow agent
 
 from __future__ import annotations
 
-import hashlib
 import json
-import random
 import signal
 import threading
 import time
@@ -52,6 +50,7 @@ from psab.runner.sandbox import (
     temp_root,
 )
 from psab.runner.store import attempt_name
+from psab.views import agent_view
 
 SCORED = "scored"
 AGENT_FAILURE = "agent_failure"
@@ -82,6 +81,7 @@ class Settings:
     network: bool = True
     lang: str = "en"
     backend: str = "surrogate"
+    presentation: str = "guided"
     default_timeout_s: float = 600.0
     run_seed: int = 0
     max_attempts: int = MAX_ATTEMPTS
@@ -156,18 +156,12 @@ def reference_payload(task: Task, agent: AgentSpec, settings: Settings) -> dict[
     answer = solution.answer
     if agent.builtin != "mutant":
         return {"answer": answer, "rationale": solution.rationale or "reference"}
-    from psab.mutations import mutations
+    from psab.mutations import realistic_mistake
 
     with EVAL_LOCK:
-        candidates = list(mutations(answer, task.submission_schema))
-    if not candidates:
+        chosen = realistic_mistake(answer, task.submission_schema, task.id, settings.run_seed)
+    if chosen is None:
         return {"answer": answer, "rationale": "mutant: no mutation applies", "note": "no mutation applies"}
-    # One mistake, chosen reproducibly per (run seed, task): first the kind of mistake, so that
-    # answers with many numbers do not make every mutant a numeric one, then where.
-    digest = hashlib.sha256(f"{settings.run_seed}:{task.id}".encode()).digest()
-    rng = random.Random(int.from_bytes(digest[:8], "big"))
-    kind = rng.choice(sorted({m.kind for m in candidates}))
-    chosen = rng.choice([m for m in candidates if m.kind == kind])
     return {"answer": chosen.answer, "rationale": f"mutant: {chosen.describe()}", "note": chosen.describe()}
 
 
@@ -259,8 +253,10 @@ def run_attempt(job: CaseJob, task: Task, n: int, payload: dict[str, Any] | None
     sb = make_sandbox(temp_root(), s.isolation)
     try:
         paths = sb.agent_paths()
-        (sb.box / "task.json").write_text(task.to_json(), encoding="utf-8")
-        (sb.box / "instructions.md").write_text(instructions(task, s.lang, paths), encoding="utf-8")
+        # The agent reads its view: one statement (its presentation level) and the judging backend.
+        view = agent_view(task, presentation=s.presentation, backend=s.backend)
+        (sb.box / "task.json").write_text(view.to_json(), encoding="utf-8")
+        (sb.box / "instructions.md").write_text(instructions(view, s.lang, paths), encoding="utf-8")
         copy_home(sb, agent.copy_home)
         if s.isolation == "bwrap":
             tmpdir = "/tmp"

@@ -35,6 +35,7 @@ _TEXT = {
         ),
         "schema": "Answer schema (`submission_schema`)",
         "constraints": "Hard constraints",
+        "judged": "How the answer is judged",
     },
     "ru": {
         "heading": "Задача",
@@ -55,19 +56,29 @@ _TEXT = {
         ),
         "schema": "Схема ответа (`submission_schema`)",
         "constraints": "Жёсткие ограничения",
+        "judged": "Как проверяется ответ",
     },
 }
 
 
 def instructions(task: Task, lang: str, paths: Mapping[str, str]) -> str:
-    """The instructions for ``task`` in ``lang`` with the agent-side ``paths`` filled in."""
+    """The instructions for ``task`` in ``lang`` with the agent-side ``paths`` filled in.
+
+    ``task`` is normally an agent's view (:func:`psab.views.agent_view`): then the statement is
+    the one of its presentation level and the instructions say which backend judges the
+    answer and by which rule. The answer schema is shown worded in ``lang``.
+    """
+    from psab.evaluators.answer_schema import localized
+
     words = _TEXT[lang]
     text = task.presentation[lang]
     parts = [f"# {words['heading']}: {text['title']}", "", text["statement"].strip()]
     if text.get("answer_notes"):
         parts += ["", text["answer_notes"].strip()]
+    if text.get("judged_by"):
+        parts += ["", f"## {words['judged']}", "", text["judged_by"].strip()]
     parts += ["", f"## {words['what']}", "", words["body"].format(**paths)]
     parts += ["", f"## {words['constraints']}", ""] + [f"- {c}" for c in task.hard_constraints_in(lang)]
-    schema = json.dumps(task.submission_schema, indent=2, ensure_ascii=False, sort_keys=True)
+    schema = json.dumps(localized(task.submission_schema, lang), indent=2, ensure_ascii=False, sort_keys=True)
     parts += ["", f"## {words['schema']}", "", "```json", schema, "```", ""]
     return "\n".join(parts)

@@ -53,6 +53,10 @@ class RunOptions:
     network: bool = True
     lang: str = "en"
     backend: str = "surrogate"
+    #: How much of the method the statement spells out: ``guided`` or ``expert``.
+    presentation: str = "guided"
+    #: Difficulty level of the held-out draws (1: the public case's kind).
+    level: int = 1
     timeout_s: float = 600.0
     run_seed: int = 0
     max_attempts: int = MAX_ATTEMPTS
@@ -82,7 +86,9 @@ class RunReport:
 # ------------------------------------------------------------------------------ planning
 
 
-def _family_ids(families: Sequence[str] | None) -> list[str]:
+def _family_ids(families: Sequence[str] | None, backend: str = "surrogate") -> list[str]:
+    """The selected families in catalogue order; without a selection, every family the run's
+    backend can judge (a run under pandapower covers the families that declare it)."""
     import psab
 
     if families:
@@ -90,19 +96,20 @@ def _family_ids(families: Sequence[str] | None) -> list[str]:
             psab.get_family(f)  # UnknownFamilyError names the known ids
         wanted = set(families)
         return [s.id for s in psab.families() if s.id in wanted]
-    return [s.id for s in psab.families()]
+    return [s.id for s in psab.families() if backend in s.backends]
 
 
 def _planned(split: str, index: int | None, task: Any) -> PlannedTask:
     return PlannedTask(split, index, task.to_dict(), task.key, task.digest, task.family)
 
 
-def _generate_one(family: str, seed: str, index: int, backend: str) -> tuple[dict[str, Any], dict[str, Any] | None, str]:
+def _generate_one(family: str, seed: str, index: int, backend: str,
+                  level: int = 1) -> tuple[dict[str, Any], dict[str, Any] | None, str]:
     """A held-out task (executed on a worker)."""
     import psab
 
     with EVAL_LOCK:
-        task = psab.generate(family, seed, index, backend=backend)
+        task = psab.generate(family, seed, index, backend=backend, level=level)
     return task.to_dict(), task.key, task.digest
 
 
@@ -110,7 +117,7 @@ def plan_tasks(opts: RunOptions, seed: str | None, mapper: Callable[..., Iterabl
     """The run's tasks: the public case of every selected family, and/or held-out draws."""
     import psab
 
-    ids = _family_ids(opts.families)
+    ids = _family_ids(opts.families, opts.backend)
     tasks: list[PlannedTask] = []
     if "public" in opts.splits:
         public = [_planned("public", None, psab.get_family(f).public_task()) for f in ids]
@@ -122,7 +129,7 @@ def plan_tasks(opts: RunOptions, seed: str | None, mapper: Callable[..., Iterabl
         if opts.limit:
             wanted = wanted[: opts.limit]
         drawn = mapper(_generate_one, [f for f, _ in wanted], [seed] * len(wanted), [i for _, i in wanted],
-                       [opts.backend] * len(wanted))
+                       [opts.backend] * len(wanted), [opts.level] * len(wanted))
         for (f, i), (view, key, digest) in zip(wanted, drawn, strict=True):
             tasks.append(PlannedTask("heldout", i, view, key, digest, f))
     if not tasks:
@@ -146,6 +153,7 @@ def _manifest(run_id: str, opts: RunOptions, isolation: str, tasks: list[Planned
         "options": {
             "families": opts.families, "limit": opts.limit, "count": opts.count, "start": opts.start,
             "isolation": opts.isolation, "network": opts.network, "lang": opts.lang, "backend": opts.backend,
+            "presentation": opts.presentation, "level": opts.level,
             "timeout_s": opts.timeout_s, "run_seed": opts.run_seed, "max_attempts": opts.max_attempts,
             "memory_limit_mb": opts.memory_limit_mb, "file_limit_mb": opts.file_limit_mb,
         },
@@ -153,7 +161,7 @@ def _manifest(run_id: str, opts: RunOptions, isolation: str, tasks: list[Planned
         "planned_cases": len(tasks) * len(opts.agents),
         "public": _public_entries(tasks),
     }
-    entries = _heldout_entries(tasks)
+    entries = _heldout_entries(tasks, opts.level)
     if entries:
         assert seed is not None
         manifest["heldout"] = {
@@ -171,6 +179,8 @@ def _options_from_manifest(m: dict[str, Any]) -> RunOptions:
         agents=[AgentSpec.from_dict(a) for a in m["agents"]], splits=list(m["splits"]), families=o["families"],
         limit=o["limit"], count=o["count"], start=o["start"], isolation=o["isolation"], network=o["network"],
         lang=o["lang"], backend=o["backend"], timeout_s=o["timeout_s"], run_seed=o["run_seed"],
+        # runs recorded before presentations and levels existed were guided, level 1
+        presentation=o.get("presentation", "guided"), level=o.get("level", 1),
         max_attempts=o.get("max_attempts", MAX_ATTEMPTS),
         # a run recorded before resource limits existed resumes without them, as it started
         memory_limit_mb=o.get("memory_limit_mb"), file_limit_mb=o.get("file_limit_mb"),
@@ -182,12 +192,13 @@ def _public_entries(tasks: list[PlannedTask]) -> list[dict[str, Any]]:
     return [{"family": t.family, "task_id": t.task["id"], "task_digest": t.digest} for t in tasks if t.split == "public"]
 
 
-def _heldout_entries(tasks: list[PlannedTask]) -> list[dict[str, Any]]:
+def _heldout_entries(tasks: list[PlannedTask], level: int = 1) -> list[dict[str, Any]]:
     """The held-out tasks as seed-manifest entries (:func:`psab.generators.seeds.manifest_entry`), in plan order."""
     from psab.contract import Task
     from psab.generators import seeds
 
-    return [seeds.manifest_entry(Task.from_dict(t.task, key=t.key), t.index or 0) for t in tasks if t.split == "heldout"]
+    return [seeds.manifest_entry(Task.from_dict(t.task, key=t.key), t.index or 0, level)
+            for t in tasks if t.split == "heldout"]
 
 
 def _check_same_tasks(m: dict[str, Any], tasks: list[PlannedTask], seed: str | None) -> None:
@@ -201,7 +212,7 @@ def _check_same_tasks(m: dict[str, Any], tasks: list[PlannedTask], seed: str | N
         assert seed is not None
         h = m["heldout"]
         check_seed(seed, h["commitment_version"], h)
-        if seeds.manifest(_heldout_entries(tasks)) != h["manifest"]:
+        if seeds.manifest(_heldout_entries(tasks, m["options"].get("level", 1))) != h["manifest"]:
             raise RunnerError("the seed reproduces different held-out cases than this run recorded "
                               "(a family's generator changed); start a new run")
 
@@ -266,6 +277,7 @@ class _Executor:
 
 def _settings(opts: RunOptions, isolation: str, run_dir: Path) -> Settings:
     return Settings(isolation=isolation, network=opts.network, lang=opts.lang, backend=opts.backend,
+                    presentation=opts.presentation,
                     default_timeout_s=opts.timeout_s, run_seed=opts.run_seed, max_attempts=opts.max_attempts,
                     memory_limit_mb=opts.memory_limit_mb, file_limit_mb=opts.file_limit_mb,
                     extra_hidden=(str(run_dir.resolve()),))
@@ -286,6 +298,10 @@ def _preflight(opts: RunOptions, run_dir: Path) -> str:
             raise RunnerError(f"--split must be public or heldout, not {s!r}")
     if opts.lang not in LANGS:
         raise RunnerError("--lang must be en or ru")
+    from psab.registry import PRESENTATION_LEVELS
+
+    if opts.presentation not in PRESENTATION_LEVELS:
+        raise RunnerError(f"--presentation must be one of {', '.join(PRESENTATION_LEVELS)}, not {opts.presentation!r}")
     if opts.count < 1 or opts.start < 0 or (opts.limit is not None and opts.limit < 1):
         raise RunnerError("--count and --limit must be at least 1, --start at least 0")
     if not opts.timeout_s > 0:
@@ -295,6 +311,13 @@ def _preflight(opts: RunOptions, run_dir: Path) -> str:
     backends.require(opts.backend)
     for f in opts.families or []:
         psab.get_family(f)
+    for spec in (psab.get_family(f) for f in _family_ids(opts.families, opts.backend)):
+        if opts.backend not in spec.backends:
+            raise RunnerError(f"family {spec.id} is not judged under backend {opts.backend!r} (it declares {', '.join(spec.backends)})")
+        if opts.presentation == "expert" and spec.expert is None:
+            raise RunnerError(f"family {spec.id} has no expert presentation yet; leave it out or use --presentation guided")
+        if "heldout" in opts.splits and opts.level not in spec.levels:
+            raise RunnerError(f"family {spec.id} offers difficulty levels {', '.join(map(str, spec.levels))}; not {opts.level}")
     isolation = resolve_isolation(opts.isolation, opts.network)
     hidden = hidden_roots(run_dir)
     check_temp_root(temp_root(), hidden)

@@ -11,17 +11,22 @@ Each attempt gets ``<temp root>/a-XXXX/`` (outside the run directory and the rep
 Isolation modes:
 
 ``bwrap``     bubblewrap: new user, pid, ipc, uts, cgroup (and, with ``--no-network``, net)
-              namespaces; the system directories (``/usr``, ``/bin``, ``/lib*``, ``/etc``)
-              read-only, the box read-write at ``/sandbox``, a private ``/tmp``, ``/proc`` and
-              ``/dev``, and nothing else — not psab, not the cases or keys, not the run
-              directory, not the repository, not the home directory. bwrap's own arguments
-              reach it over a pipe (``--args``), so the sandbox's pid 1 shows no host paths.
+              namespaces; the agent runs as uid/gid 1000 of its own user namespace with no
+              capabilities, no further user namespaces and ``no_new_privs``; a runner that is
+              root starts bwrap as the unprivileged host user 65534, so nothing in the sandbox
+              is root anywhere. The system directories (``/usr``, ``/bin``, ``/lib*``,
+              ``/etc``) are read-only, the box read-write at ``/sandbox``, a private ``/tmp``,
+              ``/proc`` and ``/dev``, the exposed directories read-only, and nothing else — not
+              psab, not the cases or keys, not the run directory, not the repository, not the
+              home directory. bwrap's own arguments reach it over a pipe (``--args``), so the
+              sandbox's pid 1 shows no host paths.
 ``relocate``  the agent runs on the host in the box with the scrubbed environment. Absolute
               paths and other processes' ``/proc`` entries stay reachable: see docs/runner.md.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import signal
@@ -30,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -40,6 +46,23 @@ ISOLATIONS = ("auto", "bwrap", "relocate")
 
 #: Where the box appears inside the bwrap namespace.
 BOX_IN_BWRAP = "/sandbox"
+
+#: The agent's user and group inside its bwrap user namespace. Not 0: root of a user namespace
+#: holds every capability over what that namespace owns (the mounts bwrap made), and issue 12
+#: showed an agent remounting a read-only ``/etc`` read-write. Not 65534 either: the kernel
+#: shows every file whose owner is not mapped (host root's ``/usr``, ``/etc``) as 65534, so an
+#: agent running as 65534 would see system files as its own, which misleads tools that compare
+#: owners (git's ``safe.directory``, ssh's permission checks). 1000 is the usual first ordinary
+#: user, what agent installers expect.
+SANDBOX_UID = SANDBOX_GID = 1000
+
+#: The host user a root runner starts bwrap as (``nobody``/``nogroup`` on Debian and Fedora).
+#: bwrap maps the sandbox user onto the user that starts it, so started by root it would map
+#: uid 1000 onto host root: a file the agent creates in its box would be root's on the host
+#: (a setuid-root binary, say). Started as 65534 — the id conventionally owning nothing — every
+#: file the agent makes is 65534's, and the sandbox holds no privilege on the host at all. A
+#: runner that is not root starts bwrap as itself (it has nothing to give away).
+HOST_AGENT_UID = HOST_AGENT_GID = 65534
 
 #: Environment variables an agent always gets (besides HOME, TMPDIR and PATH, which are set).
 #: The transport settings are there because agents call providers over the shared network.
@@ -65,6 +88,17 @@ def system_python() -> str:
     return sys.executable
 
 
+def host_agent_ids() -> tuple[int, int] | None:
+    """(uid, gid) bwrap is started as, or ``None``: the runner's own (it is not root)."""
+    return (HOST_AGENT_UID, HOST_AGENT_GID) if os.geteuid() == 0 else None
+
+
+def _root_mode() -> int:
+    # A root runner's sandbox user (65534) must pass through the root and an attempt directory
+    # to reach its box: search permission only, so it can list neither (names are random).
+    return 0o711 if host_agent_ids() else 0o700
+
+
 def temp_root() -> Path:
     """The directory that holds every attempt's sandbox (``$TMPDIR/agent-sandboxes-<uid>``).
 
@@ -72,8 +106,38 @@ def temp_root() -> Path:
     ``/proc/self/mountinfo``.
     """
     root = Path(tempfile.gettempdir()) / f"agent-sandboxes-{os.getuid()}"
-    root.mkdir(mode=0o700, exist_ok=True)
+    root.mkdir(mode=_root_mode(), exist_ok=True)
+    try:
+        st = root.lstat()
+        if st.st_uid == os.geteuid() and stat.S_ISDIR(st.st_mode) and stat.S_IMODE(st.st_mode) != _root_mode():
+            os.chmod(root, _root_mode())  # made by an older version (0700)
+    except OSError:
+        pass
     return root
+
+
+def unreachable_for_agent(path: Path, *, read: bool = True) -> str | None:
+    """Why the host user bwrap runs as cannot reach ``path`` (search permission on every
+    ancestor; with ``read``, read — and search, for a directory — on ``path`` itself), or ``None``. Only a root runner drops to another user;
+    ACLs are not read, so a path they open is reported as closed (a clear error, not a leak)."""
+    ids = host_agent_ids()
+    if ids is None:
+        return None
+    uid, gid = ids
+    p = Path(path)
+    chain = [*reversed(p.parents), p]
+    for i, d in enumerate(chain):
+        try:
+            st = os.stat(d)
+        except OSError as exc:
+            return f"{d}: {exc.strerror}"
+        mode = st.st_mode
+        bits = (mode >> 6) & 7 if st.st_uid == uid else (mode >> 3) & 7 if st.st_gid == gid else mode & 7
+        last = i == len(chain) - 1
+        need = 1 if not last else (5 if stat.S_ISDIR(mode) else 4) if read else (1 if stat.S_ISDIR(mode) else 0)
+        if bits & need != need:
+            return f"{d} (mode {stat.S_IMODE(mode):04o}, owner uid {st.st_uid}) is closed to uid {uid}"
+    return None
 
 
 def hidden_roots(run_dir: Path | None = None) -> list[Path]:
@@ -117,9 +181,16 @@ def check_temp_root(root: Path, hidden: list[Path]) -> None:
             raise RunnerError(f"the sandbox root {r} overlaps {h}; set TMPDIR to a directory outside psab and the run")
 
 
+#: Mount points of the sandbox itself; an exposed path may not cover them or lie under them.
+RESERVED_IN_BWRAP = ("/proc", "/dev", "/sys", BOX_IN_BWRAP)
+
+
 def check_expose(paths: tuple[str, ...], hidden: list[Path]) -> list[Path]:
-    """Refuse exposed paths that would show psab, the repository, the run or the venv."""
+    """Refuse exposed paths that would show psab, the repository, the run, the venv or other
+    attempts' sandboxes, that would cover the sandbox's own mounts, or that the sandbox's host
+    user cannot read (a root runner starts bwrap as uid 65534)."""
     home = Path.home().resolve()
+    sandboxes = temp_root().resolve()
     out = []
     for raw in paths:
         p = Path(os.path.expanduser(raw)).resolve()
@@ -133,6 +204,15 @@ def check_expose(paths: tuple[str, ...], hidden: list[Path]) -> list[Path]:
                 continue
             if _within(p, h) or _within(h, p):
                 raise RunnerError(f"expose: {p} overlaps {h}, which an agent must never see")
+        if _within(p, sandboxes) or _within(sandboxes, p):
+            raise RunnerError(f"expose: {p} overlaps {sandboxes}, which holds every attempt's sandbox")
+        for r in map(Path, RESERVED_IN_BWRAP):
+            if _within(p, r) or _within(r, p):
+                raise RunnerError(f"expose: {p} overlaps {r}, which the sandbox mounts itself")
+        why = unreachable_for_agent(p)
+        if why:
+            raise RunnerError(f"expose: the sandbox runs as uid {HOST_AGENT_UID} on the host and cannot read {p}: "
+                              f"{why}; install the agent where others can read it, or open the path (chmod o+rx)")
         out.append(p)
     return out
 
@@ -165,38 +245,111 @@ class Sandbox:
         _rmtree(self.attempt_dir)
 
 
+def _start_ticks(pid: int) -> str | None:
+    """A process's start time (clock ticks since boot, ``/proc/<pid>/stat`` field 22): with the
+    pid it names one process for good, where the pid alone is reused."""
+    try:
+        data = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return None
+    fields = data[data.rfind(b")") + 2:].split()
+    return fields[19].decode() if len(fields) > 19 else None
+
+
 def make_sandbox(root: Path, isolation: str) -> Sandbox:
-    d = Path(tempfile.mkdtemp(prefix="a-", dir=root))
+    # The owner's pid is in the directory's name (``a-<pid>-XXXX``) as well as in ``io/owner``
+    # (pid and start time): the name goes last in clean-up, so even a sandbox whose clean-up
+    # was cut short still names the run it belongs to.
+    pid = os.getpid()
+    d = Path(tempfile.mkdtemp(prefix=f"a-{pid}-", dir=root))
     box, io = d / "box", d / "io"
     box.mkdir(mode=0o755)
     io.mkdir(mode=0o700)
-    (io / "owner").write_text(str(os.getpid()))
+    (io / "owner").write_text(f"{pid} {_start_ticks(pid) or ''}".strip())
+    if isolation == "bwrap" and host_agent_ids():
+        os.chmod(d, 0o711)  # the sandbox's host user passes through to its box and lists nothing
     inside = Path(BOX_IN_BWRAP) if isolation == "bwrap" else box
     return Sandbox(d, box, io, inside)
 
 
-def remove_stale(root: Path) -> int:
-    """Remove sandboxes left by runners that died (killed mid-attempt); returns how many.
+def hand_over(box: Path) -> None:
+    """Give the box and what the runner put in it (task, instructions, copied home files) to
+    the sandbox's host user, so the agent may write and change its own files as before; the
+    runner, root, still reads and deletes everything. Symlinks are re-owned, never followed."""
+    ids = host_agent_ids()
+    if ids is None:
+        return
+    uid, gid = ids
+    os.lchown(box, uid, gid)
+    os.chmod(box, 0o700)  # the agent's alone (root passes anyway)
+    todo = [str(box)]
+    while todo:  # iterative: copied home trees may be deep
+        with os.scandir(todo.pop()) as it:
+            for e in it:
+                os.lchown(e.path, uid, gid)
+                if e.is_dir(follow_symlinks=False):
+                    todo.append(e.path)
 
-    A sandbox whose owner process is still alive belongs to a concurrent run and is kept.
+
+#: A sandbox directory that names no owner (made by an older version, which recorded the owner
+#: only in ``io/owner`` and could delete that first) is abandoned once untouched this long. A live
+#: one lacks its owner only between ``mkdtemp`` and writing ``io/owner`` — microseconds — so the
+#: margin only has to cover clock steps and slow file systems; an hour is generous.
+UNOWNED_STALE_AFTER_S = 3600.0
+
+
+def _owner(d: Path) -> tuple[int | None, str | None]:
+    """(pid, start ticks) of the run that made sandbox ``d``, as far as it still says."""
+    pid: int | None = None
+    ticks: str | None = None
+    try:
+        parts = (d / "io" / "owner").read_text().split()
+        pid = int(parts[0])
+        ticks = parts[1] if len(parts) > 1 else None
+    except (OSError, ValueError, IndexError):
+        pass
+    if pid is None:
+        name = d.name.split("-")
+        if len(name) >= 3 and name[1].isdigit():
+            pid = int(name[1])
+    return pid, ticks
+
+
+def remove_stale(root: Path, *, now: float | None = None) -> int:
+    """Remove sandboxes left by runners that died (killed mid-attempt or mid-clean-up);
+    returns how many.
+
+    A sandbox is a dead run's when its owner process is gone, or when its pid now names another
+    process (the start time differs from the recorded one); one that names no owner at all is
+    abandoned once older than :data:`UNOWNED_STALE_AFTER_S`. A concurrent live run's is kept.
     """
+    now = time.time() if now is None else now
     n = 0
     for d in root.glob("a-*"):
         try:
-            pid = int((d / "io" / "owner").read_text())
-        except (OSError, ValueError):
+            st = d.lstat()
+        except OSError:
             continue
-        if pid == os.getpid():
+        if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid():
+            continue  # not a sandbox of this user's runs
+        pid, ticks = _owner(d)
+        if pid is None:
+            if now - st.st_mtime < UNOWNED_STALE_AFTER_S:
+                continue
+        elif pid == os.getpid():
             continue
-        try:
-            os.kill(pid, 0)
-            continue
-        except ProcessLookupError:
-            pass
-        except PermissionError:
-            continue
-        _rmtree(d)
-        n += 1
+        else:
+            try:
+                os.kill(pid, 0)
+                alive = ticks is None or _start_ticks(pid) in (None, ticks)
+            except ProcessLookupError:
+                alive = False
+            except PermissionError:
+                alive = True  # another user's process holds the pid: not ours to judge
+            if alive:
+                continue
+        if _rmtree(d):
+            n += 1
     return n
 
 
@@ -219,18 +372,129 @@ def copy_home(sandbox: Sandbox, items: tuple[str, ...]) -> None:
             shutil.copy2(src, dst)
 
 
-def _rmtree(path: Path) -> None:
-    def fix(func, p, _exc):  # type: ignore[no-untyped-def]
-        # An agent may leave read-only directories behind; make them writable and retry.
-        try:
-            os.chmod(os.path.dirname(p), 0o700)
-            if os.path.isdir(p) and not os.path.islink(p):
-                os.chmod(p, 0o700)
-            func(p)
-        except OSError:
-            pass
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
-    shutil.rmtree(path, onexc=fix) if sys.version_info >= (3, 12) else shutil.rmtree(path, onerror=fix)
+
+def _rmtree(path: Path) -> bool:
+    """Delete the tree at ``path`` as an agent may have left it; returns whether it is gone.
+
+    Iterative — a 3,000-deep tree written by an agent made ``shutil.rmtree`` raise
+    ``RecursionError`` (issue 12) — and bounded: one directory open at a time, every operation
+    relative to it (so depth past ``PATH_MAX`` is fine), memory in proportion to the names still
+    to visit. Symlinks are unlinked, never followed; read-only or unsearchable directories are
+    opened up first; a directory on another file system (a mount an agent made under
+    relocation) is not entered. Going back up, the parent reached through ``..`` must be the
+    directory that was entered, else clean-up stops rather than delete elsewhere. Never raises:
+    whatever is left is reclaimed by :func:`remove_stale` once this run is gone.
+    """
+    try:
+        return _rmtree_fd(path)
+    except OSError:
+        return False
+
+
+def _rmtree_fd(path: Path) -> bool:
+    try:
+        cur = os.open(path, _DIR_FLAGS)
+    except FileNotFoundError:
+        return True
+    except OSError as exc:
+        if exc.errno not in (errno.ENOTDIR, errno.ELOOP):
+            raise
+        os.unlink(path)  # a file or a symlink: never followed
+        return True
+    try:
+        st = os.fstat(cur)
+        dev, cur_id = st.st_dev, (st.st_dev, st.st_ino)
+        _open_up(cur, st)
+        pending = _clear_files(cur)
+        # each frame: an ancestor's identity, its subdirectories still to visit, and the name
+        # of the one being visited now
+        stack: list[tuple[tuple[int, int], list[str], str]] = []
+        while True:
+            nxt = None
+            while pending and nxt is None:
+                name = pending.pop()
+                nxt = _enter(cur, name, dev)
+            if nxt is not None:
+                stack.append((cur_id, pending, name))
+                os.close(cur)
+                cur, cur_id = nxt
+                pending = _clear_files(cur)
+                continue
+            if not stack:
+                break
+            parent_id, pending, name = stack.pop()
+            up = os.open("..", _DIR_FLAGS, dir_fd=cur)
+            ust = os.fstat(up)
+            if (ust.st_dev, ust.st_ino) != parent_id:
+                os.close(up)
+                return False  # moved under us: stop rather than delete elsewhere
+            os.close(cur)
+            cur, cur_id = up, parent_id
+            _remove(cur, name, os.rmdir)
+    finally:
+        os.close(cur)
+    try:
+        os.rmdir(path)
+    except FileNotFoundError:
+        pass
+    return not os.path.lexists(path)
+
+
+def _open_up(fd: int, st: os.stat_result) -> None:
+    """Make a directory the runner owns (not being root) readable, writable and searchable."""
+    if os.geteuid() != 0 and st.st_uid == os.geteuid() and stat.S_IMODE(st.st_mode) & 0o700 != 0o700:
+        os.fchmod(fd, stat.S_IMODE(st.st_mode) | 0o700)
+
+
+def _remove(dir_fd: int, name: str, how) -> None:  # type: ignore[no-untyped-def]
+    try:
+        how(name, dir_fd=dir_fd)
+    except FileNotFoundError:
+        pass
+    except OSError:
+        pass  # not empty (a mount, an entry that would not go): left for remove_stale
+
+
+def _clear_files(fd: int) -> list[str]:
+    """Unlink every entry of the open directory ``fd`` but subdirectories; return those."""
+    subdirs = []
+    try:
+        with os.scandir(fd) as it:
+            entries = [(e.name, e.is_dir(follow_symlinks=False)) for e in it]
+    except OSError:
+        return []
+    for name, is_dir in entries:
+        if is_dir:
+            subdirs.append(name)
+        else:
+            _remove(fd, name, os.unlink)
+    return subdirs
+
+
+def _enter(parent: int, name: str, dev: int) -> tuple[int, tuple[int, int]] | None:
+    """Open subdirectory ``name`` of ``parent`` (never through a symlink, never onto another
+    file system), opening up its permissions if it was closed to the runner."""
+    try:
+        fd = os.open(name, _DIR_FLAGS, dir_fd=parent)
+    except PermissionError:
+        try:
+            os.chmod(name, 0o700, dir_fd=parent)  # a directory (scandir said so), not a link
+            fd = os.open(name, _DIR_FLAGS, dir_fd=parent)
+        except OSError:
+            return None
+    except OSError:
+        return None
+    st = os.fstat(fd)
+    if st.st_dev != dev:
+        os.close(fd)
+        return None
+    try:
+        _open_up(fd, st)
+    except OSError:
+        pass
+    return fd, (st.st_dev, st.st_ino)
 
 
 def read_solution(path: Path, limit: int) -> tuple[bool, bytes | None, str]:
@@ -303,9 +567,33 @@ def agent_env(*, home: str, tmpdir: str, pass_env: tuple[str, ...], hidden: list
 # ------------------------------------------------------------------------------------ bwrap
 
 
+@cache
+def _bwrap_supports(option: str) -> bool:
+    exe = shutil.which("bwrap")
+    if exe is None:
+        return False
+    try:
+        r = subprocess.run([exe, "--help"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return option in r.stdout + r.stderr
+
+
 def bwrap_args(box: Path, *, network: bool, expose: list[Path], hidden: list[Path]) -> list[str]:
-    """bwrap's arguments (before ``--``) for one attempt."""
-    args = ["--die-with-parent", "--new-session", "--unshare-all"]
+    """bwrap's arguments (before ``--``) for one attempt.
+
+    The agent is uid/gid :data:`SANDBOX_UID` of a new user namespace with every capability
+    dropped and ``no_new_privs`` (bwrap sets it), so it can neither mount (a read-only bind
+    stays read-only) nor gain privilege through a setuid binary; ``--disable-userns`` (bwrap
+    0.8+) refuses it a nested user namespace too. Mount order matters: a later mount covers an
+    earlier one, so the private ``/proc``, ``/dev`` and ``/tmp`` come first and the exposed
+    directories after them (an exposed directory under ``/tmp`` stays visible, issue 15), and the
+    masks that cover psab inside a visible tree come last.
+    """
+    args = ["--die-with-parent", "--new-session", "--unshare-all",
+            "--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_GID), "--cap-drop", "ALL"]
+    if _bwrap_supports("--disable-userns"):
+        args.append("--disable-userns")
     if network:
         args.append("--share-net")
     for d in SYSTEM_DIRS:
@@ -320,6 +608,8 @@ def bwrap_args(box: Path, *, network: bool, expose: list[Path], hidden: list[Pat
         real = os.path.realpath("/etc/resolv.conf")
         if not real.startswith(("/etc/", "/usr/")) and os.path.exists(real):
             args += ["--ro-bind", real, real]
+    args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    args += ["--bind", str(box), BOX_IN_BWRAP]
     for p in expose:
         args += ["--ro-bind", str(p), str(p)]
     # Anything of psab that happens to live inside a visible tree (a system-wide install under
@@ -327,8 +617,7 @@ def bwrap_args(box: Path, *, network: bool, expose: list[Path], hidden: list[Pat
     visible_roots = [Path(d) for d in (*SYSTEM_DIRS, *LIB_DIRS)] + expose
     for m in masks(hidden, visible_roots):
         args += (["--tmpfs", str(m)] if m.is_dir() else ["--ro-bind", "/dev/null", str(m)])
-    args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
-    args += ["--bind", str(box), BOX_IN_BWRAP, "--chdir", BOX_IN_BWRAP]
+    args += ["--chdir", BOX_IN_BWRAP]
     return args
 
 
@@ -340,9 +629,9 @@ def masks(hidden: list[Path], visible_roots: list[Path]) -> list[Path]:
 
 
 @cache
-def _psab_named_in_etc() -> tuple[Path, ...]:
+def _psab_named_in_etc(etc: str = "/etc") -> tuple[Path, ...]:
     hits = []
-    for root, dirs, files in os.walk("/etc", onerror=lambda e: None):
+    for root, dirs, files in os.walk(etc, onerror=lambda e: None):
         for n in dirs + files:
             if "psab" in n.lower():
                 hits.append(Path(root) / n)
@@ -361,6 +650,9 @@ def bwrap_problem(network: bool = True) -> str | None:
         exe = shutil.which("bwrap")
         if exe is None:
             problem: str | None = "bwrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
+        elif (why := unreachable_for_agent(temp_root(), read=False)) is not None:
+            problem = (f"the sandbox root {temp_root()} is closed to uid {HOST_AGENT_UID}, the host user the sandbox "
+                       f"runs as ({why}); set TMPDIR to a directory others may pass through, such as /tmp")
         else:
             root = temp_root()
             sb = make_sandbox(root, "bwrap")
@@ -369,6 +661,12 @@ def bwrap_problem(network: bool = True) -> str | None:
                            env={"PATH": "/usr/bin:/bin"}, isolation="bwrap", network=network, expose=[],
                            hidden=[], timeout_s=30, stdin_bytes=None)
                 problem = None if r.exit_code == 0 else f"bwrap failed (exit {r.exit_code}): {r.stderr_tail.strip()[-300:]}"
+                if problem and host_agent_ids():
+                    # a root runner starts bwrap as uid 65534, which needs unprivileged user
+                    # namespaces (root alone no longer suffices)
+                    problem += (f" (bwrap runs as the unprivileged uid {HOST_AGENT_UID}: the kernel must allow it user "
+                                "namespaces — user.max_user_namespaces > 0, kernel.unprivileged_userns_clone = 1, "
+                                "kernel.apparmor_restrict_unprivileged_userns = 0 or an AppArmor profile for bwrap)")
             finally:
                 sb.remove()
         _PROBE[network] = problem
@@ -444,7 +742,9 @@ class Limits:
         prlimit = _prlimit()
         if prlimit:
             return [prlimit, *(f"--{name}={v}" for name, v in values.items()), "--"]
-        return [sys.executable, "-I", "-S", "-c", _RLIMIT_SHIM, str(values.get("as", -1)), str(values.get("fsize", -1))]
+        # the system interpreter: under a root runner the shim already runs as the sandbox's
+        # host user, who may not reach a virtual environment kept under /root
+        return [system_python(), "-I", "-S", "-c", _RLIMIT_SHIM, str(values.get("as", -1)), str(values.get("fsize", -1))]
 
 
 # Where util-linux's prlimit is missing: the same in Python, then exec. prlimit costs about
@@ -491,8 +791,6 @@ def launch(argv: list[str], sb: Sandbox, *, env: dict[str, str], isolation: str,
            expose: list[Path], hidden: list[Path], timeout_s: float, stdin_bytes: bytes | None,
            limits: Limits = NO_LIMITS) -> Launch:
     """Run one agent process under ``limits`` to completion or timeout; kill everything it started."""
-    import time
-
     if STOP.is_set():
         raise RunnerError("the run is stopping; no new agent is started")
     out_path, err_path = sb.io / "stdout.log", sb.io / "stderr.log"
@@ -513,17 +811,26 @@ def launch(argv: list[str], sb: Sandbox, *, env: dict[str, str], isolation: str,
     stdin_file = None
     if stdin_bytes is not None:
         stdin_path = sb.io / "stdin"
-        fd = os.open(stdin_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        # 0400: not even its owner may reopen it for writing through /proc/self/fd/0
+        fd = os.open(stdin_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o400)
         os.write(fd, stdin_bytes)
         os.close(fd)
         stdin_file = open(stdin_path, "rb")  # noqa: SIM115 - closed below
         stdin_path.unlink()  # the open descriptor is the only way to the payload now
+    ids = host_agent_ids() if isolation == "bwrap" else None
+    as_user: dict[str, object] = {}
+    if ids is not None:
+        hand_over(sb.box)
+        as_user = {"user": ids[0], "group": ids[1], "extra_groups": []}
     started = time.perf_counter()
-    with open(out_path, "wb") as out, open(err_path, "wb") as err:
+    # 0600 logs: the agent writes them through the descriptors it inherits and cannot reopen
+    # them through /proc/self/fd (under bwrap it is another user).
+    with _private_file(out_path) as out, _private_file(err_path) as err:
         try:
             proc = subprocess.Popen(
                 argv, cwd=sb.box, env=env, stdin=stdin_file if stdin_file else subprocess.DEVNULL,
                 stdout=out, stderr=err, start_new_session=True, close_fds=True, pass_fds=pass_fds,
+                **as_user,  # type: ignore[arg-type]
             )
         except OSError as exc:
             err.write(f"cannot start the agent: {exc}\n".encode())
@@ -566,6 +873,10 @@ def launch(argv: list[str], sb: Sandbox, *, env: dict[str, str], isolation: str,
         stderr_scan=_tail(err_path, SCAN_BYTES),
         stdout_scan=_tail(out_path, SCAN_BYTES),
     )
+
+
+def _private_file(path: Path):  # type: ignore[no-untyped-def]
+    return open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600), "wb")
 
 
 def kill_group(pgid: int) -> None:

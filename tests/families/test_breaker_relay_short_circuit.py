@@ -102,3 +102,52 @@ def test_swapped_pickups_are_rejected() -> None:
     swapped = {**ref, "relay_pickups_a": list(reversed(ref["relay_pickups_a"]))}
     result = psab.evaluate(task, {"answer": swapped})
     assert not result.feasible and "/relay_pickups_a/0" in {v.field for v in result.violations}
+
+
+def test_feeder_impedance_takes_the_c_of_its_own_voltage() -> None:
+    """The statement's convention (issue 26): Z_Q = c·U_nQ²/S″kQ with the c of the feeder's own
+    nominal voltage (110 kV: c_max = 1.10), not the fault's LV c (1.05 with a 6 % tolerance).
+    Independent arithmetic (IEC 60909-0:2016 eqs. 1, 7–9, 12a, 29) for a weak 110 kV feeder
+    (S″kQ = 100 MVA, R/X 0.1) and a 2.5 MVA 110/0.4 kV transformer (u_k 6 %, u_Rr 1 %): at 0.4 kV
+    Z_Q = 1.10·0.4²/100, Z_T = 0.06·0.4²/2.5, K_T = 0.95·1.05/(1 + 0.6·x_T),
+    I″k = 1.05·0.4/(√3·|Z_Q + K_T·Z_T|)."""
+    import math
+
+    inputs = {"frequency_hz": 50, "lv_tolerance_pct": 6, "kappa_method": "radial",
+              "buses": [{"id": "B1", "vn_kv": 110.0}, {"id": "B2", "vn_kv": 0.4}],
+              "feeders": [{"id": "Q1", "bus": "B1", "skss_max_mva": 100.0, "rx_max": 0.1,
+                           "skss_min_mva": 80.0, "rx_min": 0.1}],
+              "transformers": [{"id": "T1", "hv_bus": "B1", "lv_bus": "B2", "sn_mva": 2.5, "vn_hv_kv": 110.0,
+                                "vn_lv_kv": 0.4, "uk_pct": 6.0, "ukr_pct": 1.0}],
+              "lines": [], "breakers": [{"id": "CB", "bus": "B2"}],
+              "relays": [{"id": "R", "breaker": "CB", "max_load_a": 100.0, "zone_end_bus": "B2"}],
+              "breaker_catalog": [{"type": "LV", "rated_voltage_kv": 0.69, "breaking_ka": 50.0, "making_ka": 105.0,
+                                   "cost_keur": 4.0}]}
+
+    def ik(c_q: float) -> float:
+        z_q = c_q * 0.4**2 / 100.0
+        x_q = z_q / math.sqrt(1.01)
+        z_t, r_t = 0.06 * 0.4**2 / 2.5, 0.01 * 0.4**2 / 2.5
+        k_t = 0.95 * 1.05 / (1 + 0.6 * math.sqrt(0.06**2 - 0.01**2))
+        z = complex(0.1 * x_q, x_q) + k_t * complex(r_t, math.sqrt(z_t**2 - r_t**2))
+        return 1.05 * 0.4 / (math.sqrt(3) * abs(z))
+
+    assert abs(ik(1.10) - ik(1.05)) > 5e-3 * ik(1.10)  # the reading decides the number
+    for backend in ("surrogate", "pandapower"):
+        if backend == "pandapower":
+            need_backend("pandapower")
+        got = fam.fault_levels(inputs, backend)["B2"]["ikss_ka"]
+        assert got == pytest.approx(ik(1.10), rel=1e-9), backend
+
+
+def test_trivial_draws_are_rejected() -> None:
+    """The ambiguity check: a draw where the cheapest breaker of each voltage class is admissible
+    everywhere needs no short-circuit calculation, and acceptance refuses it."""
+    task = _public()
+    levels = fam.fault_levels(task.public_inputs, "surrogate")
+    cheap_everywhere = dict(task.public_inputs)
+    cheap_everywhere["breaker_catalog"] = [dict(c, breaking_ka=999.0, making_ka=2500.0) for c in task.public_inputs["breaker_catalog"]]
+    by_cost = sorted(cheap_everywhere["breaker_catalog"], key=lambda c: (c["cost_keur"], c["type"]))
+    types = [next(c["type"] for c in by_cost if c["rated_voltage_kv"] >= levels[b["bus"]]["un_kv"])
+             for b in cheap_everywhere["breakers"]]
+    assert fam.trivial_optimum(cheap_everywhere, levels, types) is not None

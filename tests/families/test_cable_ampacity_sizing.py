@@ -95,3 +95,16 @@ def test_a_wrong_sizing_value_is_named() -> None:
     for field, wrong in (("k_temperature", 0.87), ("k_grouping", 0.7), ("voltage_drop_pct", 3.0 * 400 / 230)):
         result = psab.evaluate(task, {"answer": dict(ref, **{field: wrong})})
         assert [v.field for v in result.violations] == [f"/{field}"]
+
+
+def test_design_current_from_the_load_power() -> None:
+    """Level 2 states the load as an engineer receives it: I_B = P/(√3·U_n·cos φ) at the nominal
+    line voltage — 100 kW at cos φ 0.9 on 400 V is 100 000/(1.7320508 × 400 × 0.9) = 160.375 A."""
+    from psab.families import cable_ampacity_sizing as fam
+
+    inputs = dict(psab.load_case(case_dir("cable_ampacity_sizing")).public_inputs)
+    del inputs["design_current_a"]
+    inputs.update(load_active_power_kw=100.0, power_factor=0.9)
+    assert fam.design_current_a(inputs) == pytest.approx(160.375, abs=1e-3)
+    level2 = psab.generate("cable_ampacity_sizing", 20261130, 0, level=2)
+    assert "design_current_a" not in level2.public_inputs and psab.evaluate(level2, psab.solve(level2)).score == 1.0

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import copy
 
+import pytest
+
 import psab
 from psab.families import dynamic_thermal_rating as F
 from psab.paths import case_dir
@@ -65,3 +67,23 @@ def test_public_case_has_a_calm_hour_governed_by_natural_convection() -> None:
     worst = ref.answer["ampacity_a"].index(ref.answer["dynamic_rating_a"])
     hb = F.hourly_balance(task.public_inputs, task.public_inputs["weather"][worst])
     assert hb.q_cn_w_m > max(hb.q_c1_w_m, hb.q_c2_w_m)
+
+
+def test_compass_wind_direction_is_referred_to_the_line_axis() -> None:
+    """Statement: φ is the acute angle between the compass direction the wind blows from and the
+    line's axis. Line azimuth 60°: wind from 330° is perpendicular (330 − 60 = 270 ≡ 90 mod 180);
+    from 75° it is 15°; from 250° (the opposite end, 250 − 60 = 190 ≡ 10) it is 10°; from 240°,
+    straight along the line, 0°."""
+    line = {"line_azimuth_deg": 60.0}
+    for direction, phi in ((330.0, 90.0), (75.0, 15.0), (250.0, 10.0), (240.0, 0.0)):
+        assert F.wind_angle_of(line, {"wind_direction_deg": direction}) == pytest.approx(phi, abs=1e-9)
+    assert F.wind_angle_of(line, {"wind_angle_deg": 33.0}) == 33.0
+
+
+def test_level_two_rows_follow_step_minutes_and_misreading_the_compass_is_caught() -> None:
+    task = psab.generate(F.FAMILY_ID, 20261130, 0, level=2)
+    inputs = task.public_inputs
+    assert inputs["step_minutes"] == 30 and len(inputs["weather"]) == 24 * 60 // 30
+    assert [r["solar_time_h"] for r in inputs["weather"][:2]] == [0.25, 0.75]
+    assert all("wind_direction_deg" in r and "wind_angle_deg" not in r for r in inputs["weather"])
+    assert psab.evaluate(task, {"answer": F.naive_answer(task)}).score < 1.0

@@ -130,3 +130,48 @@ def test_unearthed_fault_bus_is_a_caller_error() -> None:
     bad = psab.get_family(FAMILY).make_task(task_id="x", split="public", public_inputs=inputs)
     with pytest.raises(InvalidTaskError):
         psab.solve(bad)
+
+
+def _lv_dyn_case(**neutral: float) -> dict:
+    t = {"id": "T1", "hv_bus": "B1", "lv_bus": "B2", "sn_mva": 0.63, "vn_hv_kv": 20.0, "vn_lv_kv": 0.4,
+         "uk_pct": 4.0, "ukr_pct": 1.0, "vector_group": "Dyn", "uk0_pct": 4.0, "ukr0_pct": 1.0} | neutral
+    return {"frequency_hz": 50, "lv_tolerance_pct": 6,
+            "buses": [{"id": "B1", "vn_kv": 20.0}, {"id": "B2", "vn_kv": 0.4}],
+            "feeders": [{"id": "Q1", "bus": "B1", "skss_max_mva": 250.0, "rx_max": 0.1, "x0_x1": 1.0, "r0_x0": 0.2}],
+            "transformers": [t], "lines": [], "fault_bus": "B2", "fault_r_ohm": 0.0}
+
+
+def test_dyn_without_neutral_fields_is_solidly_earthed() -> None:
+    """The statement's convention (issue 26): a transformer that gives neither neutral_r_ohm nor
+    neutral_x_ohm has its star point solidly earthed (Z_N = 0). Independent arithmetic by
+    IEC 60909-0:2016: LV with 6 % tolerance → c_max = 1.05; the 20 kV feeder's own c = 1.10:
+    Z_Q = 1.10·20²/250 = 1.76 Ω, referred to 0.4 kV ×(0.4/20)², R/X = 0.1; Z_T = 0.04·0.4²/0.63,
+    R_T = 0.01·0.4²/0.63; K_T = 0.95·1.05/(1 + 0.6·x_T), x_T = √(4² − 1²) % (eq. 12a); Dyn: the
+    delta blocks the HV side, Z_0 = K_T·Z_(0)T + 3·Z_N; I″k1 = √3·c·U_n/|2·Z_1 + Z_0| (§7.5)."""
+    import math
+
+    z_q = 1.10 * 20.0**2 / 250.0 * (0.4 / 20.0) ** 2
+    x_q = z_q / math.sqrt(1 + 0.1**2)
+    zq = complex(0.1 * x_q, x_q)
+    z_t = 0.04 * 0.4**2 / 0.63
+    r_t = 0.01 * 0.4**2 / 0.63
+    zt = complex(r_t, math.sqrt(z_t**2 - r_t**2))
+    k_t = 0.95 * 1.05 / (1 + 0.6 * math.sqrt(0.04**2 - 0.01**2))
+    z1 = zq + k_t * zt
+    expected = math.sqrt(3) * 1.05 * 0.4 / abs(2 * z1 + k_t * zt)
+    omitted = fam.answer_of(fam.surrogate_fault(_lv_dyn_case()))
+    assert omitted["ik1_ka"] == pytest.approx(expected, rel=1e-9)
+    assert fam.answer_of(fam.surrogate_fault(_lv_dyn_case(neutral_r_ohm=0.0, neutral_x_ohm=0.0))) == pytest.approx(omitted)
+    # a 10 mΩ earthing resistor would change the answer well beyond the tolerance
+    resisted = fam.answer_of(fam.surrogate_fault(_lv_dyn_case(neutral_r_ohm=0.01)))
+    assert resisted["ik1_ka"] < 0.97 * omitted["ik1_ka"]
+    need_backend("pandapower")
+    assert fam.pandapower_ik1_ka(_lv_dyn_case()) == pytest.approx(expected, rel=1e-6)
+
+
+def test_level_two_has_parallel_transformers_of_different_earthing() -> None:
+    inputs = psab.generate(FAMILY, 20261130, 0, level=2).public_inputs
+    assert len(inputs["transformers"]) == 2 and inputs["fault_bus"] == "B4"
+    assert inputs["lines"][-1]["id"] == "L2" and inputs["lines"][-1]["to_bus"] == "B4"
+    need_backend("pandapower")
+    assert fam.pandapower_ik1_ka(inputs) == pytest.approx(fam.surrogate_fault(inputs).ikss1_ka, rel=1e-6)

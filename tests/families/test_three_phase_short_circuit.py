@@ -108,3 +108,47 @@ def test_minimum_current_rises_without_fault_resistance() -> None:
     bolted = fam.quantities(inputs, "surrogate")
     assert all(b > a for a, b in zip(base["ik_min_ka"], bolted["ik_min_ka"], strict=True))
     assert bolted["ik_max_ka"] == base["ik_max_ka"]
+
+
+@pytest.mark.parametrize("level", [2, 3])
+def test_thermal_current_uses_the_peak_currents_kappa(level: int) -> None:
+    """The statement's convention (issue 26): I_th = I″k·√(m + n) with m by IEC 60909-0:2016
+    eq. (102), m = (e^(4·f·T_k·ln(κ−1)) − 1)/(2·f·T_k·ln(κ−1)), f = 50 Hz, n = 1, and κ the same κ
+    as i_p — for kappa_method 'C' the method-C κ = i_p/(√2·I″k), not the radial κ of Z_k's R/X.
+    Checked on both backends on level-2/3 cases (generators and power station units near the
+    fault, method C), where the two κ give different I_th."""
+    import math
+
+    task = psab.generate(FAMILY, SEED, 0, level=level)
+    inputs = task.public_inputs
+    assert inputs["kappa_method"] == "C"
+    t_k = inputs["t_k_s"]
+
+    def ith(ik: float, kappa: float) -> float:
+        u = 4 * 50 * t_k * math.log(kappa - 1)
+        return ik * math.sqrt((math.exp(u) - 1) / (u / 2) + 1)
+
+    radial = fam.quantities(dict(inputs, kappa_method="radial"), "surrogate")
+    for backend in ("surrogate", "pandapower"):
+        if backend == "pandapower":
+            need_backend("pandapower")
+        q = fam.quantities(inputs, backend)
+        for ik, ip, th in zip(q["ik_max_ka"], q["ip_ka"], q["ith_ka"], strict=True):
+            kappa_c = ip / (math.sqrt(2) * ik)
+            assert th == pytest.approx(ith(ik, kappa_c), rel=1e-9), backend
+    # the convention decides a number: on level-3 cases the radial κ would move I_th by more than 0.1 %
+    if level == 3:
+        assert any(abs(ith(ik, ip_r / (math.sqrt(2) * ik)) - th) > 1e-3 * th
+                   for ik, th, ip_r in zip(q["ik_max_ka"], q["ith_ka"], radial["ip_ka"], strict=True))
+
+
+def test_levels_add_sources_and_a_three_winding_transformer() -> None:
+    """Level 2 brings a power station unit and an MV generator near the fault, level 3 also a
+    three-winding transformer with a motor group on its tertiary system; both backends agree."""
+    l2 = psab.generate(FAMILY, SEED, 1, level=2).public_inputs
+    l3 = psab.generate(FAMILY, SEED, 1, level=3).public_inputs
+    assert l2["power_station_units"] and l2["generators"] and "transformers_3w" not in l2
+    assert l3["transformers_3w"] and any(m["bus"] == "B7" for m in l3["motors"]) and "B7" in l3["fault_buses"]
+    need_backend("pandapower")
+    _assert_agree(l2, "level 2")
+    _assert_agree(l3, "level 3")

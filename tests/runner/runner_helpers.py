@@ -70,5 +70,17 @@ def cli_env(**extra: str) -> dict[str, str]:
 
 PYTHON = sys.executable
 
-__all__ = ["FAMILY", "PUBLIC_ID", "PYTHON", "artifact", "builtin_agent", "by_agent", "cli_env", "records",
+
+def need_working_bwrap() -> None:
+    """bwrap installed (conftest.need_bwrap) and able to build a namespace on this machine
+    (a container may forbid user namespaces); both fail rather than skip under PSAB_STRICT=1."""
+    from psab.runner.sandbox import bwrap_problem
+
+    from conftest import need, need_bwrap
+
+    need_bwrap()
+    problem = bwrap_problem(True)
+    need(problem is None, f"bwrap cannot create a sandbox here: {problem}")
+
+__all__ = ["FAMILY", "PUBLIC_ID", "PYTHON", "artifact", "builtin_agent", "by_agent", "cli_env", "need_working_bwrap", "records",
            "resume_run", "run", "strip_timing"]

@@ -251,10 +251,15 @@ def test_a_system_prefix_is_not_hidden_wholesale(monkeypatch):
     assert Path(psab.__file__).resolve().parent in hidden
 
 
-def test_etc_holds_nothing_of_psab():
+def test_psab_named_entries_of_etc_are_found_for_masking(tmp_path):
+    """The masks cover psab-named entries of /etc; whether this host has any is not the test's
+    business (an unrelated file named psab must not fail the suite, issue 14 item 14)."""
     from psab.runner.sandbox import _psab_named_in_etc
 
-    assert _psab_named_in_etc() == ()
+    (tmp_path / "conf.d").mkdir()
+    (tmp_path / "conf.d" / "PSAB.conf").write_text("x")
+    (tmp_path / "unrelated").write_text("x")
+    assert _psab_named_in_etc(str(tmp_path)) == (tmp_path / "conf.d" / "PSAB.conf",)
 
 
 # ----------------------------------------------------------------------------- instructions
