@@ -61,8 +61,18 @@ def table(rows: Sequence[Sequence[Any]], header: Sequence[str]) -> str:
 
 def _print_result(result: Any, as_json: bool) -> None:
     if as_json:
-        sys.stdout.write(result.to_json())
+        text = result.to_json()
+        try:
+            text.encode(sys.stdout.encoding or "utf-8")
+        except (UnicodeEncodeError, LookupError):
+            # A terminal that cannot show the agent's text (an ASCII locale): the same JSON
+            # with non-ASCII characters as \u escapes, still valid JSON.
+            text = json.dumps(result.to_dict(), sort_keys=True, indent=2, ensure_ascii=True, allow_nan=False) + "\n"
+        sys.stdout.write(text)
         return
+    reconfigure = getattr(sys.stdout, "reconfigure", None)
+    if reconfigure is not None:  # the same for people: escape what the terminal cannot show
+        reconfigure(errors="backslashreplace")
     verdict = "feasible" if result.feasible else "INFEASIBLE"
     print(f"{result.task_id} [{result.family}, {result.backend}]: {verdict}, score {result.score:.4f}")
     ev = result.evidence

@@ -65,6 +65,11 @@ FAMILY_MODULES: tuple[str, ...] = (
     "dispatch_uncertainty",
     "hydro_thermal_storage_uc",
     "n1_generation_commitment",
+    # 7. Power quality, standards, assets, and cybersecurity
+    "en50160_voltage_compliance",
+    "power_quality_event_classification",
+    "harmonic_ieee519_compliance",
+    "transformer_thermal_loading",
 )
 
 #: How much of the method a task's statement spells out (docs/families.md, "Presentations"): ``guided`` gives the method step by step (the paper's

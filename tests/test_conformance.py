@@ -61,6 +61,17 @@ def test_public_case_is_a_valid_and_current_task(family: str) -> None:
 
 
 @pytest.mark.parametrize("family", FAMILIES)
+def test_family_is_complete(family: str) -> None:
+    """Everything docs/adding-a-family.md asks of a family beyond what the tests below run: the
+    expert presentation, a judging rule per backend, a second difficulty level, a golden case."""
+    from psab.paths import golden_dirs
+
+    spec = psab.get_family(family)
+    assert spec.missing_pieces() == [], f"{family} lacks: {'; '.join(spec.missing_pieces())}"
+    assert golden_dirs(family), f"{family} has no golden case under golden/{family}/"
+
+
+@pytest.mark.parametrize("family", FAMILIES)
 def test_sample_solution_is_evaluated(family: str) -> None:
     result = psab.evaluate(_public(family), case_dir(family) / "solution.json")
     assert not schema_errors("result", result.to_dict())

@@ -187,3 +187,19 @@ def test_hostile_nesting_is_one_violation_not_a_recursion_error() -> None:
     result = psab.evaluate(task, {"answer": {"bus_order": deep}})
     assert not result.feasible and [v.field for v in result.violations] == [""]
     assert "nested" in result.violations[0].constraint
+
+
+# Echoed containers are summarised when they print longer than 200 characters; the bounded
+# check must decide exactly as printing them would (results stay byte-identical).
+from psab.evaluators.validation import _longer_than  # noqa: E402
+
+_printable = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-(10**60), 10**60), st.floats(allow_nan=True), st.text(max_size=30)),
+    lambda c: st.lists(c, max_size=12) | st.dictionaries(st.text(max_size=6), c, max_size=8),
+    max_leaves=40,
+)
+
+
+@given(value=_printable.filter(lambda v: isinstance(v, (list, dict))), limit=st.sampled_from([0, 20, 80, 200]))
+def test_longer_than_agrees_with_printing(value: object, limit: int) -> None:
+    assert _longer_than(value, limit) == (len(str(value)) > limit)  # type: ignore[arg-type]

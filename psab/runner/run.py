@@ -18,7 +18,15 @@ from typing import Any, TextIO
 
 from psab.errors import RunnerError
 from psab.runner.agents import AgentSpec
-from psab.runner.execute import EVAL_LOCK, MAX_ATTEMPTS, CaseJob, CaseOutcome, Settings, run_case
+from psab.runner.execute import (
+    EVAL_LOCK,
+    MAX_ATTEMPTS,
+    CaseJob,
+    CaseOutcome,
+    Settings,
+    run_case,
+    unrecordable,
+)
 from psab.runner.instructions import LANGS
 from psab.runner.progress import Progress
 from psab.runner.sandbox import (
@@ -393,9 +401,17 @@ def _execute(rd: RunDir, manifest: dict[str, Any], opts: RunOptions, isolation: 
     STOP.clear()
     try:
         for outcome in executor.run(todo):
-            rd.append(outcome.record, outcome.artifacts)
+            record = outcome.record
+            try:
+                rd.append(record, outcome.artifacts)
+            except (ValueError, TypeError, RecursionError) as exc:
+                # A record that cannot be written as JSON (a defect: records are made
+                # encodable) must not stop the run, nor make every --resume fail the same way:
+                # the case is recorded as unrecordable, its artifacts already on disk.
+                record = unrecordable(record, exc)
+                rd.append(record, {})
             ran += 1
-            bar.update(outcome.record)
+            bar.update(record)
     except BaseException:
         kill_all_live()
         raise
