@@ -300,7 +300,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.version:
-        from psab import __version__
+        from psab.version import __version__
 
         print(f"psab {__version__}")
         return 0

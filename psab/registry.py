@@ -1,9 +1,10 @@
 """The family registry: :class:`FamilySpec`, :func:`register`, and the explicit family list.
 
 Every family module under :mod:`psab.families` ends with ``SPEC = register(FamilySpec(...))``.
-The modules to load are listed explicitly in :data:`psab.families.FAMILY_MODULES` (a test
-checks that list against the files), and they are imported only when the registry is first
-asked for, so ``import psab`` stays light.
+The modules to load are listed explicitly in :data:`FAMILY_MODULES` (a test checks that list
+against the files), and they are imported only when the registry is first asked for, so
+``import psab`` stays light. The family modules import this one, never the other way round:
+it loads them by name with :func:`importlib.import_module`.
 """
 
 from __future__ import annotations
@@ -41,8 +42,41 @@ AREAS: dict[str, tuple[str, str]] = {
 
 CONFIDENCE_LEVELS = ("high", "medium", "low")
 
-#: How much of the method a task's statement spells out (docs/families.md, "Presentations"): ``guided`` gives the method step by step (the paper's
-#: tasks, the default); ``expert`` names the standard, edition and clause, the quantities and
+#: The family modules under :mod:`psab.families` the registry loads, in catalogue order
+#: (``docs/families.md``): add a new family's module name here.
+FAMILY_MODULES: tuple[str, ...] = (
+    # 1. Network analysis and operating constraints
+    "ybus_construction",
+    "pf_voltage_repair",
+    "contingency_screening",
+    "corrective_transmission_switching",
+    "dynamic_thermal_rating",
+    # 2. Short circuit and protection
+    "three_phase_short_circuit",
+    "earth_fault_calculation",
+    "breaker_relay_short_circuit",
+    "distance_protection_settings",
+    "overcurrent_protection",
+    "cable_ampacity_sizing",
+    # 5. Microgrids and dispatch
+    "microgrid_economic_dispatch",
+    "rolling_microgrid_dispatch",
+    "islanded_microgrid_pq_dispatch",
+    "dispatch_uncertainty",
+    "hydro_thermal_storage_uc",
+    "n1_generation_commitment",
+    # 7. Power quality, standards, assets, and cybersecurity
+    "en50160_voltage_compliance",
+    "power_quality_event_classification",
+    "harmonic_ieee519_compliance",
+    "transformer_thermal_loading",
+    # 8. Forecasting under uncertainty
+    "wind_power_forecast",
+    "wind_prediction_interval",
+)
+
+#: How much of the method a task's statement spells out (docs/families.md, "Presentations"):
+#: ``guided`` gives the method step by step (the paper's tasks, the default); ``expert`` names the standard, edition and clause, the quantities and
 #: the case's own choices where the standard leaves one open — no formula, no step list.
 PRESENTATION_LEVELS = ("guided", "expert")
 
@@ -396,8 +430,6 @@ def _load_all() -> None:
     with _LOCK:
         if _LOADED:
             return
-        from psab.families import FAMILY_MODULES
-
         for name in FAMILY_MODULES:
             module = importlib.import_module(f"psab.families.{name}")
             spec = getattr(module, "SPEC", None)
@@ -407,10 +439,8 @@ def _load_all() -> None:
 
 
 def families() -> tuple[FamilySpec, ...]:
-    """Every registered family, in the order of :data:`psab.families.FAMILY_MODULES`."""
+    """Every registered family, in the order of :data:`FAMILY_MODULES`."""
     _load_all()
-    from psab.families import FAMILY_MODULES
-
     return tuple(_REGISTRY[name] for name in FAMILY_MODULES)
 
 

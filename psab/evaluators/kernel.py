@@ -138,7 +138,7 @@ def _result(task: Task, spec: FamilySpec, backend: str, feasible: bool, score: f
 
 
 def evaluator_version(spec: FamilySpec) -> str:
-    from psab import __version__
+    from psab.version import __version__
 
     return f"{spec.id}@{spec.version}+psab-{__version__}"
 

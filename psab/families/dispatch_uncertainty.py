@@ -201,13 +201,14 @@ def solve(task: Task, backend: str) -> Reference:
 
 def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
     inputs = task.public_inputs
-    f = formulation(inputs)
+    data = uncertainty_data(inputs)
+    f = build_reserve_dispatch(data)
     v = answer_values(inputs, answer)
     violations = f.check(v, ctx.tol.slack)
     costs = f.step_costs(v).tolist()
     top, bottom = (v.p + v.r_up).sum(axis=0), (v.p - v.r_down).sum(axis=0)
     margins = {label: {"up_mw": np.round(top - net, 6).tolist(), "down_mw": np.round(net - bottom, 6).tolist()}
-               for label, net in vertices(uncertainty_data(inputs))}
+               for label, net in vertices(data)}
     evidence = {"step_cost": [round(c, 6) for c in costs], "vertex_margins": margins}
     return Assessment(violations=violations, objective=float(sum(costs)), evidence=evidence)
 

@@ -163,8 +163,14 @@ class Case:
         return n1_generation_rows(self.grid, self.ptdf, self.shift, self.units, self.demand, self.normal, self.emergency,
                                   unit_field=lambda g, what: f"/units/{self.unit_ids[g]}/{what}")
 
-    def cost(self, u: np.ndarray, p: np.ndarray) -> float:
-        return float(self.fixed_cost @ u + self.energy_cost @ p)
+    def cost(self, v: Any) -> Any:
+        """The hour's cost (USD): no-load and start-up of the committed units plus their energy.
+
+        The one definition of the objective: the MILP's (``v`` the model's variables, read by
+        :func:`~psab.solvers.algebra.linear_objective`) and the evaluator's (``v`` the answer's
+        arrays ``u``, ``p``).
+        """
+        return self.fixed_cost @ v.u + self.energy_cost @ v.p
 
 
 # ---------------------------------------------------------------------------- reference
@@ -175,7 +181,7 @@ def build_model(case: Case, secure: bool = True) -> Any:
     judge whether a draw's security constraints matter)."""
     import pyomo.environ as pyo
 
-    from psab.solvers.algebra import add_constraints
+    from psab.solvers.algebra import add_constraints, linear_objective
     from psab.solvers.network import pyomo_vars
 
     n = case.units.n
@@ -186,8 +192,7 @@ def build_model(case: Case, secure: bool = True) -> Any:
     if not secure:
         rows = [r for r in rows if r.name in ("balance", "p_max", "p_min", "base_flow")]
     add_constraints(m, rows)
-    m.cost = pyo.Objective(expr=sum(case.fixed_cost[g] * m.u[g] + case.energy_cost[g] * m.p[g] for g in range(n)),
-                           sense=pyo.minimize)
+    m.cost = linear_objective(m, case.cost)
     return m
 
 
@@ -229,7 +234,7 @@ def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
                                    for g, uid in enumerate(case.unit_ids)},
         "committed": [uid for g, uid in enumerate(case.unit_ids) if u[g]],
     }
-    return Assessment(violations=violations, objective=case.cost(u, p), evidence=evidence)
+    return Assessment(violations=violations, objective=float(case.cost(values(u=u, p=p))), evidence=evidence)
 
 
 # ---------------------------------------------------------------------------- held-out draws

@@ -275,7 +275,7 @@ def cmd_seed_verify(args: argparse.Namespace) -> int:
     problems = check_commitment(seed, doc, args.commitment)
     cases = doc.get("cases", [])
     if not problems:
-        from psab import __version__
+        from psab.version import __version__
 
         if doc.get("psab_version") != __version__:
             print(f"note: the round was drawn with psab {doc.get('psab_version')}, this is {__version__}", file=sys.stderr)

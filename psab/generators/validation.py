@@ -50,8 +50,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from psab.generators.acceptance import REJECTION_KINDS, instance_digest, pointer
+from psab.generators.acceptance import REJECTION_KINDS, instance_digest
 from psab.generators.parallel import DrawOutcome
+from psab.jsonpointer import pointer
 
 #: Mean CV below which a family's variants count as near-duplicates.
 DEFAULT_MIN_CV = 0.01
@@ -236,7 +237,7 @@ def validate_generators(families: Sequence[str], variants: int, seed: int | str,
 def report(rows: Iterable[FamilyValidation], *, variants: int, seed_commitment: str, backend: str,
            min_cv: float) -> dict[str, Any]:
     """The machine-readable validation report (never the seed: its commitment)."""
-    from psab import __version__
+    from psab.version import __version__
 
     rows = list(rows)
     return {

@@ -16,6 +16,7 @@ import time
 import traceback
 
 from psab.errors import GenerationError
+from psab.generators.jobs import DrawJob, DrawOutcome
 
 #: Environment variable naming ``backend:family,family,...`` to warm up at import.
 WARM_ENV = "PSAB_WARM_FAMILIES"
@@ -59,13 +60,13 @@ def _where(exc: BaseException) -> str:
     return f" at {last.filename.rsplit('/', 1)[-1]}:{last.lineno}"
 
 
-def draw_job(job):  # type: ignore[no-untyped-def] # DrawJob -> list[DrawOutcome]
-    from psab import __version__
+def draw_job(job: DrawJob) -> list[DrawOutcome]:
     from psab.evaluators.cache import clear_reference_cache
     from psab.evaluators.kernel import evaluate, solve
     from psab.generators.acceptance import generate
-    from psab.generators.parallel import DrawOutcome, code_fingerprint
+    from psab.generators.jobs import DrawOutcome, code_fingerprint
     from psab.registry import get_family
+    from psab.version import __version__
 
     try:
         get_family(job.family)
