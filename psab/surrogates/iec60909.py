@@ -372,6 +372,7 @@ class Motor:
     ilr_ratio: float
     rx: float
     count: int = 1
+    pole_pairs: int | None = None
 
 
 @dataclass(frozen=True)
@@ -739,6 +740,158 @@ def fault_levels(net: Network, case: str, buses: Sequence[str] | None = None, *,
             ith_ka=thermal_current_ka(ik, k, t_k_s, net.f_hz) if (k is not None and t_k_s) else None,
         ))
     return tuple(out)
+
+
+# --------------------------------------------------------------------------- breaking current
+
+#: Minimum time delays t_min (s) of the curves of IEC 60909-0:2016 eqs. (70) and (73).
+T_MIN_CURVES_S = (0.02, 0.05, 0.10, 0.25)
+_MU_CURVES = ((0.84, 0.26, 0.26), (0.71, 0.51, 0.30), (0.62, 0.72, 0.32), (0.56, 0.94, 0.38))
+_Q_CURVES = ((1.03, 0.12), (0.79, 0.12), (0.57, 0.12), (0.26, 0.10))
+
+
+def _interpolated(t_min_s: float, values: Sequence[float]) -> float:
+    """Linear interpolation between the standard's t_min curves ("linear interpolation between
+    curves is allowed", §9.1.1); t_min ≥ 0.25 s uses the 0.25 s curve."""
+    if t_min_s < T_MIN_CURVES_S[0]:
+        raise ValueError("the minimum time delay t_min must be at least 0.02 s (IEC 60909-0 §9.1.1)")
+    t = min(t_min_s, T_MIN_CURVES_S[-1])
+    return float(np.interp(t, T_MIN_CURVES_S, values))
+
+
+def decay_factor_mu(ikss_over_ir: float, t_min_s: float) -> float:
+    """μ of IEC 60909-0:2016 §9.1.1, eq. (70): for t_min = 0.02/0.05/0.10/≥0.25 s
+    ``μ = 0.84 + 0.26·e^(−0.26·x)``, ``0.71 + 0.51·e^(−0.30·x)``, ``0.62 + 0.72·e^(−0.32·x)``,
+    ``0.56 + 0.94·e^(−0.38·x)`` with ``x = I″kG/I_rG`` (or I″kM/I_rM); μ ≤ 1, and μ = 1 when
+    x ≤ 2 (no decay of a far machine's contribution)."""
+    if ikss_over_ir <= 2.0:
+        return 1.0
+    mus = [a + b * math.exp(-k * ikss_over_ir) for a, b, k in _MU_CURVES]
+    return min(1.0, _interpolated(t_min_s, mus))
+
+
+def decay_factor_q(pn_mw_per_pole_pair: float, t_min_s: float) -> float:
+    """q of asynchronous motors, IEC 60909-0:2016 §9.1.2, eq. (73): for t_min = 0.02/0.05/
+    0.10/≥0.25 s ``q = 1.03/0.79/0.57/0.26 + 0.12/0.12/0.12/0.10·ln m`` with m the rated
+    active power per pair of poles (MW); q ≤ 1."""
+    if pn_mw_per_pole_pair <= 0:
+        raise ValueError("the motor power per pole pair must be positive")
+    qs = [a + b * math.log(pn_mw_per_pole_pair) for a, b in _Q_CURVES]
+    return min(1.0, _interpolated(t_min_s, qs))
+
+
+@dataclass(frozen=True)
+class BreakingCurrent:
+    """Symmetrical short-circuit breaking current at one bus (maximum case, §9)."""
+
+    bus: str
+    ikss_ka: float
+    ib_ka: float
+    reduction_ka: float
+
+
+def breaking_currents(net: Network, buses: Sequence[str] | None, t_min_s: float,
+                      base_mva: float = 100.0) -> tuple[BreakingCurrent, ...]:
+    """``I_b`` by IEC 60909-0:2016 §9.1.3, eq. (75), for maximum currents:
+
+        I_b = I″k − Σ_i ΔU″Gi/(c·U_n/√3)·(1 − μ_i)·I″kGi − Σ_j ΔU″Mj/(c·U_n/√3)·(1 − μ_j·q_j)·I″kMj
+
+    with ``ΔU″Gi = X″dKi·I″kGi`` and ``ΔU″Mj = X″Mj·I″kMj`` (eqs. 76–77): the partial currents
+    of the machines at their terminals, from the same ``Z_bus`` as I″k (node voltages of the
+    fault-only circuit), the voltage drops in per unit of each machine's rated voltage. The
+    corrected reactance is ``K_G·X″d`` for a generator on a bus and, for a power station unit,
+    the generator part ``K_G,S·X″d`` (eq. 23, ``c_max/(1 + x″d·sin φ_rG)``) or ``K_G,SO·X″d``
+    (eq. 25, with ``1/(1 + p_G)``) — the partial-current factors the standard gives for the
+    unit's generator. A machine with I″k/I_r ≤ 2 does not decay (μ = 1, and μ·q = 1 for a motor),
+    which is how IEC TR 60909-4 treats the distant machines. Each term is added as a magnitude
+    (the partial currents are nearly in phase). Motors need ``pole_pairs``.
+    """
+    model = positive_sequence_model(net, "max", base_mva)
+    Z = bus_impedance(model)
+    idx = net.bus_index()
+    kv_of = [b.vn_kv for b in net.buses]
+    # (node, z_shunt_pu, reduction_fn(|I_shunt_pu|, c) -> reduction in p.u. current of the shunt)
+    machines: list[tuple[int, complex, Any]] = []
+    for g in net.generators:
+        j = idx[g.bus]
+        kv = kv_of[j]
+        zb = kv * kv / base_mva
+        x = g.xdss_pu * g.vn_kv ** 2 / g.sn_mva
+        k = generator_correction_factor(kv, g.vn_kv, _c_max_of(net, kv), g.xdss_pu, g.cos_phi, g.pg_pct)
+        i_r = g.sn_mva / (SQRT3 * g.vn_kv)
+
+        def red_g(i_pu: float, c: float, kv: float = kv, zb: float = zb, x: float = x, k: float = k,
+                  i_r: float = i_r) -> float:
+            i_ka = i_pu * base_mva / (SQRT3 * kv)
+            ratio = k * x / zb * i_pu / c  # ΔU″/(c·U_n/√3), per unit of the bus voltage
+            return ratio * (1.0 - decay_factor_mu(i_ka / i_r, t_min_s)) * i_pu
+        machines.append((j, k * complex(g.r_ohm, x) / zb, red_g))
+    for u in net.power_station_units:
+        j = idx[u.hv_bus]
+        kv = kv_of[j]
+        zb = kv * kv / base_mva
+        x_g = u.xdss_pu * u.vn_g_kv ** 2 / u.sn_g_mva
+        z_t = transformer_impedance_ohm(u.uk_pct, u.ukr_pct, u.sn_t_mva, u.vn_hv_kv)
+        x_t_pu = math.sqrt(u.uk_pct ** 2 - u.ukr_pct ** 2) / 100.0
+        c_max = _c_max_of(net, u.vn_g_kv)
+        k = power_station_unit_factor(kv, u.vn_g_kv, u.vn_hv_kv, u.vn_lv_kv, c_max, u.xdss_pu, x_t_pu, u.cos_phi,
+                                      oltc=u.oltc, pg_pct=u.pg_pct, pt_pct=u.pt_pct)
+        tr = u.vn_hv_kv / u.vn_lv_kv
+        sin_phi = math.sqrt(max(0.0, 1.0 - u.cos_phi ** 2))
+        k_gs = c_max / (1.0 + u.xdss_pu * sin_phi) / (1.0 if u.oltc else 1.0 + u.pg_pct / 100.0)
+        i_r = u.sn_g_mva / (SQRT3 * u.vn_g_kv)
+
+        def red_s(i_pu: float, c: float, kv: float = kv, tr: float = tr, k_gs: float = k_gs, u: PowerStationUnit = u,
+                  i_r: float = i_r) -> float:
+            x = i_pu * base_mva / (SQRT3 * kv) * tr / i_r  # I″kG/I_rG at the generator terminals
+            return k_gs * u.xdss_pu * x / c * (1.0 - decay_factor_mu(x, t_min_s)) * i_pu
+        machines.append((j, k * (tr * tr * complex(u.r_g_ohm, x_g) + z_t) / zb, red_s))
+    for mo in net.motors:
+        j = idx[mo.bus]
+        kv = kv_of[j]
+        zb = kv * kv / base_mva
+        if mo.pole_pairs is None:
+            raise ValueError(f"motor {mo.id} needs pole_pairs for the breaking current (q, eq. 73)")
+        z = motor_impedance_ohm(mo.pn_mw, mo.efficiency_pct, mo.cos_phi, mo.vn_kv, mo.ilr_ratio, mo.rx) / mo.count
+        i_r = mo.count * mo.pn_mw / (SQRT3 * mo.vn_kv * mo.efficiency_pct / 100.0 * mo.cos_phi)
+        q = decay_factor_q(mo.pn_mw / mo.pole_pairs, t_min_s)
+
+        def red_m(i_pu: float, c: float, kv: float = kv, zb: float = zb, z: complex = z, i_r: float = i_r,
+                  q: float = q) -> float:
+            x = i_pu * base_mva / (SQRT3 * kv) / i_r
+            mq = 1.0 if x <= 2.0 else decay_factor_mu(x, t_min_s) * q
+            return z.imag / zb * i_pu / c * (1.0 - mq) * i_pu
+        machines.append((j, z / zb, red_m))
+
+    wanted = list(buses) if buses is not None else [b.id for b in net.buses]
+    out = []
+    for bus in wanted:
+        k = idx[bus]
+        un = kv_of[k]
+        c = voltage_factor(un, "max", net.lv_tolerance_pct)
+        i_f = c / Z[k, k]
+        to_ka = base_mva / (SQRT3 * un)
+        red = sum(fn(abs(Z[j, k] * i_f / zs), c) for j, zs, fn in machines) * to_ka
+        ik = abs(i_f) * to_ka
+        out.append(BreakingCurrent(bus=bus, ikss_ka=float(ik), ib_ka=float(ik - red), reduction_ka=float(red)))
+    return tuple(out)
+
+
+def dc_component_ka(ikss_ka: float, r_over_x: float, t_s: float, f_hz: float = 50.0) -> float:
+    """D.c. component ``i_DC = √2·I″k·e^(−2π·f·t·R/X)`` at time t (IEC 60909-0:2016 §10,
+    eq. 64), with the R/X of the case (radial: of Z_k; meshed: method C with the f_c of
+    :func:`dc_equivalent_frequency_ratio`)."""
+    return math.sqrt(2.0) * ikss_ka * math.exp(-2.0 * math.pi * f_hz * t_s * r_over_x)
+
+
+def dc_equivalent_frequency_ratio(f_hz: float, t_s: float) -> float:
+    """f_c/f of method C for the d.c. component (§10): 0.27 for f·t < 1, 0.15 for < 2.5,
+    0.092 for < 5, 0.055 for < 12.5."""
+    ft = f_hz * t_s
+    for limit, ratio in ((1.0, 0.27), (2.5, 0.15), (5.0, 0.092), (12.5, 0.055)):
+        if ft < limit:
+            return ratio
+    raise ValueError("method C of §10 covers f·t < 12.5 only")
 
 
 # --------------------------------------------------------------------------- case format
