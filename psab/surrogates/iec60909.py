@@ -894,6 +894,30 @@ def dc_equivalent_frequency_ratio(f_hz: float, t_s: float) -> float:
     raise ValueError("method C of §10 covers f·t < 12.5 only")
 
 
+def dc_components_ka(net: Network, buses: Sequence[str], t_s: float, kappa_method: str,
+                     base_mva: float = 100.0) -> tuple[float, ...]:
+    """``i_DC`` (kA) at time ``t_s`` at each of ``buses``, maximum case (§10, eq. 64): R/X of
+    ``Z_k`` for ``kappa_method`` 'radial', else method C with f_c/f by f·t
+    (:func:`dc_equivalent_frequency_ratio`) and the generators' real ``R_G`` — the fictitious
+    ``R_Gf`` of §6.6.1 is for i_p only and "cannot be used" for the d.c. component."""
+    model = positive_sequence_model(net, "max", base_mva)
+    Z = bus_impedance(model)
+    idx = net.bus_index()
+    if kappa_method == "radial":
+        ratio, Zr = 1.0, Z
+    else:
+        ratio = dc_equivalent_frequency_ratio(net.f_hz, t_s)
+        Zr = bus_impedance(model, x_scale=ratio)
+    out = []
+    for b in buses:
+        k = idx[b]
+        un = net.buses[k].vn_kv
+        ik = voltage_factor(un, "max", net.lv_tolerance_pct) * base_mva / (SQRT3 * un * abs(Z[k, k]))
+        z = Zr[k, k]
+        out.append(dc_component_ka(float(ik), float(z.real / z.imag * ratio), t_s, net.f_hz))
+    return tuple(out)
+
+
 # --------------------------------------------------------------------------- case format
 
 def _num(desc: str, **bounds: float) -> dict[str, Any]:
