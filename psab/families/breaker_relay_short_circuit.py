@@ -7,8 +7,12 @@ breaker type for every location and a pickup current for every relay.
 
 Hard constraints (IEC 62271-100 / IEC 60947-2 ratings against IEC 60909-0 duties):
 - rated voltage ≥ the nominal voltage of the location;
-- rated breaking current ≥ margin · I″k max at the location (far from generators I_b = I″k,
-  §9.1.1 of IEC 60909-0 — conservative when a motor group contributes);
+- rated breaking current ≥ margin · I_b at the location: where the case gives the breakers'
+  minimum time delay ``min_time_delay_s`` (levels 2–3 and the public case), I_b by IEC 60909-0
+  §9.1.3 eq. (75) with μ and q (:func:`psab.surrogates.iec60909.breaking_currents`; motors need
+  ``pole_pairs``), else I_b = I″k (far from generators, §9.1.1 — conservative near machines);
+  the d.c. component i_DC at t_min (§10) is reported in the evidence, not judged (the catalog
+  gives no rated d.c. time constant);
 - rated making current ≥ margin · i_p at the location (κ by the case's method);
 - relay pickup ≥ k_load · the feeder's maximum load current (no trip on load) and
   ≤ I″k2 min at the end of the relay's zone / k_fault (a sensitive enough setting), with
