@@ -1188,3 +1188,31 @@ def line_to_earth_fault(net: Network, bus: str, case: str = "max", r_fault_ohm: 
     c = voltage_factor(un, case, net.lv_tolerance_pct)
     zf = complex(r_fault_ohm, 0.0)
     return EarthFault(bus, un, c, z1, z1, z0, zf, shunt_fault("1ph", c * un / SQRT3, z1, z1, z0, zf))
+
+
+def unbalanced_fault(net: Network, bus: str, fault: str, case: str = "max", r_fault_ohm: float = 0.0,
+                     z2_ohm: complex | None = None, base_mva: float = 100.0) -> EarthFault:
+    """A line-to-line (``"2ph"``, §7.3) or double-line-to-earth (``"2ph_ground"``, §7.4) short
+    circuit between phases b and c at ``bus`` by symmetrical components, with ``E = c·U_n/√3``
+    (phase a the angle reference). The line-to-line fault needs only the positive and negative
+    sequence: ``I_1 = −I_2 = E/(Z_1 + Z_2 + Z_f)``, ``|I_b| = √3·|I_1|`` (eq. 44 for ``Z_f = 0``);
+    the double-line-to-earth fault ``I_1 = E/(Z_1 + Z_2‖(Z_0 + 3Z_f))`` with the earth current
+    ``3·|I_0|`` (eq. 49 for ``Z_f = 0``). ``Z_2 = Z_1`` as IEC 60909 takes it unless ``z2_ohm``
+    (referred to the fault's level) is given — the textbook reading near machines with X_2 ≠ X″d.
+    Returns the same record as :func:`line_to_earth_fault` (``fault.kind`` tells which)."""
+    if fault not in ("2ph", "2ph_ground"):
+        raise ValueError(f"fault must be '2ph' or '2ph_ground', not {fault!r}")
+    k = net.bus_index()[bus]
+    un = net.buses[k].vn_kv
+    zb = un * un / base_mva
+    z1 = complex(bus_impedance(positive_sequence_model(net, case, base_mva))[k, k]) * zb
+    z2 = z1 if z2_ohm is None else complex(z2_ohm)
+    z0 = 0j  # the zero sequence does not take part in a line-to-line fault
+    if fault == "2ph_ground":
+        z0_pu = driving_point_impedance_pu(zero_sequence_model(net, case, base_mva), k)
+        if z0_pu is None:
+            raise ValueError(f"bus {bus} has no zero-sequence path to earth: a double line-to-earth fault carries no earth current")
+        z0 = z0_pu * zb
+    c = voltage_factor(un, case, net.lv_tolerance_pct)
+    zf = complex(r_fault_ohm, 0.0)
+    return EarthFault(bus, un, c, z1, z2, z0, zf, shunt_fault(fault, c * un / SQRT3, z1, z2, z0, zf))

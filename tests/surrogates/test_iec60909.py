@@ -10,8 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import psab
-from psab.paths import golden_root
+from psab.paths import case_dir, golden_root
 from psab.surrogates import iec60909 as iec
+from psab.surrogates.symmetrical import ikss2_ka, ikss_e2e_ka
 
 # ---------------------------------------------------------------- published: IEC TR 60909-4
 
@@ -277,3 +278,41 @@ def test_dc_component_by_hand() -> None:
     assert iec.dc_component_ka(10.0, 0.1, 0.1) == pytest.approx(math.sqrt(2) * 10 * math.exp(-math.pi), rel=1e-12)
     assert iec.dc_equivalent_frequency_ratio(50.0, 0.01) == 0.27
     assert iec.dc_equivalent_frequency_ratio(50.0, 0.05) == 0.092 and iec.dc_equivalent_frequency_ratio(50.0, 0.1) == 0.055
+
+
+# ---------------------------------------------------------------- line-to-line and double-line-to-earth (§7.3, §7.4)
+
+#: I″k2 at F1–F8 of the IEC TR 60909-4 network (maximum, c = 1.1), as asserted by pandapower's
+#: test_iec60909_4.py::test_iec_60909_4_2ph.
+TR_IKSS2_KA = [35.1994, 27.5249, 17.0373, 14.0536, 28.7429, 32.5304, 22.1611, 11.7586]
+
+
+def test_iec_tr_60909_4_line_to_line_currents() -> None:
+    net = _tr_network()
+    for i, ik2 in enumerate(TR_IKSS2_KA, start=1):
+        f = iec.unbalanced_fault(net, f"F{i}", "2ph")
+        ia, ib, ic = f.fault.i_phase
+        assert abs(ib) == pytest.approx(ik2, abs=1e-4), i
+        assert abs(ia) < 1e-9 and abs(ib + ic) < 1e-9
+
+
+def _earthed_case() -> iec.Network:
+    task = psab.load_case(case_dir("earth_fault_calculation"))
+    return iec.network_from_inputs(task.public_inputs)
+
+
+def test_double_line_to_earth_matches_eq_49_and_the_boundary_conditions() -> None:
+    net = _earthed_case()
+    f = iec.unbalanced_fault(net, "B3", "2ph_ground")
+    e2e = ikss_e2e_ka(f.c, f.un_kv, f.z1_ohm, f.z0_ohm)
+    assert abs(f.fault.earth_current) == pytest.approx(e2e, rel=1e-12)  # eq. (49)
+    va, vb, vc = f.fault.v_phase
+    assert abs(vb) < 1e-9 and abs(vc) < 1e-9 and abs(f.fault.i_phase[0]) < 1e-9
+    # Z_2 ≠ Z_1 (a machine's X_2 below X″d): the earth current follows eq. (49) with that Z_2
+    z2 = 0.8 * f.z1_ohm
+    g = iec.unbalanced_fault(net, "B3", "2ph_ground", z2_ohm=z2)
+    assert abs(g.fault.earth_current) == pytest.approx(ikss_e2e_ka(g.c, g.un_kv, g.z1_ohm, g.z0_ohm, z2), rel=1e-12)
+    h = iec.unbalanced_fault(net, "B3", "2ph", z2_ohm=z2)
+    assert abs(h.fault.i_phase[1]) == pytest.approx(ikss2_ka(h.c, h.un_kv, h.z1_ohm, z2), rel=1e-12)  # eq. (44)
+    with pytest.raises(ValueError):
+        iec.unbalanced_fault(net, "B3", "1ph")
