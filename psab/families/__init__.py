@@ -25,6 +25,8 @@ FAMILY_MODULES: tuple[str, ...] = (
     "dispatch_uncertainty",
     "hydro_thermal_storage_uc",
     "n1_generation_commitment",
+    # 7. Power quality, standards, assets, and cybersecurity
+    "mas_frequency_handover",
 )
 
 
