@@ -26,6 +26,7 @@ FAMILY_MODULES: tuple[str, ...] = (
     "hydro_thermal_storage_uc",
     "n1_generation_commitment",
     # 7. Power quality, standards, assets, and cybersecurity
+    "fdi_state_estimation",
     "mas_frequency_handover",
 )
 
