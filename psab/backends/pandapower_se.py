@@ -48,6 +48,7 @@ def estimate_with_bad_data(*, base_mva: float, vn_kv: Sequence[float], ref: int,
     """Build the net, place the measurements, run ``remove_bad_data``; the removed measurement
     ids (sorted) and the final estimate in case bus order."""
     pp = ppn.pandapower()
+    import pandas as pd
     from pandapower.estimation import remove_bad_data
 
     logging.getLogger("pandapower.estimation").setLevel(logging.CRITICAL)
@@ -58,16 +59,21 @@ def estimate_with_bad_data(*, base_mva: float, vn_kv: Sequence[float], ref: int,
                                                    b.phase_shift_deg) for b in branches], base_mva)
     for i, b in enumerate(shunt_b_pu):
         ppn.add_bus_shunt(net, idx[i], 0.0, float(b), base_mva)
+    rows = []
     for m in measurements:
         kind = m.quantity.split("_")[0]
         if m.quantity == "v_pu":
-            pp.create_measurement(net, "v", "bus", m.value, m.sigma, element=idx[m.bus], name=m.id)
+            rows.append((m.id, "v", "bus", idx[m.bus], m.value, m.sigma, None))
         elif m.quantity.endswith(("injection_mw", "injection_mvar")):
-            pp.create_measurement(net, kind, "bus", -m.value, m.sigma, element=idx[m.bus], name=m.id)
+            rows.append((m.id, kind, "bus", idx[m.bus], -m.value, m.sigma, None))
         else:
             etype, eidx = placed[m.branch]
             side = m.side if etype == "line" else ("hv" if m.side == "from" else "lv")
-            pp.create_measurement(net, kind, etype, m.value, m.sigma, element=eidx, side=side, name=m.id)
+            rows.append((m.id, kind, etype, eidx, m.value, m.sigma, side))
+    # one table write instead of a create_measurement call per row (≈10 ms each); the same
+    # columns and dtypes as pandapower's own measurement table
+    table = pd.DataFrame(rows, columns=list(net.measurement.columns))
+    net.measurement = table.astype(net.measurement.dtypes.to_dict())
     before = set(net.measurement.name)
     success = bool(remove_bad_data(net, init="flat", tolerance=1e-10, maximum_iterations=50, rn_max_threshold=threshold))
     removed = tuple(sorted(before - set(net.measurement.name)))
