@@ -27,6 +27,7 @@ FAMILY_MODULES: tuple[str, ...] = (
     "n1_generation_commitment",
     # 7. Power quality, standards, assets, and cybersecurity
     "fdi_state_estimation",
+    "protected_meter_placement",
     "mas_frequency_handover",
 )
 
