@@ -21,7 +21,6 @@ in increasing order of a lower bound and stopped when the bound reaches the best
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -108,15 +107,18 @@ def optimal_placement(H: np.ndarray, meter_cost: np.ndarray, meter_site: np.ndar
     sites = sorted({int(meter_site[i]) for i in range(m) if eligible[i]})
     best: tuple[float, list[int]] | None = None
     scale = float(np.linalg.svd(H, compute_uv=False)[0])
+    # every set of opened sites as a bit mask over ``sites``: which meters it allows, and its bound
+    site_bits = np.array([[int(meter_site[i]) == s for s in sites] for i in range(m)], dtype=bool).reshape(m, len(sites))
     candidates = []
-    for k in range(len(sites) + 1):
-        for combo in itertools.combinations(sites, k):
-            allowed = eligible & np.isin(meter_site, combo)
-            if allowed.sum() < n:
-                continue
-            cheapest = np.sort(meter_cost[allowed])[:n].sum()
-            candidates.append((float(sum(site_cost[s] for s in combo) + cheapest), combo, allowed))
-    candidates.sort(key=lambda c: c[0])
+    for mask in range(1 << len(sites)):
+        chosen = np.array([(mask >> j) & 1 for j in range(len(sites))], dtype=bool)
+        allowed = eligible & site_bits[:, chosen].any(axis=1) if len(sites) else eligible & False
+        if allowed.sum() < n:
+            continue
+        cheapest = np.sort(meter_cost[allowed])[:n].sum()
+        opened_cost = float(sum(site_cost[s] for s, c in zip(sites, chosen, strict=True) if c))
+        candidates.append((opened_cost + float(cheapest), mask, allowed))
+    candidates.sort(key=lambda c: (c[0], c[1]))
     checked = 0
     for bound, _combo, allowed in candidates:
         if best is not None and bound >= best[0] - 1e-9:
