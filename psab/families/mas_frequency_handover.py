@@ -214,6 +214,10 @@ def accept(task: Task, reference: Reference) -> str | None:
         return "required response too small to tell the allocations apart"
     if ans["new_lead"] != NO_LEAD and sum(1 for a in ans["allocation_mw"] if abs(a) > 1e-9) < 2:
         return "fewer than two participating stations"
+    naive = naive_answer(task)
+    if naive["new_lead"] == ans["new_lead"] and all(
+            abs(a - b) <= 1e-3 for a, b in zip(naive["allocation_mw"], ans["allocation_mw"], strict=True)):
+        return "the communication graph does not change the answer (the naive reading would score 1)"
     return None
 
 
