@@ -372,6 +372,11 @@ def accept(task: Task, reference: Reference) -> str | None:
         return "a critical measurement appears during removal (its residual is not testable)"
     if not out.final.converged:
         return "WLS did not converge"
+    keep = np.ones(len(case.meas_ids), bool)
+    for i in out.removed:  # observable after every removal, checked on its own (not only via G)
+        keep[i] = False
+        if not wls.observable(case.grid, case.meas.subset(np.flatnonzero(keep))):
+            return "the state becomes unobservable during removal"
     thr = case.threshold
     for big, second in zip(out.largest_rn[:-1], out.runner_up_rn[:-1], strict=True):
         if big < thr + DETECT_MARGIN or big < RUNNER_UP_RATIO * second:

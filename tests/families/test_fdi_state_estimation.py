@@ -114,6 +114,11 @@ def test_generated_draws_keep_their_margins() -> None:
         assert all(x >= thr + fdi.DETECT_MARGIN for x in out.largest_rn[:-1])
         assert out.largest_rn[-1] <= fdi.PASS_FRACTION * thr
         assert len(out.removed) >= 1 and not out.critical_seen
+        keep = np.ones(len(out.final.residual) + len(out.removed), bool)
+        for i in out.removed:
+            keep[i] = False
+            case = fdi.Case(task.public_inputs)
+            assert wls.observable(case.grid, case.meas.subset(np.flatnonzero(keep)))
 
 
 def test_unobservable_measurement_set_is_the_callers_error() -> None:
