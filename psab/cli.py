@@ -29,6 +29,24 @@ class CliError(PsabError):
     """A command-line usage problem (reported as one line, exit 2)."""
 
 
+class HelpFormatter(argparse.HelpFormatter):
+    """Wraps prose paragraphs of a description or epilog to the terminal, and keeps a paragraph
+    with indented lines (a list of examples, a table of agent specs) exactly as written."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        import textwrap
+
+        out = []
+        for para in text.strip("\n").split("\n\n"):
+            lines = para.splitlines()
+            if any(line[:1].isspace() for line in lines):
+                out.append("\n".join(indent + line for line in lines))
+            else:
+                out.append(textwrap.fill(" ".join(para.split()), width, initial_indent=indent,
+                                         subsequent_indent=indent))
+        return "\n\n".join(out)
+
+
 # ------------------------------------------------------------------ output helpers
 
 
@@ -43,8 +61,18 @@ def table(rows: Sequence[Sequence[Any]], header: Sequence[str]) -> str:
 
 def _print_result(result: Any, as_json: bool) -> None:
     if as_json:
-        sys.stdout.write(result.to_json())
+        text = result.to_json()
+        try:
+            text.encode(sys.stdout.encoding or "utf-8")
+        except (UnicodeEncodeError, LookupError):
+            # A terminal that cannot show the agent's text (an ASCII locale): the same JSON
+            # with non-ASCII characters as \u escapes, still valid JSON.
+            text = json.dumps(result.to_dict(), sort_keys=True, indent=2, ensure_ascii=True, allow_nan=False) + "\n"
+        sys.stdout.write(text)
         return
+    reconfigure = getattr(sys.stdout, "reconfigure", None)
+    if reconfigure is not None:  # the same for people: escape what the terminal cannot show
+        reconfigure(errors="backslashreplace")
     verdict = "feasible" if result.feasible else "INFEASIBLE"
     print(f"{result.task_id} [{result.family}, {result.backend}]: {verdict}, score {result.score:.4f}")
     ev = result.evidence
@@ -102,7 +130,21 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
     result = psab.evaluate(args.task, args.solution, backend=args.backend)
     _print_result(result, args.json)
-    return 0
+    return strict_status(result) if args.strict else 0
+
+
+#: ``psab evaluate --strict`` exit statuses (0 and psab's own 1 internal error / 2 usage error
+#: stay as they are, so a script can tell a judged answer from a failed command).
+EXIT_NOT_PERFECT = 3
+EXIT_INFEASIBLE = 4
+
+
+def strict_status(result: Any) -> int:
+    """0 when the answer is perfect (feasible, score 1), 3 when feasible but scored below 1,
+    4 when infeasible."""
+    if not result.feasible:
+        return EXIT_INFEASIBLE
+    return 0 if result.perfect else EXIT_NOT_PERFECT
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
@@ -112,6 +154,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     solution = psab.solve(args.task, backend=args.backend)
     if args.out:
         write_json(args.out, solution.to_dict())
+        print(f"wrote the {args.backend} reference solution of {args.task} to {args.out}")
     else:
         sys.stdout.write(solution.to_json())
     return 0
@@ -151,46 +194,101 @@ def cmd_refresh_cases(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------ parser
 
 
+_EVALUATE_EPILOG = f"""\
+exit status: 0 the answer was judged (feasible or not: read the verdict, or --json); with --strict,
+0 only for a perfect answer (feasible, score 1), {EXIT_NOT_PERFECT} feasible but scored below 1,
+{EXIT_INFEASIBLE} infeasible. Always: 1 an internal error, 2 a usage error (unknown family or
+backend, unreadable task) — one line on stderr.
+
+examples:
+  psab evaluate cases/three_phase_short_circuit cases/three_phase_short_circuit/solution.json
+  psab evaluate task.json my-answer.json --backend pandapower --json > result.json
+  psab evaluate task.json my-answer.json --strict && echo perfect
+"""
+
+
+def _backend_help(what: str) -> str:
+    return f"{what}: {' or '.join(BACKENDS)} (default surrogate)"
+
+
+def _examples(*lines: str) -> str:
+    return "examples:\n" + "\n".join(f"  {line}" for line in lines) + "\n"
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="psab", description="Power Systems Agent Benchmark")
+    parser = argparse.ArgumentParser(
+        prog="psab", formatter_class=HelpFormatter,
+        description="Power Systems Agent Benchmark: executable tasks for AI agents in electric power engineering, "
+                    "evaluated by recomputing the physics. `psab COMMAND --help` describes each command.",
+        epilog=_examples("psab list", "psab show ybus_construction",
+                         "psab run --agent builtin:reference --split public", "psab report runs/RUN_ID"))
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    p = sub.add_parser("list", help="the families: area, scoring kind, confidence, backends")
-    p.add_argument("--json", action="store_true")
+    def command(name: str, help: str, description: str, epilog: str) -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=help, description=description, epilog=epilog, formatter_class=HelpFormatter)
+
+    p = command("list", "the families: area, scoring kind, confidence, backends",
+                "List every registered family with its area, scoring kind, confidence and backends "
+                "(docs/families.md has the same catalogue with each family's sources).",
+                _examples("psab list", "psab list --json"))
+    p.add_argument("--json", action="store_true", help="print the list as JSON")
     p.set_defaults(func=cmd_list)
 
-    p = sub.add_parser("show", help="a family's public task exactly as an agent reads it")
-    p.add_argument("family")
-    p.add_argument("--lang", choices=("en", "ru"), default="en")
+    p = command("show", "a family's public task exactly as an agent reads it",
+                "Print a family's public task exactly as an agent reads it: the instructions the runner writes "
+                "(statement, hard constraints, answer fields, the judging backend's rule), or the agent's "
+                "task.json view with --json.",
+                _examples("psab show three_phase_short_circuit", "psab show ybus_construction --lang ru",
+                          "psab show three_phase_short_circuit --presentation expert --backend pandapower",
+                          "psab show ybus_construction --json > task.json"))
+    p.add_argument("family", metavar="FAMILY", help="a family id (see psab list)")
+    p.add_argument("--lang", choices=("en", "ru"), default="en", help="language of the instructions (default en)")
     p.add_argument("--backend", default="surrogate", choices=BACKENDS,
-                   help="the backend that judges the agent (its rule is part of what the agent reads)")
+                   help=_backend_help("the backend that judges the agent (its rule is part of what the agent reads)"))
     p.add_argument("--presentation", choices=("guided", "expert"), default="guided",
-                   help="guided spells out the method; expert names the standard and clause only")
+                   help="guided spells out the method (default); expert names the standard and clause only")
     p.add_argument("--json", action="store_true", help="print the agent's task.json view instead of the instructions")
     p.set_defaults(func=cmd_show)
 
-    p = sub.add_parser("evaluate", help="evaluate a solution file for a task")
-    p.add_argument("task", help="a case directory or task.json")
-    p.add_argument("solution", help="a solution.json")
-    p.add_argument("--backend", default="surrogate")
+    p = command("evaluate", "evaluate a solution file for a task",
+                "Judge a solution against a task: recompute the physics, check the hard constraints, and print "
+                "the verdict (feasible), the score in [0, 1] and every violation.", _EVALUATE_EPILOG)
+    p.add_argument("task", metavar="TASK", help="a case directory or a task.json")
+    p.add_argument("solution", metavar="SOLUTION", help="a solution.json ({\"answer\": {...}})")
+    p.add_argument("--backend", default="surrogate", metavar="NAME", help=_backend_help("physics backend that judges"))
     p.add_argument("--json", action="store_true", help="print the result JSON")
+    p.add_argument("--strict", action="store_true",
+                   help=f"exit non-zero unless the answer is perfect: {EXIT_NOT_PERFECT} feasible but scored below 1, "
+                        f"{EXIT_INFEASIBLE} infeasible")
     p.set_defaults(func=cmd_evaluate)
 
-    p = sub.add_parser("solve", help="the reference solution of a task")
-    p.add_argument("task")
-    p.add_argument("--backend", default="surrogate")
-    p.add_argument("--out", help="write the solution here instead of stdout")
+    p = command("solve", "the reference solution of a task",
+                "Solve a task with the family's reference solver and print the solution JSON (or write it).",
+                _examples("psab solve cases/ybus_construction",
+                          "psab solve cases/pf_voltage_repair --backend pandapower --out reference.json"))
+    p.add_argument("task", metavar="TASK", help="a case directory or a task.json")
+    p.add_argument("--backend", default="surrogate", metavar="NAME", help=_backend_help("physics backend of the reference"))
+    p.add_argument("--out", metavar="FILE", help="write the solution here instead of stdout")
     p.set_defaults(func=cmd_solve)
 
-    p = sub.add_parser("check", help="validate every artifact, sample solution, reference and golden case")
-    p.add_argument("--backend", action="append", help="backends to check (default: every installed one)")
-    p.add_argument("--family", action="append", help="only these families")
+    p = command("check", "validate every artifact, sample solution, reference and golden case",
+                "The maintainers' self-check: every artifact validated, every sample solution evaluated, every "
+                "reference solver run on its public case (on each installed backend) and every golden case "
+                "matched. Exit status 1 when anything fails.",
+                _examples("psab check", "psab check --backend surrogate --family ybus_construction"))
+    p.add_argument("--backend", action="append", metavar="NAME",
+                   help=_backend_help("backends to check, repeatable").replace("(default surrogate)",
+                                                                               "(default: every installed one)"))
+    p.add_argument("--family", action="append", metavar="ID", help="only these families (repeatable)")
     p.set_defaults(func=cmd_check)
 
-    p = sub.add_parser("refresh-cases", help="(maintainers) rewrite cases/*/task.json and solution.json from the specs")
-    p.add_argument("--family", action="append")
+    p = command("refresh-cases", "(maintainers) rewrite cases/*/task.json and solution.json from the specs",
+                "Maintainers: pose every public case again from its family spec and rewrite its task.json and "
+                "reference solution.json (after a change to a family's words, schema or reference).",
+                _examples("psab refresh-cases --family ybus_construction"))
+    p.add_argument("--family", action="append", metavar="ID", help="only these families (repeatable; default all)")
     p.set_defaults(func=cmd_refresh_cases)
 
     for name in COMMAND_MODULES:
@@ -202,7 +300,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.version:
-        from psab import __version__
+        from psab.version import __version__
 
         print(f"psab {__version__}")
         return 0

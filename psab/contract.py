@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from psab.errors import InvalidArgumentError, InvalidTaskError
+from psab.jsonpointer import pointer
 
 SCHEMA_VERSION = 1
 SCORING_KINDS = ("exact", "optimize", "classify", "comply", "forecast")
@@ -31,24 +32,82 @@ SPLITS = ("public", "heldout", "golden")
 # --------------------------------------------------------------------------- JSON helpers
 
 
+#: Integers wider than this many bits are echoed as a description, not as digits: Python
+#: refuses to print an integer of more than 4300 decimal digits (CVE-2020-10735), and
+#: 14 000 bits is about 4 215 digits.
+MAX_ECHO_INT_BITS = 14_000
+
+
+class OversizedNumber:
+    """A number literal in an agent's JSON too long to convert (a 5 000-digit integer).
+
+    The solution parser (:func:`psab.io.parse_solution_text`) puts one where the literal was,
+    so that validation reports it at its own field instead of the parse failing as a whole.
+    """
+
+    __slots__ = ("chars",)
+
+    def __init__(self, chars: int) -> None:
+        self.chars = chars
+
+    def __repr__(self) -> str:
+        return f"number literal of {self.chars} characters"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, OversizedNumber) and other.chars == self.chars
+
+    def __hash__(self) -> int:
+        return hash(("OversizedNumber", self.chars))
+
+
+def encodable(text: str) -> str:
+    """``text`` with every lone UTF-16 surrogate (``"\\ud800"``, which JSON's ``\\u`` escapes
+    can produce but UTF-8 cannot encode) replaced by the six characters of its escape,
+    backslash, ``u`` and four hex digits. Any other text is returned unchanged (the same
+    object), so ordinary results stay byte-identical."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
+def _key(key: Any) -> str:
+    if isinstance(key, str):
+        return encodable(key)
+    if isinstance(key, int) and not isinstance(key, bool) and key.bit_length() > MAX_ECHO_INT_BITS:
+        return str(to_jsonable(key))
+    return encodable(str(key))
+
+
 def to_jsonable(value: Any) -> Any:
     """Convert numpy scalars/arrays, tuples and non-finite floats into plain JSON values.
 
     Non-finite floats become the strings ``"NaN"``, ``"Infinity"``, ``"-Infinity"`` so that a
-    result reporting an agent's NaN stays valid JSON.
+    result reporting an agent's NaN stays valid JSON. Text (values and keys) is made
+    encodable as UTF-8 (:func:`encodable`), and an integer too wide to print becomes a
+    description of its size, so that whatever an agent wrote can be echoed into a result.
     """
-    if isinstance(value, bool) or value is None or isinstance(value, str):
+    if isinstance(value, bool) or value is None:
         return value
+    if isinstance(value, str):
+        return encodable(value)
     if isinstance(value, int):
+        if value.bit_length() > MAX_ECHO_INT_BITS:
+            return f"integer of about {int(value.bit_length() * 0.30103)} digits"
         return value
     if isinstance(value, float):
         if math.isfinite(value):
             return value
         return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
     if isinstance(value, Mapping):
-        return {str(k): to_jsonable(v) for k, v in value.items()}
+        return {_key(k): to_jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [to_jsonable(v) for v in value]
+    if isinstance(value, OversizedNumber):
+        return repr(value)
     # numpy without importing it: scalars have .item(), arrays have .tolist()
     if hasattr(value, "tolist"):
         return to_jsonable(value.tolist())
@@ -56,7 +115,7 @@ def to_jsonable(value: Any) -> Any:
         return to_jsonable(value.item())
     if hasattr(value, "to_dict"):
         return to_jsonable(value.to_dict())
-    return str(value)
+    return encodable(str(value))
 
 
 def dumps(obj: Any) -> str:
@@ -112,13 +171,8 @@ def schema_errors(name: str, instance: Any) -> list[tuple[str, str]]:
     """Validate ``instance`` against artifact schema ``name``; return ``(pointer, message)`` pairs."""
     out = []
     for err in sorted(_validator(name).iter_errors(instance), key=lambda e: list(map(str, e.absolute_path))):
-        pointer = "".join(f"/{_escape(p)}" for p in err.absolute_path)
-        out.append((pointer, err.message))
+        out.append((pointer(err.absolute_path), err.message))
     return out
-
-
-def _escape(part: Any) -> str:
-    return str(part).replace("~", "~0").replace("/", "~1")
 
 
 # --------------------------------------------------------------------------- artifacts
@@ -272,8 +326,8 @@ class Violation:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "field": self.field,
-            "constraint": self.constraint,
+            "field": to_jsonable(self.field),
+            "constraint": to_jsonable(self.constraint),
             "expected": to_jsonable(self.expected),
             "found": to_jsonable(self.found),
         }
@@ -284,7 +338,8 @@ class Violation:
 
     def describe(self) -> str:
         """One line for people: ``/p_mw: within limits (expected ≤ 10, found 12)``."""
-        return f"{self.field or '/'}: {self.constraint} (expected {_short(self.expected)}, found {_short(self.found)})"
+        field_, constraint = encodable(self.field or "/"), encodable(self.constraint)
+        return f"{field_}: {constraint} (expected {_short(self.expected)}, found {_short(self.found)})"
 
 
 def _short(value: Any) -> str:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from psab.contract import Solution, Task, read_json
+from psab.contract import OversizedNumber, Solution, Task, read_json
 from psab.errors import InvalidArgumentError, InvalidTaskError
 
 
@@ -53,28 +54,94 @@ class SolutionProblem(Exception):
         self.found = found
 
 
+#: Most JSON values and object keys a solution document may hold, as bounded by its
+#: punctuation (see :func:`_value_count_exceeds`; ``[{},{}]`` counts 4). Parsing builds one
+#: Python object per value — about 60 bytes each for ``{}`` or ``[]`` — so an 8 MB document
+#: of ``{},{},...`` would take ~300 MB before anything could be checked; at this bound the
+#: worst document takes ~40 MB, while the largest answer any family asks for has under a
+#: thousand values and the issue's 100,000-``{}`` schedule still reaches validation.
+MAX_SOLUTION_VALUES = 500_000
+
+_STRING = re.compile(r'"[^"]*"')
+_TOKENS = (",", ":", "[", "{")
+
+
+def _value_count_exceeds(text: str, limit: int) -> bool:
+    """Whether the JSON ``text`` holds more than ``limit`` values and keys, judged without parsing.
+
+    Every value or key but the first follows a ``,``, ``:``, ``[`` or ``{`` outside a string,
+    so their count bounds the total. Counted over the whole text first (cheap, and enough
+    unless punctuation inside strings — prose in a rationale — pushes it over); only then are
+    the strings cut out and the count repeated: after removing escaped backslashes and
+    quotes, every remaining ``"`` delimits a string (each string is a value or key too, so
+    more strings than ``limit`` settles it without the cut).
+    """
+    if sum(text.count(t) for t in _TOKENS) < limit:
+        return False
+    bare = text.replace("\\\\", "").replace('\\"', "")
+    if bare.count('"') // 2 > limit:
+        return True
+    outside = _STRING.sub("", bare)
+    return sum(outside.count(t) for t in _TOKENS) >= limit
+
+
+#: Longest integer literal converted to an ``int``. Python refuses more than 4300 digits
+#: (``ValueError: Exceeds the limit``), and conversion time grows with the square of the
+#: length (8 MB of 4,299-digit literals took over 1 s); any integer past 1e12 is an invalid
+#: magnitude anyway, so a longer literal is kept as a marker validation reports at its field.
+MAX_INT_LITERAL_CHARS = 100
+
+
+def _int_or_oversized(literal: str) -> Any:
+    if len(literal) > MAX_INT_LITERAL_CHARS:
+        return OversizedNumber(len(literal))
+    return int(literal)
+
+
+def parse_solution_text(text: str | bytes) -> Any:
+    """Parse a solution document an agent wrote, without letting it crash or exhaust the caller.
+
+    Raises :class:`SolutionProblem` for text that is not UTF-8 JSON, is nested deeper than the
+    parser's stack, or holds more than :data:`MAX_SOLUTION_VALUES` values. An integer literal
+    longer than :data:`MAX_INT_LITERAL_CHARS` (a 5,000-digit one would raise ``ValueError:
+    Exceeds the limit (4300 digits)``) does not fail the document: it is read as an
+    :class:`~psab.contract.OversizedNumber`, which validation reports at its own field (and
+    which is harmless anywhere not scored). Float literals need no bound: ``float()`` reads
+    any length in linear time (an 8 MB one in ~15 ms), rounding to ±inf at worst.
+    """
+    try:
+        if isinstance(text, bytes):
+            text = text.decode("utf-8")
+        if _value_count_exceeds(text, MAX_SOLUTION_VALUES):
+            raise SolutionProblem("solution must not hold more than " f"{MAX_SOLUTION_VALUES} JSON values",
+                                  f"more than {MAX_SOLUTION_VALUES} values")
+        return json.loads(text, parse_int=_int_or_oversized)
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        # RecursionError: nesting deeper than the parser's stack ('[' * 100000) — still
+        # the agent's malformed document, not a reason to crash the caller.
+        raise SolutionProblem("solution file must be a UTF-8 JSON document", f"{type(exc).__name__}: {exc}") from None
+
+
 def as_solution(solution: Solution | Mapping[str, Any] | str | Path | Any) -> Solution:
     """Accept a :class:`Solution`, a dict, or a path to a solution file.
 
     A missing file is the caller's error; a file that is not JSON, or JSON that is not an
     object, is the agent's — :class:`SolutionProblem`, which the evaluator reports as a
-    violation.
+    violation. So is a mapping that cannot be read (its ``get`` raises).
     """
     if isinstance(solution, Solution):
         return solution
     if isinstance(solution, Mapping):
-        return Solution.from_dict(solution)
+        try:
+            return Solution.from_dict(solution)
+        except Exception as exc:  # noqa: BLE001 - a hostile mapping is a malformed solution
+            raise SolutionProblem("solution must be a JSON object with an 'answer' object",
+                                  f"unreadable {type(solution).__name__} ({type(exc).__name__})") from None
     if isinstance(solution, (str, Path)):
         p = Path(solution)
         if not p.is_file():
             raise InvalidArgumentError(f"{p}: no such solution file")
-        raw = p.read_bytes()
-        try:
-            data = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-            # RecursionError: nesting deeper than the parser's stack ('[' * 100000) — still
-            # the agent's malformed document, not a reason to crash the caller.
-            raise SolutionProblem("solution file must be a UTF-8 JSON document", f"{type(exc).__name__}: {exc}") from None
+        data = parse_solution_text(p.read_bytes())
         if not isinstance(data, Mapping):
             raise SolutionProblem("solution must be a JSON object with an 'answer' object", type(data).__name__)
         return Solution.from_dict(data)

@@ -1,9 +1,10 @@
 """The family registry: :class:`FamilySpec`, :func:`register`, and the explicit family list.
 
 Every family module under :mod:`psab.families` ends with ``SPEC = register(FamilySpec(...))``.
-The modules to load are listed explicitly in :data:`psab.families.FAMILY_MODULES` (a test
-checks that list against the files), and they are imported only when the registry is first
-asked for, so ``import psab`` stays light.
+The modules to load are listed explicitly in :data:`FAMILY_MODULES` (a test checks that list
+against the files), and they are imported only when the registry is first asked for, so
+``import psab`` stays light. The family modules import this one, never the other way round:
+it loads them by name with :func:`importlib.import_module`.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from psab.backends import BACKENDS
 from psab.contract import SCORING_KINDS, Task, Violation
 from psab.errors import InvalidTaskError, UnknownFamilyError
 
-#: The eight areas of the benchmark (families.md), id → English and Russian titles.
+#: The eight areas of the benchmark (docs/families.md §1–§8), id → English and Russian titles.
 AREAS: dict[str, tuple[str, str]] = {
     "network": ("Network analysis and operating constraints", "Анализ сети и режимные ограничения"),
     "short_circuit_protection": ("Short circuit and protection", "Короткие замыкания и релейная защита"),
@@ -41,9 +42,44 @@ AREAS: dict[str, tuple[str, str]] = {
 
 CONFIDENCE_LEVELS = ("high", "medium", "low")
 
-#: How much of the method a task's statement spells out (families.md, "Every statement is
-#: well-posed, in two presentations"): ``guided`` gives the method step by step (the paper's
-#: tasks, the default); ``expert`` names the standard, edition and clause, the quantities and
+#: The family modules under :mod:`psab.families` the registry loads, in catalogue order
+#: (``docs/families.md``): add a new family's module name here.
+FAMILY_MODULES: tuple[str, ...] = (
+    # 1. Network analysis and operating constraints
+    "ybus_construction",
+    "pf_voltage_repair",
+    "contingency_screening",
+    "corrective_transmission_switching",
+    "dynamic_thermal_rating",
+    # 2. Short circuit and protection
+    "three_phase_short_circuit",
+    "earth_fault_calculation",
+    "breaker_relay_short_circuit",
+    "distance_protection_settings",
+    "overcurrent_protection",
+    "cable_ampacity_sizing",
+    # 5. Microgrids and dispatch
+    "microgrid_economic_dispatch",
+    "rolling_microgrid_dispatch",
+    "islanded_microgrid_pq_dispatch",
+    "dispatch_uncertainty",
+    "hydro_thermal_storage_uc",
+    "n1_generation_commitment",
+    # 7. Power quality, standards, assets, and cybersecurity
+    "en50160_voltage_compliance",
+    "power_quality_event_classification",
+    "harmonic_ieee519_compliance",
+    "transformer_thermal_loading",
+    "fdi_state_estimation",
+    "protected_meter_placement",
+    "mas_frequency_handover",
+    # 8. Forecasting under uncertainty
+    "wind_power_forecast",
+    "wind_prediction_interval",
+)
+
+#: How much of the method a task's statement spells out (docs/families.md, "Presentations"):
+#: ``guided`` gives the method step by step (the paper's tasks, the default); ``expert`` names the standard, edition and clause, the quantities and
 #: the case's own choices where the standard leaves one open — no formula, no step list.
 PRESENTATION_LEVELS = ("guided", "expert")
 
@@ -103,7 +139,7 @@ class FamilySpec:
     Parameters
     ----------
     id, area, scoring_kind, confidence, version
-        Identity and classification (``families.md``); bump ``version`` whenever a change
+        Identity and classification (``docs/families.md``); bump ``version`` whenever a change
         could alter a verdict.
     provenance
         Source entries: ``title``, ``locator`` (DOI, clause or full citation), ``note`` (how
@@ -397,8 +433,6 @@ def _load_all() -> None:
     with _LOCK:
         if _LOADED:
             return
-        from psab.families import FAMILY_MODULES
-
         for name in FAMILY_MODULES:
             module = importlib.import_module(f"psab.families.{name}")
             spec = getattr(module, "SPEC", None)
@@ -408,10 +442,8 @@ def _load_all() -> None:
 
 
 def families() -> tuple[FamilySpec, ...]:
-    """Every registered family, in the order of :data:`psab.families.FAMILY_MODULES`."""
+    """Every registered family, in the order of :data:`FAMILY_MODULES`."""
     _load_all()
-    from psab.families import FAMILY_MODULES
-
     return tuple(_REGISTRY[name] for name in FAMILY_MODULES)
 
 

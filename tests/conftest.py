@@ -10,13 +10,25 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 STRICT = os.environ.get("PSAB_STRICT") == "1"
+#: ``PSAB_THOROUGH=1``: the long exploration — 1000 examples (ten times hypothesis' default) for
+#: every property test that does not set its own count, and more generated cases where a test
+#: sizes its sample with :func:`budget`. The default run keeps
+#: every test and assertion within the time ``make test`` is meant to take (under 5 minutes).
+THOROUGH = os.environ.get("PSAB_THOROUGH") == "1"
 
 # Property tests: no per-example deadline (the first example of a test pays imports and
 # reference solves), and in CI a fixed derandomized run so a landing is never decided by luck;
 # locally they explore new examples every run.
 settings.register_profile("psab", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("psab-ci", parent=settings.get_profile("psab"), derandomize=True, print_blob=True)
-settings.load_profile("psab-ci" if STRICT else "psab")
+settings.register_profile("psab-thorough", parent=settings.get_profile("psab"), max_examples=1000, print_blob=True)
+settings.load_profile("psab-thorough" if THOROUGH else "psab-ci" if STRICT else "psab")
+
+
+def budget(default: int, thorough: int) -> int:
+    """How many generated cases a test draws: ``default`` in the everyday run, ``thorough``
+    with ``PSAB_THOROUGH=1``."""
+    return thorough if THOROUGH else default
 
 
 def need(condition: bool, reason: str) -> None:
@@ -51,3 +63,4 @@ def _quiet_warnings() -> None:
 
     warnings.filterwarnings("ignore", category=FutureWarning)
     warnings.filterwarnings("ignore", category=DeprecationWarning, module="pandapower")
+

@@ -117,3 +117,26 @@ def test_matrix_blocks_mix_with_ordinary_constraints_and_fixed_variables() -> No
     assert (m.x[0].value, m.x[1].value, m.x[2].value) == pytest.approx((0.25, 0.75, 0.5))
     assert r.objective == pytest.approx(-1.25)
     assert len(list(m.component_data_objects(pyo.Constraint))) == 2
+
+
+def test_an_objective_body_in_numpy_arithmetic_reads_the_same_coefficients_it_computes() -> None:
+    """``c @ v.x`` and ``np.sum(d * v.y)`` — the evaluator's own arithmetic on submitted arrays —
+    read through the probe as the linear objective with exactly those coefficients."""
+    need_highs()
+    import pyomo.environ as pyo
+
+    c, d = np.array([3.0, 0.5, 2.0]), np.array([1.25, 4.0, 0.0])
+
+    def body(v):  # type: ignore[no-untyped-def]
+        return c @ v.x + np.sum(d * v.y) + 7.0
+
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(range(3), bounds=(0, 1))
+    m.y = pyo.Var(range(3), bounds=(0, 1))
+    m.obj = algebra.linear_objective(m, body, sense="maximize")
+    expr = m.obj.expr
+    coef = {v.name: k for v, k in zip(expr.linear_vars, expr.linear_coefs, strict=True)}
+    assert coef == {"x[0]": 3.0, "x[1]": 0.5, "x[2]": 2.0, "y[0]": 1.25, "y[1]": 4.0}  # the zero is dropped
+    assert expr.constant == 7.0
+    x, y = np.array([1.0, 0.0, 1.0]), np.array([0.5, 1.0, 1.0])
+    assert body(algebra.values(x=x, y=y)) == 3.0 + 2.0 + 0.625 + 4.0 + 7.0

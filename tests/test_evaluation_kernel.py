@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import copy
+import functools
 import math
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -148,13 +151,20 @@ _leaf = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.floats(allow_
                   st.sampled_from(["B1", "B2", "x", ""]), st.just(1e13))
 
 
+@functools.cache
+def _case_and_variants(family: str) -> tuple[Any, list[Any]]:
+    """The public task and every mutation of its reference answer: the same for every example
+    of a family, so built once (they cost up to 0.3 s per example, most of this test's time)."""
+    task = psab.load_case(case_dir(family))
+    answer = psab.solve(task).answer
+    return task, [m.answer for m in mutations(answer, task.submission_schema)] or [answer]
+
+
 @pytest.mark.parametrize("family", [spec.id for spec in psab.families()])
 @given(data=st.data())
 def test_fast_path_never_accepts_what_jsonschema_rejects(family: str, data: st.DataObject) -> None:
-    task = psab.load_case(case_dir(family))
-    answer = psab.solve(task).answer
-    variants = [m.answer for m in mutations(answer, task.submission_schema)] or [answer]
-    candidate = data.draw(st.sampled_from(variants))
+    task, variants = _case_and_variants(family)
+    candidate = copy.deepcopy(data.draw(st.sampled_from(variants)))  # the cached variants stay pristine
     # and one random leaf replaced by an arbitrary value
     if isinstance(candidate, dict) and candidate:
         key = data.draw(st.sampled_from(sorted(candidate)))
@@ -177,3 +187,19 @@ def test_hostile_nesting_is_one_violation_not_a_recursion_error() -> None:
     result = psab.evaluate(task, {"answer": {"bus_order": deep}})
     assert not result.feasible and [v.field for v in result.violations] == [""]
     assert "nested" in result.violations[0].constraint
+
+
+# Echoed containers are summarised when they print longer than 200 characters; the bounded
+# check must decide exactly as printing them would (results stay byte-identical).
+from psab.evaluators.validation import _longer_than  # noqa: E402
+
+_printable = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-(10**60), 10**60), st.floats(allow_nan=True), st.text(max_size=30)),
+    lambda c: st.lists(c, max_size=12) | st.dictionaries(st.text(max_size=6), c, max_size=8),
+    max_leaves=40,
+)
+
+
+@given(value=_printable.filter(lambda v: isinstance(v, (list, dict))), limit=st.sampled_from([0, 20, 80, 200]))
+def test_longer_than_agrees_with_printing(value: object, limit: int) -> None:
+    assert _longer_than(value, limit) == (len(str(value)) > limit)  # type: ignore[arg-type]

@@ -5,8 +5,10 @@ out of service (N-1 loops, switching actions).
 
 Imported only when a pandapower evaluation runs. The net is built once per case (kept in
 :data:`psab.backends.pandapower_net.NETS` with its branch elements, :func:`prepared`) and every
-check works on a deep copy whose ``in_service`` flags are toggled and restored, so an N-1 loop
-costs one ``runpp`` per outage.
+check works on that net itself, under its lock: :func:`flows` toggles ``in_service`` flags and
+generator set-points and restores them, so an N-1 loop costs one ``runpp`` per outage and a
+check costs no deep copy of the net (about 18 ms each; ``runpp`` starts from its DC initial
+guess, not from the previous results, so a reused net gives the same flows).
 Islanding is judged by pandapower's own graph search (:func:`pandapower.topology.unsupplied_buses`),
 independently of the DC kernel's LODF test.
 
@@ -18,9 +20,9 @@ when power leaves the bus.
 
 from __future__ import annotations
 
-import copy
+import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -99,11 +101,13 @@ class AcFlows:
 
 @dataclass
 class PreparedNet:
-    """A deep copy of a case's net with its branch elements (``("line"|"trafo", index)``)."""
+    """A case's net with its branch elements (``("line"|"trafo", index)``), its generators,
+    and the lock every check on it holds (pandapower is not thread-safe)."""
 
     net: Any
     elements: list[tuple[str, int]]
     gen_index: list[int]
+    lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
 
 
 def build_net(case: AcCase) -> PreparedNet:
@@ -126,9 +130,9 @@ def build_net(case: AcCase) -> PreparedNet:
 
 
 def prepared(key: Any, case: AcCase) -> PreparedNet:
-    """A fresh deep copy of the net of ``case``, built once per ``key`` in this process."""
-    template = ppn.NETS.get_or_compute(("pandapower_ac_checks", key), lambda: build_net(case))
-    return PreparedNet(copy.deepcopy(template.net), list(template.elements), list(template.gen_index))
+    """The net of ``case``, built once per ``key`` in this process and shared: check it only
+    through :func:`flows`, which leaves it as it found it."""
+    return ppn.NETS.get_or_compute(("pandapower_ac_checks", key), lambda: build_net(case))
 
 
 def _set_in_service(p: PreparedNet, positions: Sequence[int], value: bool) -> None:
@@ -145,6 +149,11 @@ def flows(p: PreparedNet, out_of_service: Sequence[int] = (), gen_p_mw: Sequence
     their connection to the slack, no power flow is run and the buses are reported. Raises
     :class:`~psab.errors.SolverError` if the Newton-Raphson power flow does not converge.
     """
+    with p.lock:
+        return _flows(p, out_of_service, gen_p_mw)
+
+
+def _flows(p: PreparedNet, out_of_service: Sequence[int], gen_p_mw: Sequence[float] | None) -> AcFlows:
     pp = ppn.pandapower()
     net = p.net
     saved_p = None

@@ -26,6 +26,7 @@ Element mapping (the same data :mod:`psab.surrogates.iec60909` reads):
 
 from __future__ import annotations
 
+import logging
 import math
 import threading
 import warnings
@@ -36,6 +37,19 @@ from typing import Any
 from psab.backends import pandapower_net as ppn
 from psab.evaluators.cache import LRUCache
 from psab.surrogates.iec60909 import Network
+
+
+class _FarFromGeneratorsNotice(logging.Filter):
+    """Drop calc_sc's warning that i_p and I_th are "only implemented for faults far from
+    generators": every family that asks for them states that convention to the agent (I_th
+    with n = 1, far from generators) and evaluates against it, so the notice tells a psab user
+    nothing and opened every ``psab check``. Other pandapower warnings pass."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("aperiodic, thermal short-circuit currents are only implemented")
+
+
+_NOTICE_FILTER = _FarFromGeneratorsNotice()
 
 #: Prepared short-circuit nets per key (usually the task digest): (net, bus index by id, lock).
 NETS = LRUCache(maxsize=64)
@@ -138,6 +152,10 @@ def calc(prep: PreparedNet, buses: Sequence[str], *, fault: str = "3ph", case: s
     """``calc_sc`` on the prepared net for ``buses``; κ by ``kappa_method`` (``"radial"``:
     pandapower's ``topology="radial"``, i.e. κ from R/X of Z_k; ``"B"``/``"C"``: its methods)."""
     from pandapower.shortcircuit import calc_sc
+
+    sc_logger = logging.getLogger("pandapower.shortcircuit.calc_sc")
+    if _NOTICE_FILTER not in sc_logger.filters:
+        sc_logger.addFilter(_NOTICE_FILTER)  # idempotent; the logger is pandapower's module logger
 
     ip = kappa_method is not None
     ith = ip and t_k_s is not None

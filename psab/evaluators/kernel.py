@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from psab import backends
-from psab.contract import EvaluationResult, Solution, Task, Violation, to_jsonable
+from psab.contract import EvaluationResult, Solution, Task, Violation, encodable, to_jsonable
 from psab.errors import BackendNotSupportedError
 from psab.evaluators.cache import REFERENCES
 from psab.evaluators.scoring import (
@@ -30,7 +30,7 @@ from psab.evaluators.scoring import (
     optimize_score,
 )
 from psab.evaluators.tolerance import Checks, Tolerance
-from psab.evaluators.validation import answer_violations
+from psab.evaluators.validation import check_answer
 from psab.io import SolutionProblem, as_solution, as_task
 from psab.registry import FamilySpec, Reference, get_family
 
@@ -100,6 +100,27 @@ def solve(task: Task | Mapping[str, Any] | str | Path, backend: str = "surrogate
     return Solution(answer=ref.answer, rationale=f"reference: {method}", task_id=t.id)
 
 
+#: Longest text echoed from an answer as a violation's ``found`` (and longest field pointer):
+#: a 50 MB string is reported by its first characters and its length, not copied whole.
+MAX_ECHO_CHARS = 200
+MAX_ECHO_FIELD_CHARS = 1000
+
+
+def _echo_text(text: str, limit: int) -> str:
+    if len(text) > limit:
+        text = f"{text[:limit]}… [{len(text)} characters in all]"
+    return encodable(text)
+
+
+def _echo(found: Any) -> Any:
+    """``found`` as echoed into a result: JSON values, text encodable and at most
+    :data:`MAX_ECHO_CHARS` characters (validation already names a large container by its
+    type and length instead of copying it)."""
+    if isinstance(found, str):
+        return _echo_text(found, MAX_ECHO_CHARS)
+    return to_jsonable(found)
+
+
 def _result(task: Task, spec: FamilySpec, backend: str, feasible: bool, score: float,
             violations: list[Violation], evidence: dict[str, Any]) -> EvaluationResult:
     return EvaluationResult(
@@ -109,14 +130,15 @@ def _result(task: Task, spec: FamilySpec, backend: str, feasible: bool, score: f
         backend=backend,
         feasible=feasible,
         score=float(score) if feasible else 0.0,
-        violations=tuple(Violation(v.field, v.constraint, to_jsonable(v.expected), to_jsonable(v.found)) for v in violations),
+        violations=tuple(Violation(_echo_text(v.field, MAX_ECHO_FIELD_CHARS), encodable(v.constraint), to_jsonable(v.expected),
+                                   _echo(v.found)) for v in violations),
         evidence=to_jsonable(evidence),
         evaluator_version=evaluator_version(spec),
     )
 
 
 def evaluator_version(spec: FamilySpec) -> str:
-    from psab import __version__
+    from psab.version import __version__
 
     return f"{spec.id}@{spec.version}+psab-{__version__}"
 
@@ -138,12 +160,16 @@ def evaluate(
     except SolutionProblem as problem:
         return _result(t, spec, backend, False, 0.0, [Violation("", problem.constraint, "JSON object with an 'answer' object", problem.found)], evidence)
 
-    malformed = answer_violations(t.submission_schema, sol.answer)
-    if malformed:
-        evidence["malformed_fields"] = len(malformed)
-        return _result(t, spec, backend, False, 0.0, malformed, evidence)
+    check = check_answer(t.submission_schema, sol.answer)
+    if check.violations:
+        evidence["malformed_fields"] = check.found
+        if check.omitted:
+            evidence["violations_omitted"] = check.omitted
+        return _result(t, spec, backend, False, 0.0, check.violations, evidence)
 
-    return assess_valid_answer(t, spec, backend, sol.answer, evidence)
+    # The family evaluates the plain-JSON copy validation read, never the caller's object
+    # (which may be a mapping that answers differently when read twice).
+    return assess_valid_answer(t, spec, backend, check.answer, evidence)
 
 
 def assess_valid_answer(t: Task, spec: FamilySpec, backend: str, answer: dict[str, Any],

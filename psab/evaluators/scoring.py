@@ -1,4 +1,4 @@
-"""Score normalization, one rule per scoring kind (families.md, "Scoring kinds").
+"""Score normalization, one rule per scoring kind (docs/families.md, "Scoring kinds").
 
 optimize: ``score = 1 - gap / max(|reference|, floor)`` where ``gap`` is how much worse the
 answer's objective is than the reference's, ``floor`` is the family's case-independent scale

@@ -305,15 +305,20 @@ def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
 # ---------------------------------------------------------------------------- held-out draws
 
 
-def margin_problem(inputs: dict[str, Any]) -> str | None:
+def margin_problem(inputs: dict[str, Any], screening: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> str | None:
     """Why the case's DC loadings would let the backends disagree (or the case be degenerate),
     or ``None``: base case within MARGIN_LOW, post-outage loadings outside [MARGIN_LOW,
-    MARGIN_HIGH] and below MAX_LOADING, and at least one overloading and two secure outages."""
+    MARGIN_HIGH] and below MAX_LOADING, and at least one overloading and two secure outages.
+
+    ``screening`` is :func:`dc_screening` of ``inputs`` when the caller has it already (the
+    flows do not depend on the ratings this judges them against)."""
     rating = np.array([float(b["rating_mw"]) for b in inputs["branches"]])
-    try:
-        base, post, bridge = dc_screening(inputs)
-    except dc_flow.IslandedNetworkError:
-        return "the base case is islanded"
+    if screening is None:
+        try:
+            screening = dc_screening(inputs)
+        except dc_flow.IslandedNetworkError:
+            return "the base case is islanded"
+    base, post, bridge = screening
     if np.max(np.abs(base) / rating) >= MARGIN_LOW:
         return "the base case is loaded to within the margin of a rating"
     loading = np.abs(post[:, ~bridge]) / rating[:, None]
@@ -518,11 +523,12 @@ def generate_small(public: Task, rng: np.random.Generator) -> Generated:
             if g["bus"] == base_inputs["slack_bus"]:
                 g["p_mw"] = slack_p
         inputs.update(branches=branches, loads=loads, generators=gens)
-        base, post, bridge = dc_screening(inputs)
+        screening = dc_screening(inputs)
+        base, post, bridge = screening
         for k, br in enumerate(branches):
             flows = np.concatenate([[base[k]], post[k, ~bridge]])
             br["rating_mw"] = _rating_for(flows, float(br["rating_mw"]), rng)
-        if margin_problem(inputs) is None:
+        if margin_problem(inputs, screening) is None:
             return Generated(public_inputs=inputs)
     raise GenerationError("no contingency_screening draw cleared the DC/AC agreement margins in 200 tries")
 

@@ -44,6 +44,11 @@ FIELD_WORDS = {
     "r_up_mw": "up-reserve held (extra output the unit can deliver on request), MW (>= 0)",
     "r_down_mw": "down-reserve held (output the unit can shed on request), MW (>= 0)",
 }
+FIELD_WORDS_RU = {
+    "p_mw": "плановая мощность, МВт",
+    "r_up_mw": "резерв на загрузку (дополнительная мощность, выдаваемая по запросу), МВт (>= 0)",
+    "r_down_mw": "резерв на разгрузку (мощность, снимаемая по запросу), МВт (>= 0)",
+}
 SERIES = ("load_mw", "load_lower_mw", "load_upper_mw", "renewable_mw", "renewable_lower_mw", "renewable_upper_mw")
 
 # ---------------------------------------------------------------------------- contract
@@ -51,10 +56,13 @@ SERIES = ("load_mw", "load_lower_mw", "load_upper_mw", "renewable_mw", "renewabl
 
 def submission_schema(inputs: dict[str, Any]) -> dict[str, Any]:
     T = len(inputs["load_mw"])
-    unit = s.obj({k: s.number(w) for k, w in FIELD_WORDS.items()}, "one unit's schedule in one step")
-    step = s.obj({u["id"]: unit for u in inputs["units"]}, "every unit's schedule in one step, keyed by unit id")
-    return s.submission({"schedule": s.array(step, f"one object per step, in time order ({T} steps)", length=T)},
-                       "robust energy and reserve schedule")
+    unit = s.obj({k: s.number(w, ru=FIELD_WORDS_RU[k]) for k, w in FIELD_WORDS.items()}, "one unit's schedule in one step",
+                 ru="график одного агрегата на одном шаге")
+    step = s.obj({u["id"]: unit for u in inputs["units"]}, "every unit's schedule in one step, keyed by unit id",
+                 ru="графики всех агрегатов на одном шаге, по идентификатору агрегата")
+    return s.submission({"schedule": s.array(step, f"one object per step, in time order ({T} steps)", length=T,
+                                             ru=f"по одному объекту на шаг, в порядке времени (шагов: {T})")},
+                        "robust energy and reserve schedule", ru="робастный график мощности и резервов")
 
 
 INPUTS_SCHEMA = {
@@ -86,7 +94,11 @@ PRESENTATION = {
             "to balance that corner; and each unit's reserved range [p − r_down, p + r_up] must be reachable from the "
             "previous step's range (from p_initial_mw before step 0) within ramp_mw_per_step: (p + r_up)_t − (p − "
             "r_down)_(t−1) ≤ ramp and (p + r_up)_(t−1) − (p − r_down)_t ≤ ramp. Cost = Σ_t Δt·Σ_units (energy price·p + "
-            "up price·r_up + down price·r_down), Δt = step_minutes/60 h."
+            "up price·r_up + down price·r_down), Δt = step_minutes/60 h. Conventions: MW throughout; energy prices per "
+            "MWh and reserve prices per MW held per hour, both multiplied by Δt; ramp_mw_per_step is per step of "
+            "step_minutes (not per hour); before step 0 the unit's range is the single point p_initial_mw; only the "
+            "four corners of each step's box are required (the box's interior follows by linearity); reserve is "
+            "held, not deployed — the scheduled p must balance the forecast exactly."
         ),
         "answer_notes": (
             "Every requirement is checked within 1e-4 MW. The score is 1 at the optimal cost and falls in proportion "
@@ -110,7 +122,11 @@ PRESENTATION = {
             "сбалансировать эту вершину; диапазон каждого агрегата [p − r_down, p + r_up] должен быть достижим из "
             "диапазона предыдущего шага (до шага 0 — из p_initial_mw) с учётом ramp_mw_per_step: (p + r_up)_t − (p − "
             "r_down)_(t−1) ≤ ramp и (p + r_up)_(t−1) − (p − r_down)_t ≤ ramp. Затраты = Σ_t Δt·Σ_агрегаты (цена "
-            "энергии·p + цена резерва на загрузку·r_up + цена резерва на разгрузку·r_down), Δt = step_minutes/60 ч."
+            "энергии·p + цена резерва на загрузку·r_up + цена резерва на разгрузку·r_down), Δt = step_minutes/60 ч. "
+            "Соглашения: всё в МВт; цены энергии за МВт·ч и цены резервов за МВт в час, обе умножаются на Δt; "
+            "ramp_mw_per_step — на шаг длительностью step_minutes (не на час); до шага 0 диапазон агрегата — точка "
+            "p_initial_mw; требуются только четыре вершины области на каждом шаге (внутренние точки следуют по "
+            "линейности); резерв удерживается, а не реализуется — плановая p должна точно балансировать прогноз."
         ),
         "answer_notes": (
             "Все требования проверяются с допуском 1e-4 МВт. Оценка равна 1 при оптимальных затратах и уменьшается "
@@ -185,13 +201,14 @@ def solve(task: Task, backend: str) -> Reference:
 
 def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
     inputs = task.public_inputs
-    f = formulation(inputs)
+    data = uncertainty_data(inputs)
+    f = build_reserve_dispatch(data)
     v = answer_values(inputs, answer)
     violations = f.check(v, ctx.tol.slack)
     costs = f.step_costs(v).tolist()
     top, bottom = (v.p + v.r_up).sum(axis=0), (v.p - v.r_down).sum(axis=0)
     margins = {label: {"up_mw": np.round(top - net, 6).tolist(), "down_mw": np.round(net - bottom, 6).tolist()}
-               for label, net in vertices(uncertainty_data(inputs))}
+               for label, net in vertices(data)}
     evidence = {"step_cost": [round(c, 6) for c in costs], "vertex_margins": margins}
     return Assessment(violations=violations, objective=float(sum(costs)), evidence=evidence)
 
@@ -199,12 +216,45 @@ def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
 # ---------------------------------------------------------------------------- held-out draws
 
 
-def generate(public: Task, rng: np.random.Generator) -> Generated:
+#: Difficulty levels (FamilySpec.levels): 1 — the public case's kind (four units, hourly);
+#: 2 — half-hour steps (48; every ramp limit per step is half the hourly one, and the whole
+#: reserved range must be reachable step to step, so ramping binds across the morning rise)
+#: and a fifth unit, a flexible hydro-like unit with a
+#: large deliverable reserve and cheap reserve prices but a mid-merit energy price, competing
+#: with the thermal units for the reserve.
+LEVELS = (1, 2)
+
+
+def _refined(series: Any, per_hour: int) -> np.ndarray:
+    """An hourly series at ``per_hour`` steps an hour, interpolated at the sub-step midpoints."""
+    x = np.asarray(series, float)
+    at = (np.arange(len(x) * per_hour) + 0.5) / per_hour - 0.5
+    return np.interp(at, np.arange(len(x)), x)
+
+
+def _level_base(inputs: dict[str, Any], level: int) -> dict[str, Any]:
+    """The public case turned into a level's base case (deterministic; no draw)."""
+    if level == 1:
+        return inputs
+    out = dict(inputs)
+    out["step_minutes"] = 30
+    for k in SERIES:
+        out[k] = np.round(_refined(inputs[k], 2), 2).tolist()
+    units = [{**u, "ramp_mw_per_step": round(u["ramp_mw_per_step"] / 2.0, 2)} for u in inputs["units"]]
+    units.append({"id": "H5", "p_min_mw": 10.0, "p_max_mw": 70.0, "ramp_mw_per_step": 25.0, "reserve_max_mw": 30.0,
+                  "p_initial_mw": 10.0, "energy_cost_per_mwh": 66.0, "reserve_up_cost_per_mw_h": 2.2,
+                  "reserve_down_cost_per_mw_h": 1.2})
+    out["units"] = units
+    return out
+
+
+def generate(public: Task, rng: np.random.Generator, level: int = 1) -> Generated:
     """Redraw load (level, shape) and its interval width, the renewable day and its wider
-    interval, unit prices, ramp and reserve capabilities and initial outputs. The net-load
-    corners are kept inside the fleet's output range with a margin; ramp or reserve
-    shortfalls that remain make the LP infeasible and the draw is redrawn."""
-    inputs = public.public_inputs
+    interval, unit prices, ramp and reserve capabilities and initial outputs, on the level's
+    base case (:data:`LEVELS`). The net-load corners are kept inside the fleet's output range
+    with a margin; ramp or reserve shortfalls that remain make the LP infeasible and the draw
+    is redrawn. Level 1 makes exactly the calls on ``rng`` it made before levels existed."""
+    inputs = _level_base(public.public_inputs, level)
     T = len(inputs["load_mw"])
     hours = np.arange(T)
     units = [dict(u) for u in inputs["units"]]
@@ -244,6 +294,60 @@ def generate(public: Task, rng: np.random.Generator) -> Generated:
     for u, extra in zip(units, share / share.sum() * (net0 - p_min), strict=True):
         u["p_initial_mw"] = round(float(u["p_min_mw"] + extra), 2)
     return Generated(public_inputs=out)
+
+
+def naive_answer(task: Task) -> dict[str, Any]:
+    """The deterministic reading that ignores the uncertainty: a merit-order schedule of the
+    forecast net load (every unit at p_min_mw, the rest by energy price), no reserve held."""
+    inputs = task.public_inputs
+    units = inputs["units"]
+    schedule = []
+    for load, res in zip(inputs["load_mw"], inputs["renewable_mw"], strict=True):
+        p = {u["id"]: float(u["p_min_mw"]) for u in units}
+        rest = float(load) - float(res) - sum(p.values())
+        for u in sorted(units, key=lambda u: u["energy_cost_per_mwh"]):
+            add = max(min(rest, float(u["p_max_mw"]) - p[u["id"]]), 0.0)
+            p[u["id"]] += add
+            rest -= add
+        schedule.append({u["id"]: {"p_mw": round(p[u["id"]], 6), "r_up_mw": 0.0, "r_down_mw": 0.0} for u in units})
+    return {"schedule": schedule}
+
+
+EXPERT = {
+    "en": {"statement": (
+        "Schedule energy and up/down reserve of every unit of public_inputs for every step at minimum energy plus "
+        "reserve-capacity cost, robust to every load and renewable realisation within the forecast intervals: the box "
+        "uncertainty set of adaptive robust dispatch (Bertsimas et al., IEEE Trans. Power Syst. 28(1), 2013, §II-III), "
+        "with re-dispatch allowed anywhere within each unit's reserved range. The case's own choices: the recourse is "
+        "any re-dispatch within [p − r_down, p + r_up]; reserves are bounded by reserve_max_mw; each unit's whole "
+        "reserved range must be reachable from the previous step's within ramp_mw_per_step (from p_initial_mw before "
+        "the first step); the schedule balances the forecast net load exactly; reserve priced per MW held per hour."
+    )},
+    "ru": {"statement": (
+        "Назначьте мощность и резервы на загрузку и разгрузку каждого агрегата public_inputs на каждом шаге с "
+        "минимальными затратами на энергию и удержание резервов так, чтобы график был устойчив к любой реализации "
+        "нагрузки и выработки ВИЭ в пределах интервалов прогноза: прямоугольное множество неопределённости "
+        "адаптивной робастной диспетчеризации (Bertsimas et al., IEEE Trans. Power Syst. 28(1), 2013, §II–III) с "
+        "перераспределением мощности в пределах зарезервированного диапазона каждого агрегата. Особенности случая: "
+        "корректирующее действие — любое перераспределение в [p − r_down, p + r_up]; резервы ограничены "
+        "reserve_max_mw; весь зарезервированный диапазон агрегата должен быть достижим из диапазона предыдущего шага "
+        "в пределах ramp_mw_per_step (до первого шага — от p_initial_mw); график точно балансирует прогноз "
+        "нетто-нагрузки; резерв оплачивается за МВт удержания в час."
+    )},
+}
+
+JUDGED_BY = {
+    "surrogate": {
+        "en": ("Judged by psab's surrogate backend (no network model): the balance, limits, the coverage of the four "
+               "load × renewable corners of every step and the ramp reachability of the reserved ranges are checked at "
+               "your numbers within 1e-4 MW, the energy + reserve cost recomputed and compared with the LP over the "
+               "vertex scenarios solved by HiGHS (proven optimal)."),
+        "ru": ("Проверяется суррогатной моделью psab (без модели сети): баланс, пределы, покрытие четырёх вершин "
+               "«нагрузка × ВИЭ» на каждом шаге и достижимость зарезервированных диапазонов по скорости изменения "
+               "мощности проверяются по вашим числам с допуском 1e-4 МВт, затраты на энергию и резервы "
+               "пересчитываются и сравниваются с ЛП по вершинным сценариям, решённой в HiGHS (доказанный оптимум)."),
+    },
+}
 
 
 def accept(task: Task, reference: Reference) -> str | None:
@@ -328,5 +432,9 @@ SPEC = register(
         accept=accept,
         inputs_schema=INPUTS_SCHEMA,
         neighbourhood=neighbourhood,
+        expert=EXPERT,
+        judged_by=JUDGED_BY,
+        levels=LEVELS,
+        naive_answer=naive_answer,
     )
 )

@@ -44,23 +44,26 @@ FAMILY_ID = "hydro_thermal_storage_uc"
 
 def submission_schema(inputs: dict[str, Any]) -> dict[str, Any]:
     T = len(inputs["demand_mw"])
-    thermal = s.obj({"on": s.boolean("committed (on) during the hour"), "p_mw": s.number("output, MW (0 when off)")})
+    thermal = s.obj({"on": s.boolean("committed (on) during the step", ru="агрегат включён на шаге"),
+                     "p_mw": s.number("output, MW (0 when off)", ru="мощность, МВт (0 в отключённом состоянии)")})
     hydro = s.obj({
-        "p_mw": s.number("hydro output, MW (= mw_per_m3s × turbine flow)"),
-        "spill_m3s": s.number("water spilled past the turbines, m³/s (>= 0)"),
-        "volume_hm3": s.number("reservoir volume at the END of the hour, hm³"),
+        "p_mw": s.number("hydro output, MW (= mw_per_m3s × turbine flow)", ru="мощность ГЭС, МВт (= mw_per_m3s × турбинный расход)"),
+        "spill_m3s": s.number("water spilled past the turbines, m³/s (>= 0)", ru="холостой сброс мимо турбин, м³/с (>= 0)"),
+        "volume_hm3": s.number("reservoir volume at the END of the step, hm³", ru="объём водохранилища на КОНЕЦ шага, млн м³"),
     })
     storage = s.obj({
-        "p_charge_mw": s.number("charging power, MW (>= 0)"),
-        "p_discharge_mw": s.number("discharging power, MW (>= 0)"),
-        "soc_mwh": s.number("energy stored at the END of the hour, MWh"),
+        "p_charge_mw": s.number("charging power, MW (>= 0)", ru="мощность заряда, МВт (>= 0)"),
+        "p_discharge_mw": s.number("discharging power, MW (>= 0)", ru="мощность разряда, МВт (>= 0)"),
+        "soc_mwh": s.number("energy stored at the END of the step, MWh", ru="запас энергии на КОНЕЦ шага, МВт·ч"),
     })
     props = {u["id"]: thermal for u in inputs["thermal_units"]}
     props[inputs["hydro"]["id"]] = hydro
     props[inputs["storage"]["id"]] = storage
-    step = s.obj(props, "every unit's decisions in one hour, keyed by unit id")
-    return s.submission({"schedule": s.array(step, f"one object per hour, in time order ({T} hours)", length=T)},
-                       "hydro-thermal-storage unit commitment")
+    step = s.obj(props, "every unit's decisions in one step, keyed by unit id",
+                 ru="решения по всем агрегатам на одном шаге, по идентификатору агрегата")
+    return s.submission({"schedule": s.array(step, f"one object per step, in time order ({T} steps)", length=T,
+                                             ru=f"по одному объекту на шаг, в порядке времени (шагов: {T})")},
+                        "hydro-thermal-storage unit commitment", ru="выбор состава оборудования гидротепловой системы с накопителем")
 
 
 INPUTS_SCHEMA = {
@@ -96,11 +99,18 @@ PRESENTATION = {
             "hydro + discharge − charge = demand. A unit starting (off → on, including from its state before the day) "
             "pays its start-up cost; once started it must stay on for min_up_h hours, once stopped off for min_down_h "
             "hours. Cost = Σ_t [Σ_units (marginal·p·Δt + no-load·on·Δt + start-up·started) + cycling·P_discharge·Δt]; "
-            "water has no fuel cost."
+            "water has no fuel cost. Conventions: Δt = step_minutes/60 h, and hours of min_up_h, min_down_h and "
+            "initial_hours_in_state count in steps of Δt; the minimum up and down times are CUT OFF at the end of the "
+            "day — a unit started (or stopped) fewer than min_up_h (min_down_h) hours before the end must only stay on "
+            "(off) until the end of the last step, nothing is required beyond the horizon; start-ups and shut-downs "
+            "are read from your on/off sequence, a start in the first step counting against initial_on. Volumes in "
+            "hm³ (10⁶ m³), flows in m³/s (1 m³/s for one hour = 0.0036 hm³); the reservoir limits, the water balance "
+            "and the final volume are checked within 1e-6 hm³."
         ),
         "answer_notes": (
             "Balances and output limits are checked within 1e-4 MW, the energy recursion within 1e-4 MWh, the water "
-            "balance within 1e-6 hm³; on/off states must respect the minimum up/down times exactly. The score is 1 at "
+            "balance, the volume window and the final volume within 1e-6 hm³; on/off states must respect the "
+            "minimum up/down times exactly (cut off at the end of the day). The score is 1 at "
             "the proven MILP optimum and falls in proportion to the extra cost (relative to max(|optimal cost|, 100 "
             "currency units))."
         ),
@@ -124,18 +134,26 @@ PRESENTATION = {
             "(переход из отключённого во включённое состояние, в том числе относительно состояния перед сутками) "
             "оплачивается по стоимости пуска; после пуска агрегат работает не менее min_up_h часов, после останова "
             "простаивает не менее min_down_h часов. Затраты = Σ_t [Σ_агрегаты (удельные·p·Δt + холостой ход·вкл·Δt + "
-            "стоимость пуска·пуск) + циклирование·P_разряд·Δt]; вода топливных затрат не имеет."
+            "стоимость пуска·пуск) + циклирование·P_разряд·Δt]; вода топливных затрат не имеет. Соглашения: Δt = "
+            "step_minutes/60 ч, часы min_up_h, min_down_h и initial_hours_in_state отсчитываются шагами Δt; "
+            "минимальные времена работы и простоя ОБРЕЗАЮТСЯ концом суток — агрегат, включённый (отключённый) менее "
+            "чем за min_up_h (min_down_h) часов до конца, должен оставаться включённым (отключённым) лишь до конца "
+            "последнего шага, за горизонтом ничего не требуется; пуски и остановы определяются по вашей "
+            "последовательности вкл/откл, пуск на первом шаге — относительно initial_on. Объёмы в млн м³ (10⁶ м³), "
+            "расходы в м³/с (1 м³/с в течение часа = 0,0036 млн м³); пределы объёма водохранилища, водный баланс и "
+            "конечный объём проверяются с допуском 1e-6 млн м³."
         ),
         "answer_notes": (
             "Балансы и пределы мощности проверяются с допуском 1e-4 МВт, уравнение запаса энергии — 1e-4 МВт·ч, водный "
-            "баланс — 1e-6 млн м³; состояния вкл/откл должны точно соблюдать минимальные времена работы и простоя. "
+            "баланс, пределы объёма и конечный объём — 1e-6 млн м³; состояния вкл/откл должны точно соблюдать "
+            "минимальные времена работы и простоя (обрезанные концом суток). "
             "Оценка равна 1 при доказанном оптимуме MILP и уменьшается пропорционально перерасходу (относительно "
             "max(|оптимальные затраты|, 100 единиц валюты))."
         ),
         "hard_constraints": (
             "баланс мощности каждый час: Σ тепловых + ГЭС + разряд − заряд = потребление (±1e-4 МВт)",
             "мощность теплового агрегата в [p_min_mw, p_max_mw], когда он включён, и 0, когда отключён (±1e-4 МВт)",
-            "минимальные времена работы и простоя, с учётом состояния до начала суток",
+            "минимальные времена работы и простоя, с учётом состояния до начала суток и обрезанные концом суток",
             "мощность ГЭС в [0, mw_per_m3s·turbine_max_m3s], холостой сброс ≥ 0, водный баланс каждый час (±1e-6 млн м³), объём водохранилища в своём диапазоне и в конце ≥ volume_final_min_hm3",
             "пределы мощности батареи, рекуррентное уравнение запаса энергии (±1e-4 МВт·ч), диапазон запаса и конечный запас энергии",
         ),
@@ -246,10 +264,37 @@ def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
 # ---------------------------------------------------------------------------- held-out draws
 
 
-def generate(public: Task, rng: np.random.Generator) -> Generated:
+#: Difficulty levels (FamilySpec.levels): 1 — the public case's kind (three thermal units,
+#: hourly); 2 — four thermal units (a mid-merit unit with 3 h minimum up/down times added to
+#: the three), demand scaled to the larger fleet: more commitment
+#: interactions (which unit carries the evening peak, whether the battery or a start-up covers
+#: it) in a MILP of 4 × 24 commitment triples, solved to MIP gap 0 in seconds.
+LEVELS = (1, 2)
+
+_LEVEL2_UNITS = (
+    {"id": "T4", "p_min_mw": 40.0, "p_max_mw": 120.0, "min_up_h": 3, "min_down_h": 3, "startup_cost": 1500.0,
+     "no_load_cost_per_h": 480.0, "marginal_cost_per_mwh": 52.0, "initial_on": False, "initial_hours_in_state": 4},
+)
+
+
+def _level_base(inputs: dict[str, Any], level: int) -> dict[str, Any]:
+    """The public case turned into a level's base case (deterministic; no draw)."""
+    if level == 1:
+        return inputs
+    out = dict(inputs)
+    out["thermal_units"] = [dict(u) for u in inputs["thermal_units"]] + [dict(u) for u in _LEVEL2_UNITS]
+    old = sum(u["p_max_mw"] for u in inputs["thermal_units"])
+    new = sum(u["p_max_mw"] for u in out["thermal_units"])
+    out["demand_mw"] = [round(d * new / old, 1) for d in inputs["demand_mw"]]
+    return out
+
+
+def generate(public: Task, rng: np.random.Generator, level: int = 1) -> Generated:
     """Redraw demand (level and shape), thermal costs and initial states, the hydro inflow and
-    reservoir state, and the battery. Demand stays within the fleet's capacity with margin."""
-    inputs = public.public_inputs
+    reservoir state, and the battery, on the level's base case (:data:`LEVELS`). Demand stays
+    within the fleet's capacity with margin. Level 1 makes exactly the calls on ``rng`` it
+    made before levels existed."""
+    inputs = _level_base(public.public_inputs, level)
     T = len(inputs["demand_mw"])
     hours = np.arange(T)
     units = [dict(u) for u in inputs["thermal_units"]]
@@ -280,6 +325,83 @@ def generate(public: Task, rng: np.random.Generator) -> Generated:
     out = dict(inputs)
     out.update(demand_mw=np.round(demand, 1).tolist(), thermal_units=units, hydro=h, storage=st)
     return Generated(public_inputs=out)
+
+
+def naive_answer(task: Task) -> dict[str, Any]:
+    """A priority list hour by hour, ignoring minimum up/down times, start-up costs and the
+    battery: hydro runs the inflow (volume held, any excess spilled), the battery idles, and
+    thermal units are committed in order of full-load average cost until their capacity
+    covers the rest of the demand, then loaded by marginal cost above their minimum outputs."""
+    inputs = task.public_inputs
+    units = sorted(inputs["thermal_units"],
+                   key=lambda u: u["marginal_cost_per_mwh"] + u["no_load_cost_per_h"] / u["p_max_mw"])
+    h, st = inputs["hydro"], inputs["storage"]
+    schedule = []
+    for t, demand in enumerate(inputs["demand_mw"]):
+        flow = min(float(h["inflow_m3s"][t]), float(h["turbine_max_m3s"]))
+        p_h = h["mw_per_m3s"] * flow
+        rest = float(demand) - p_h
+        on, cap = [], 0.0
+        for u in units:
+            if cap >= rest:
+                break
+            on.append(u)
+            cap += u["p_max_mw"]
+        p = {u["id"]: float(u["p_min_mw"]) for u in on}
+        rest -= sum(p.values())
+        for u in sorted(on, key=lambda u: u["marginal_cost_per_mwh"]):
+            add = max(min(rest, u["p_max_mw"] - p[u["id"]]), 0.0)
+            p[u["id"]] += add
+            rest -= add
+        step: dict[str, Any] = {u["id"]: {"on": u["id"] in p, "p_mw": round(p.get(u["id"], 0.0), 6)}
+                                for u in inputs["thermal_units"]}
+        step[h["id"]] = {"p_mw": round(p_h, 6), "spill_m3s": round(float(h["inflow_m3s"][t]) - flow, 6),
+                         "volume_hm3": h["volume_initial_hm3"]}
+        step[st["id"]] = {"p_charge_mw": 0.0, "p_discharge_mw": 0.0, "soc_mwh": st["soc_initial_mwh"]}
+        schedule.append(step)
+    return {"schedule": schedule}
+
+
+EXPERT = {
+    "en": {"statement": (
+        "Solve the day-ahead hydro-thermal-storage unit commitment of public_inputs to proven optimality: commit and "
+        "dispatch the thermal units with the mixed-integer formulation of Carrión & Arroyo (IEEE Trans. Power Syst. "
+        "21(3), 2006, §II-III: generation limits, start-up cost, minimum up/down times with the initial conditions) "
+        "and the minimum up/down polytope of Rajan & Takriti (IBM RC23628, 2005), schedule the hydro plant on its "
+        "reservoir water balance and the battery on its energy balance, and meet the demand of every step at minimum "
+        "cost (marginal, no-load, start-up and battery cycling; water is free). Answer each unit's on/off state and "
+        "output, the hydro output, spill and end-of-step volume, and the battery's charge, discharge and end-of-step "
+        "energy. The case's own choices: minimum up/down times are cut off at the end of the day; start-ups are read "
+        "from the submitted on/off sequence against the state before the day; volumes are checked within 1e-6 hm³."
+    )},
+    "ru": {"statement": (
+        "Решите задачу выбора состава оборудования гидротепловой системы с накопителем на сутки вперёд для "
+        "public_inputs до доказанного оптимума: включение и загрузка тепловых агрегатов — в смешанно-целочисленной "
+        "постановке Carrión, Arroyo (IEEE Trans. Power Syst. 21(3), 2006, §II–III: пределы мощности, стоимость пуска, "
+        "минимальные времена работы и простоя с начальными условиями) с многогранником минимальных времён Rajan, "
+        "Takriti (IBM RC23628, 2005); ГЭС — по водному балансу водохранилища, батарея — по балансу энергии; покрыть "
+        "потребление каждого шага с минимальными затратами (удельные, холостого хода, пусковые и на циклирование "
+        "батареи; вода бесплатна). Укажите состояние и мощность каждого агрегата, мощность ГЭС, холостой сброс и "
+        "объём на конец шага, заряд, разряд и запас энергии батареи на конец шага. Особенности случая: минимальные "
+        "времена работы и простоя обрезаются концом суток; пуски определяются по представленной последовательности "
+        "вкл/откл относительно состояния до начала суток; объёмы проверяются с допуском 1e-6 млн м³."
+    )},
+}
+
+JUDGED_BY = {
+    "surrogate": {
+        "en": ("Judged by psab's surrogate backend (no network model: one balance per step): start-ups and shut-downs "
+               "are derived from your on/off states, then balance, commitment-dependent limits, minimum up/down times "
+               "(cut off at the end of the day), the water balance and the energy recursion are checked at your "
+               "numbers and the cost recomputed; it is compared with the monolithic MILP solved by HiGHS to a proven "
+               "optimum (MIP gap 0)."),
+        "ru": ("Проверяется суррогатной моделью psab (без модели сети: один баланс на шаг): пуски и остановы "
+               "определяются по вашим состояниям вкл/откл, затем по вашим числам проверяются баланс, пределы мощности "
+               "с учётом состояния, минимальные времена работы и простоя (обрезанные концом суток), водный баланс и "
+               "уравнение запаса энергии, пересчитываются затраты и сравниваются с монолитной MILP, решённой в HiGHS "
+               "до доказанного оптимума (зазор 0)."),
+    },
+}
 
 
 def accept(task: Task, reference: Reference) -> str | None:
@@ -406,7 +528,7 @@ SPEC = register(
         hard_constraints=(
             "demand balance every hour: Σ thermal + hydro + discharge − charge = demand (±1e-4 MW)",
             "thermal output within [p_min_mw, p_max_mw] when on and 0 when off (±1e-4 MW)",
-            "minimum up and down times, including the state before the day",
+            "minimum up and down times, including the state before the day and cut off at the end of the day",
             "hydro output within [0, mw_per_m3s·turbine_max_m3s], spill ≥ 0, water balance every hour (±1e-6 hm³), "
             "volume within its window and ≥ volume_final_min_hm3 at the end",
             "battery power limits, energy recursion (±1e-4 MWh), energy window and final energy",
@@ -424,5 +546,9 @@ SPEC = register(
         accept=accept,
         inputs_schema=INPUTS_SCHEMA,
         neighbourhood=neighbourhood,
+        expert=EXPERT,
+        judged_by=JUDGED_BY,
+        levels=LEVELS,
+        naive_answer=naive_answer,
     )
 )

@@ -53,19 +53,24 @@ POLYGON_SIDES = 16
 
 def submission_schema(inputs: dict[str, Any]) -> dict[str, Any]:
     T = len(inputs["load_p_mw"])
-    source = s.obj({"p_mw": s.number("active power output, MW"), "q_mvar": s.number("reactive power output, Mvar (+ = supplied)")})
+    source = s.obj({"p_mw": s.number("active power output, MW", ru="активная мощность, МВт"),
+                    "q_mvar": s.number("reactive power output, Mvar (+ = supplied)",
+                                       ru="реактивная мощность, Мвар (+ = выдача)")})
     bat = inputs["battery"]
     battery = s.obj({
-        "p_charge_mw": s.number("charging power drawn from the bus, MW (>= 0)"),
-        "p_discharge_mw": s.number("discharging power delivered to the bus, MW (>= 0)"),
-        "q_mvar": s.number("reactive power output of the battery inverter, Mvar (+ = supplied)"),
-        "soc_mwh": s.number("energy stored at the END of the step, MWh"),
+        "p_charge_mw": s.number("charging power drawn from the bus, MW (>= 0)", ru="мощность заряда, потребляемая из сети, МВт (>= 0)"),
+        "p_discharge_mw": s.number("discharging power delivered to the bus, MW (>= 0)", ru="мощность разряда, отдаваемая в сеть, МВт (>= 0)"),
+        "q_mvar": s.number("reactive power output of the battery inverter, Mvar (+ = supplied)",
+                           ru="реактивная мощность инвертора батареи, Мвар (+ = выдача)"),
+        "soc_mwh": s.number("energy stored at the END of the step, MWh", ru="запас энергии на КОНЕЦ шага, МВт·ч"),
     })
     props = {u["id"]: source for u in inputs["units"]}
     props[bat["id"]] = battery
-    step = s.obj(props, "the set-points of every source in one step, keyed by source id")
-    return s.submission({"schedule": s.array(step, f"one object per step, in time order ({T} steps)", length=T)},
-                       "islanded microgrid P/Q dispatch")
+    step = s.obj(props, "the set-points of every source in one step, keyed by source id",
+                 ru="уставки всех источников на одном шаге, по идентификатору источника")
+    return s.submission({"schedule": s.array(step, f"one object per step, in time order ({T} steps)", length=T,
+                                             ru=f"по одному объекту на шаг, в порядке времени (шагов: {T})")},
+                        "islanded microgrid P/Q dispatch", ru="распределение P/Q в изолированной микросети")
 
 
 INPUTS_SCHEMA = {
@@ -98,13 +103,22 @@ PRESENTATION = {
             "every source must stay inside its capability circle P² + Q² ≤ s_max_mva² (for the battery P = P_discharge − "
             "P_charge); the stored energy follows E_t = E_(t−1) + eta_charge·P_charge·Δt − P_discharge·Δt/eta_discharge "
             "from soc_initial_mwh (Δt = step_minutes/60 h) and stays in its window. Cost = Σ_t Δt·(Σ cost_per_mwh·P + "
-            "cycling cost·P_discharge)."
+            "cycling cost·P_discharge). Conventions: powers in MW and Mvar, ratings in MVA, energies in MWh, costs per "
+            "MWh in currency; the reactive limits q_min_mvar…q_max_mvar hold in every step whatever the active power, "
+            "so a PV inverter may supply or absorb reactive power at night (P = 0, Q within its limits and rating); "
+            "the battery inverter likewise, whether charging, discharging or idle. Only the exact circle is a "
+            "constraint: the reference optimum is computed with each circle replaced by the regular 16-gon INSCRIBED "
+            "in it, oriented with a vertex at angle π/16 from the +P axis (its sides are the half-planes cos θ_k·P + "
+            "sin θ_k·Q ≤ cos(π/16)·s_max_mva with θ_k = k·π/8, k = 0…15, so a flat side faces the +P axis); a point "
+            "between that polygon and the circle is feasible."
         ),
         "answer_notes": (
             "Balances and limits are checked within 1e-4 MW / Mvar, the circles within 1e-4 MVA, the energy recursion "
-            "within 1e-4 MWh. The reference optimum replaces each circle by an inscribed 16-sided polygon; an answer "
-            "that uses the exact circle and costs less scores 1 and is flagged. Otherwise the score falls in proportion "
-            "to the extra cost (relative to max(|optimal cost|, 100 currency units))."
+            "within 1e-4 MWh. The reference optimum replaces each circle by the inscribed 16-gon described above; an "
+            "answer that uses the exact circle and costs less scores 1 (never more) and is flagged: the result's "
+            "evidence carries beats_reference = true and points_outside_the_inscribed_polygon counts the operating "
+            "points it places between polygon and circle — a mark for review, not a penalty. Otherwise the score falls "
+            "in proportion to the extra cost (relative to max(|optimal cost|, 100 currency units))."
         ),
     },
     "ru": {
@@ -122,14 +136,24 @@ PRESENTATION = {
             "каждый источник должен оставаться внутри своей PQ-диаграммы P² + Q² ≤ s_max_mva² (для батареи P = "
             "P_разряд − P_заряд); запас энергии меняется по закону E_t = E_(t−1) + eta_charge·P_заряд·Δt − "
             "P_разряд·Δt/eta_discharge от soc_initial_mwh (Δt = step_minutes/60 ч) и не выходит из допустимого "
-            "диапазона. Затраты = Σ_t Δt·(Σ cost_per_mwh·P + стоимость циклирования·P_разряд)."
+            "диапазона. Затраты = Σ_t Δt·(Σ cost_per_mwh·P + стоимость циклирования·P_разряд). Соглашения: мощности в "
+            "МВт и Мвар, номинальные мощности в МВ·А, энергия в МВт·ч, затраты за МВт·ч в валюте currency; пределы "
+            "q_min_mvar…q_max_mvar действуют на каждом шаге независимо от активной мощности, поэтому инвертор СЭС может "
+            "выдавать или потреблять реактивную мощность и ночью (P = 0, Q в своих пределах и в пределах номинальной "
+            "мощности); так же и инвертор батареи — при заряде, разряде и в простое. Ограничением является только "
+            "точная окружность: эталонный оптимум вычисляется с заменой каждой окружности ВПИСАННЫМ в неё правильным "
+            "16-угольником, повёрнутым так, что его вершина лежит под углом π/16 к оси +P (стороны — полуплоскости "
+            "cos θ_k·P + sin θ_k·Q ≤ cos(π/16)·s_max_mva, θ_k = k·π/8, k = 0…15, т. е. к оси +P обращена сторона); "
+            "точка между многоугольником и окружностью допустима."
         ),
         "answer_notes": (
             "Балансы и пределы проверяются с допуском 1e-4 МВт / Мвар, окружности PQ-диаграмм — 1e-4 МВ·А, уравнение "
-            "запаса энергии — 1e-4 МВт·ч. Эталонный оптимум заменяет каждую окружность вписанным 16-угольником; ответ, "
-            "использующий точную окружность и более дешёвый, получает оценку 1 и отмечается в отчёте. В остальных "
-            "случаях оценка уменьшается пропорционально перерасходу (относительно max(|оптимальные затраты|, 100 "
-            "единиц валюты))."
+            "запаса энергии — 1e-4 МВт·ч. Эталонный оптимум заменяет каждую окружность описанным выше вписанным "
+            "16-угольником; ответ, использующий точную окружность и более дешёвый, получает оценку 1 (не больше) и "
+            "отмечается: в evidence результата beats_reference = true, а points_outside_the_inscribed_polygon "
+            "считает рабочие точки между многоугольником и окружностью — это пометка для проверки, не штраф. В "
+            "остальных случаях оценка уменьшается пропорционально перерасходу (относительно max(|оптимальные "
+            "затраты|, 100 единиц валюты))."
         ),
         "hard_constraints": (
             "баланс активной мощности на каждом шаге: Σ P_источников + P_discharge − P_charge = load_p_mw (±1e-4 МВт)",
@@ -254,17 +278,57 @@ def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
 # ---------------------------------------------------------------------------- held-out draws
 
 
-def generate(public: Task, rng: np.random.Generator) -> Generated:
+#: Difficulty levels (FamilySpec.levels): 1 — the public case's kind (two gensets, one PV
+#: inverter, hourly steps); 2 — half-hourly steps (Δt = 0.5 h), a third genset (a small
+#: peaker with its own minimum stable output), a second PV inverter rated only just above its
+#: peak (its circle binds when it is asked for reactive power at noon) and a lower load power
+#: factor (0.72-0.84), so that the capability circles, not only the P limits, shape the day.
+LEVELS = (1, 2)
+
+
+def _refined(series: Any, per_hour: int) -> np.ndarray:
+    """An hourly series at ``per_hour`` steps an hour, interpolated at the sub-step midpoints."""
+    x = np.asarray(series, float)
+    at = (np.arange(len(x) * per_hour) + 0.5) / per_hour - 0.5
+    return np.interp(at, np.arange(len(x)), x)
+
+
+def _level_base(inputs: dict[str, Any], level: int) -> dict[str, Any]:
+    """The public case turned into a level's base case (deterministic; no draw)."""
+    if level == 1:
+        return inputs
+    out = dict(inputs)
+    out["step_minutes"] = 30
+    out["load_p_mw"] = np.round(_refined(inputs["load_p_mw"], 2), 3).tolist()
+    out["load_q_mvar"] = np.round(_refined(inputs["load_q_mvar"], 2), 3).tolist()
+    units = []
+    for u in inputs["units"]:
+        u = dict(u)
+        if u["kind"] == "pv":
+            u["p_available_mw"] = np.round(_refined(u["p_available_mw"], 2), 3).tolist()
+        units.append(u)
+    pv = next(u for u in units if u["kind"] == "pv")
+    pv2_peak = round(0.45 * max(pv["p_available_mw"]), 3)
+    units.append({"id": "DG3", "kind": "diesel", "p_min_mw": 0.08, "p_max_mw": 0.3, "q_min_mvar": -0.12, "q_max_mvar": 0.22,
+                  "s_max_mva": 0.33, "cost_per_mwh": 320.0})
+    units.append({"id": "PV2", "kind": "pv", "p_available_mw": np.round(np.asarray(pv["p_available_mw"]) * 0.45, 3).tolist(),
+                  "q_min_mvar": -0.3, "q_max_mvar": 0.3, "s_max_mva": round(1.05 * pv2_peak, 3), "cost_per_mwh": 0.0})
+    out["units"] = units
+    return out
+
+
+def generate(public: Task, rng: np.random.Generator, level: int = 1) -> Generated:
     """Redraw the load (level, shape, power factor), the PV day, genset costs and ratings, and
-    the battery. Feasible by construction: the gensets' combined rating covers the peak
-    apparent load with margin, and curtailment and charging absorb any PV surplus above the
-    gensets' minimum output."""
-    inputs = public.public_inputs
+    the battery; at level 2 on the richer base case of :func:`_level_base` (:data:`LEVELS`).
+    Feasible by construction: the gensets' combined rating covers the peak apparent load with
+    margin, and curtailment and charging absorb any PV surplus above the gensets' minimum
+    output. Level 1 makes exactly the calls on ``rng`` it made before levels existed."""
+    inputs = _level_base(public.public_inputs, level)
     T = len(inputs["load_p_mw"])
     hours = np.arange(T)
     p = np.asarray(inputs["load_p_mw"], float) * rng.uniform(0.85, 1.15)
     p = p * (1 + 0.08 * np.sin(2 * np.pi * hours / T + rng.uniform(0, 2 * np.pi))) * rng.uniform(0.97, 1.03, size=T)
-    tan_phi = math.tan(math.acos(rng.uniform(0.78, 0.92)))
+    tan_phi = math.tan(math.acos(rng.uniform(0.78, 0.92) if level == 1 else rng.uniform(0.72, 0.84)))
     q = p * tan_phi * rng.uniform(0.95, 1.05, size=T)
     units = []
     for u in inputs["units"]:
@@ -294,6 +358,100 @@ def generate(public: Task, rng: np.random.Generator) -> Generated:
     out = dict(inputs)
     out.update(load_p_mw=np.round(p, 3).tolist(), load_q_mvar=np.round(q, 3).tolist(), units=units, battery=bat)
     return Generated(public_inputs=out)
+
+
+def accept(task: Task, reference: Reference) -> str | None:
+    """Reject a trivial draw: the battery idle (no storage decision — less than a quarter of
+    its energy window discharged over the day), or no capability limit binding anywhere
+    (every source strictly inside its inscribed polygon and Q limits: the reactive dispatch
+    would not matter and the task would be a P-only merit order). The score relies on the
+    optimal cost only (unique even where the dispatch is not), so no tie check is needed."""
+    inputs = task.public_inputs
+    bat = inputs["battery"]
+    dt = step_minutes_to_hours(inputs["step_minutes"])
+    sched = reference.answer["schedule"]
+    discharged = sum(st[bat["id"]]["p_discharge_mw"] for st in sched) * dt
+    if discharged < 0.25 * (bat["soc_max_mwh"] - bat["soc_min_mwh"]):
+        return f"trivial draw: the optimal schedule discharges only {discharged:.3f} MWh"
+    polygon = inscribed_polygon(POLYGON_SIDES)
+    v = answer_values(inputs, reference.answer)
+    binding = sum(polygon_slack(polygon, p, q, s_max) < 1e-6 for _, _, p, q, s_max in circle_points(inputs, v))
+    if not binding:
+        return "trivial draw: no capability limit binds, the reactive dispatch does not matter"
+    return None
+
+
+def naive_answer(task: Task) -> dict[str, Any]:
+    """Active power by merit order ignoring the battery (idle all day) and the circles: every
+    genset at its minimum, PV used up to the load, the rest from the cheapest genset with room;
+    reactive load shared among the gensets in proportion to their upper reactive limits (PV and
+    battery at Q = 0)."""
+    inputs = task.public_inputs
+    units = inputs["units"]
+    bat = inputs["battery"]
+    gensets = sorted((u for u in units if u["kind"] != "pv"), key=lambda u: u["cost_per_mwh"])
+    q_room = sum(u["q_max_mvar"] for u in gensets)
+    schedule = []
+    for t, (load_p, load_q) in enumerate(zip(inputs["load_p_mw"], inputs["load_q_mvar"], strict=True)):
+        p = {u["id"]: float(u["p_min_mw"]) for u in gensets}
+        rest = float(load_p) - sum(p.values())
+        for u in units:
+            if u["kind"] == "pv":
+                p[u["id"]] = max(min(float(u["p_available_mw"][t]), rest), 0.0)
+                rest -= p[u["id"]]
+        for u in gensets:
+            add = max(min(rest, float(u["p_max_mw"]) - p[u["id"]]), 0.0)
+            p[u["id"]] += add
+            rest -= add
+        step: dict[str, Any] = {}
+        for u in units:
+            q = float(load_q) * u["q_max_mvar"] / q_room if u["kind"] != "pv" else 0.0
+            step[u["id"]] = {"p_mw": round(p[u["id"]], 6), "q_mvar": round(q, 6)}
+        step[bat["id"]] = {"p_charge_mw": 0.0, "p_discharge_mw": 0.0, "q_mvar": 0.0, "soc_mwh": bat["soc_initial_mwh"]}
+        schedule.append(step)
+    return {"schedule": schedule}
+
+
+EXPERT = {
+    "en": {"statement": (
+        "Dispatch the islanded microgrid of public_inputs (no grid connection) in active and reactive power for the "
+        "day at minimum fuel and battery-cycling cost, every source within its P and Q limits and its apparent-power "
+        "capability: the armature-current circle of a synchronous genset (Kundur, Power System Stability and Control, "
+        "1994, §5.4) and the rating circle of an inverter (IEEE Std 1547-2018, §5.2), with the battery's energy "
+        "balance over the day. Answer P and Q of every source and the battery's charge, discharge, Q and end-of-step "
+        "energy. The case's own choices: gensets stay on all day (p_min_mw is their minimum stable output); PV may be "
+        "curtailed; inverters may give or absorb Q at any active power, at night too; the exact circles are the "
+        "constraints, the reference optimum uses each circle's inscribed 16-gon with a vertex at π/16 from the +P "
+        "axis, and a cheaper answer using the space between polygon and circle scores 1 and is flagged "
+        "(beats_reference)."
+    )},
+    "ru": {"statement": (
+        "Распределите активную и реактивную мощность в изолированной микросети public_inputs (без связи с внешней "
+        "сетью) на сутки с минимальными затратами на топливо и циклирование батареи; каждый источник — в своих "
+        "пределах P и Q и в пределах своей PQ-диаграммы по полной мощности: окружности тока статора синхронного "
+        "дизель-генератора (Kundur, Power System Stability and Control, 1994, §5.4) и окружности номинальной мощности "
+        "инвертора (IEEE Std 1547-2018, §5.2), с балансом энергии батареи за сутки. Укажите P и Q каждого источника и "
+        "заряд, разряд, Q и запас энергии батареи на конец шага. Особенности случая: дизель-генераторы работают весь "
+        "день (p_min_mw — их минимальная длительно допустимая нагрузка); выработку СЭС можно ограничивать; инверторы "
+        "могут выдавать и потреблять Q при любой активной мощности, в том числе ночью; ограничения — точные "
+        "окружности, эталонный оптимум использует вписанный в каждую окружность 16-угольник с вершиной под углом "
+        "π/16 к оси +P, а более дешёвый ответ, использующий область между многоугольником и окружностью, получает 1 "
+        "и отмечается (beats_reference)."
+    )},
+}
+
+JUDGED_BY = {
+    "surrogate": {
+        "en": ("Judged by psab's surrogate backend (no power-flow simulator: one busbar, no network losses): the P and "
+               "Q balances, limits, battery energy recursion and the EXACT capability circles are checked at your "
+               "numbers, the fuel and cycling cost recomputed and compared with the reference LP optimum on the "
+               "inscribed 16-gons (HiGHS, proven optimal)."),
+        "ru": ("Проверяется суррогатной моделью psab (без расчёта режима сети: одна шина, без потерь): балансы P и Q, "
+               "пределы, уравнение запаса энергии батареи и ТОЧНЫЕ окружности PQ-диаграмм проверяются по вашим "
+               "числам, затраты на топливо и циклирование пересчитываются и сравниваются с оптимумом эталонной ЛП "
+               "на вписанных 16-угольниках (HiGHS, доказанный оптимум)."),
+    },
+}
 
 
 def neighbourhood(task: Task, answer: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
@@ -406,5 +564,10 @@ SPEC = register(
         objective_scale_floor=100.0,
         inputs_schema=INPUTS_SCHEMA,
         neighbourhood=neighbourhood,
+        accept=accept,
+        expert=EXPERT,
+        judged_by=JUDGED_BY,
+        levels=LEVELS,
+        naive_answer=naive_answer,
     )
 )

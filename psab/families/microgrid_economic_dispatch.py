@@ -48,15 +48,26 @@ FIELD_WORDS = {
     "p_charge_mw": "battery charging power drawn from the microgrid bus, MW (>= 0)",
     "p_discharge_mw": "battery discharging power delivered to the microgrid bus, MW (>= 0)",
     "p_pv_mw": "PV power actually used, MW (at most the forecast; the rest is curtailed)",
-    "soc_mwh": "energy stored in the battery at the END of the hour, MWh",
+    "soc_mwh": "energy stored in the battery at the END of the step, MWh",
+}
+FIELD_WORDS_RU = {
+    "p_diesel_mw": "мощность дизель-генератора, МВт",
+    "p_import_mw": "мощность, покупаемая из сети в точке присоединения, МВт (>= 0)",
+    "p_export_mw": "мощность, продаваемая в сеть в точке присоединения, МВт (>= 0)",
+    "p_charge_mw": "мощность заряда батареи, потребляемая из шины микросети, МВт (>= 0)",
+    "p_discharge_mw": "мощность разряда батареи, отдаваемая в шину микросети, МВт (>= 0)",
+    "p_pv_mw": "фактически используемая мощность СЭС, МВт (не более прогноза; остальное ограничивается)",
+    "soc_mwh": "запас энергии в батарее на КОНЕЦ шага, МВт·ч",
 }
 
 
 def submission_schema(inputs: dict[str, Any]) -> dict[str, Any]:
     T = len(inputs["load_mw"])
-    step = s.obj({name: s.number(words) for name, words in FIELD_WORDS.items()}, "the set-points of one step")
-    return s.submission({"schedule": s.array(step, f"one object per step, in time order ({T} steps)", length=T)},
-                       "microgrid economic dispatch schedule")
+    step = s.obj({name: s.number(words, ru=FIELD_WORDS_RU[name]) for name, words in FIELD_WORDS.items()},
+                 "the set-points of one step", ru="уставки одного шага")
+    return s.submission({"schedule": s.array(step, f"one object per step, in time order ({T} steps)", length=T,
+                                             ru=f"по одному объекту на шаг, в порядке времени (шагов: {T})")},
+                        "microgrid economic dispatch schedule", ru="график экономической диспетчеризации микросети")
 
 
 _SERIES = {"type": "array", "items": s.NUMBER, "minItems": 1}
@@ -90,7 +101,12 @@ PRESENTATION = {
             "the end of the step. Every step must balance: diesel + import − export + discharge − charge + PV used = "
             "load. The stored energy follows E_t = E_(t−1) + eta_charge·P_charge·Δt − P_discharge·Δt/eta_discharge, "
             "starting from soc_initial_mwh (Δt = step_minutes/60 h). Cost = Σ_t Δt·(diesel cost·P_diesel + import "
-            "price·P_import − export price·P_export + cycling cost·P_discharge)."
+            "price·P_import − export price·P_export + cycling cost·P_discharge). Conventions: powers in MW, energies in "
+            "MWh, prices and costs per MWh in currency, applied to energy (price·P·Δt — with 15-minute steps a step "
+            "carries a quarter of the hourly energy); the stored energy is the value at the END of each step and the "
+            "final requirement applies to the end of the last step; charging and discharging in the same step, or "
+            "importing and exporting in the same step, are not forbidden (they never pay: efficiencies below 1, "
+            "cycling cost and export prices below import prices make them dearer); curtailment costs nothing."
         ),
         "answer_notes": (
             "All powers are non-negative MW. Balances and limits are checked within 1e-4 MW and the energy recursion "
@@ -113,7 +129,12 @@ PRESENTATION = {
             "энергии в батарее на конец интервала. Баланс каждого интервала: дизель + покупка − продажа + разряд − заряд "
             "+ используемая СЭС = нагрузка. Запас энергии меняется по закону E_t = E_(t−1) + eta_charge·P_заряд·Δt − "
             "P_разряд·Δt/eta_discharge, начиная с soc_initial_mwh (Δt = step_minutes/60 ч). Затраты = Σ_t Δt·(цена "
-            "дизеля·P_дизель + цена покупки·P_покупка − цена продажи·P_продажа + стоимость циклирования·P_разряд)."
+            "дизеля·P_дизель + цена покупки·P_покупка − цена продажи·P_продажа + стоимость циклирования·P_разряд). "
+            "Соглашения: мощности в МВт, энергия в МВт·ч, цены и затраты за МВт·ч в валюте currency, применяются к "
+            "энергии (цена·P·Δt — при 15-минутных шагах на шаг приходится четверть часовой энергии); запас энергии — "
+            "значение на КОНЕЦ каждого шага, требование к конечному запасу относится к концу последнего шага; заряд и "
+            "разряд на одном шаге, как и одновременные покупка и продажа, не запрещены (они никогда не выгодны: КПД "
+            "меньше 1, стоимость циклирования и цены продажи ниже цен покупки); ограничение выработки СЭС бесплатно."
         ),
         "answer_notes": (
             "Все мощности неотрицательны, в МВт. Балансы и ограничения проверяются с допуском 1e-4 МВт, уравнение "
@@ -205,15 +226,48 @@ def _profile(rng: np.random.Generator, base: np.ndarray, spread: float) -> np.nd
     return base * rng.uniform(0.85, 1.15) * wave * rng.uniform(1 - spread / 2, 1 + spread / 2, size=T)
 
 
-def generate(public: Task, rng: np.random.Generator) -> Generated:
+#: Difficulty levels (FamilySpec.levels): 1 — the public case's kind (24 hourly steps, final
+#: energy = initial energy); 2 — 96 quarter-hour steps (Δt = 0.25 h in every energy and
+#: cost term, prices varying within the hour), a tight PCC import limit that leaves the
+#: evening peak to diesel and battery together, and a final energy a fifth of the window
+#: above the initial one (the battery must be refilled, at a price, before midnight).
+LEVELS = (1, 2)
+
+
+def _refined(series: Any, per_hour: int) -> np.ndarray:
+    """An hourly series at ``per_hour`` steps an hour, interpolated at the sub-step midpoints."""
+    x = np.asarray(series, float)
+    at = (np.arange(len(x) * per_hour) + 0.5) / per_hour - 0.5
+    return np.interp(at, np.arange(len(x)), x)
+
+
+def _level_base(inputs: dict[str, Any], level: int) -> dict[str, Any]:
+    """The public case turned into a level's base case (deterministic; no draw)."""
+    if level == 1:
+        return inputs
+    out = dict(inputs)
+    out["step_minutes"] = 15
+    out["load_mw"] = np.round(_refined(inputs["load_mw"], 4), 3).tolist()
+    out["pv_forecast_mw"] = np.round(np.maximum(_refined(inputs["pv_forecast_mw"], 4), 0.0), 3).tolist()
+    grid = dict(inputs["grid"])
+    for k in ("import_price_per_mwh", "export_price_per_mwh"):
+        grid[k] = np.round(_refined(grid[k], 4), 1).tolist()
+    out["grid"] = grid
+    return out
+
+
+def generate(public: Task, rng: np.random.Generator, level: int = 1) -> Generated:
     """Redraw the day: load level and shape, PV size and cloudiness, price level, peak and
-    feed-in ratio, diesel cost and size, battery size and initial energy, PCC limits.
+    feed-in ratio, diesel cost and size, battery size and initial energy, PCC limits, on the
+    level's base case (:data:`LEVELS`).
 
     Feasibility by construction: import limit + diesel ≥ the peak load, so the idle battery
-    with an unchanged final energy is always a feasible schedule; curtailment absorbs any PV
-    surplus.
+    with an unchanged final energy is always a feasible schedule at level 1 (at level 2 the
+    raised final energy is reachable: the night import room exceeds the charging power);
+    curtailment absorbs any PV surplus. Level 1 makes exactly the calls on ``rng`` it made
+    before levels existed.
     """
-    inputs = public.public_inputs
+    inputs = _level_base(public.public_inputs, level)
     load = np.round(_profile(rng, np.asarray(inputs["load_mw"], float), 0.12), 3)
     clouds = np.clip(1.0 - rng.uniform(0.0, 0.6) * rng.uniform(0.3, 1.0, size=len(load)), 0.1, 1.0)
     pv = np.round(np.asarray(inputs["pv_forecast_mw"], float) * rng.uniform(0.6, 1.5) * clouds, 3)
@@ -226,7 +280,8 @@ def generate(public: Task, rng: np.random.Generator) -> Generated:
     diesel = dict(inputs["diesel"])
     diesel["cost_per_mwh"] = round(float(np.percentile(imp, rng.uniform(70, 95))), 1)
     diesel["p_max_mw"] = round(float(inputs["diesel"]["p_max_mw"]) * rng.uniform(0.8, 1.25), 3)
-    grid["import_limit_mw"] = round(max(float(load.max()) * rng.uniform(0.55, 0.8), float(load.max()) - diesel["p_max_mw"] + 0.05), 3)
+    tight = (0.55, 0.8) if level == 1 else (0.45, 0.6)
+    grid["import_limit_mw"] = round(max(float(load.max()) * rng.uniform(*tight), float(load.max()) - diesel["p_max_mw"] + 0.05), 3)
     grid["export_limit_mw"] = round(float(inputs["grid"]["export_limit_mw"]) * rng.uniform(0.5, 1.3), 3)
     bat = dict(inputs["battery"])
     scale = rng.uniform(0.6, 1.6)
@@ -234,10 +289,71 @@ def generate(public: Task, rng: np.random.Generator) -> Generated:
         bat[k] = round(float(bat[k]) * scale, 3)
     e0 = round(float(rng.uniform(bat["soc_min_mwh"], 0.5 * (bat["soc_min_mwh"] + bat["soc_max_mwh"]))), 3)
     bat["soc_initial_mwh"] = e0
-    bat["soc_terminal_min_mwh"] = e0
+    bat["soc_terminal_min_mwh"] = e0 if level == 1 else round(e0 + 0.2 * (bat["soc_max_mwh"] - bat["soc_min_mwh"]), 3)
     out = dict(inputs)
     out.update(load_mw=load.tolist(), pv_forecast_mw=pv.tolist(), grid=grid, diesel=diesel, battery=bat)
     return Generated(public_inputs=out)
+
+
+def naive_answer(task: Task) -> dict[str, Any]:
+    """Merit order step by step ignoring the battery (idle all day at its initial energy): PV
+    first, a surplus exported up to the export limit and the rest curtailed, a deficit met by
+    the cheaper of diesel and import in that step and the other taking the rest."""
+    inputs = task.public_inputs
+    grid, diesel, bat = inputs["grid"], inputs["diesel"], inputs["battery"]
+    schedule = []
+    for t, (load, pv) in enumerate(zip(inputs["load_mw"], inputs["pv_forecast_mw"], strict=True)):
+        d = i = e = 0.0
+        used = float(pv)
+        net = float(load) - float(pv)
+        if net < 0:
+            e = min(-net, float(grid["export_limit_mw"]))
+            used = float(load) + e
+        elif float(diesel["cost_per_mwh"]) < float(grid["import_price_per_mwh"][t]):
+            d = min(net, float(diesel["p_max_mw"]))
+            i = net - d
+        else:
+            i = min(net, float(grid["import_limit_mw"]))
+            d = net - i
+        schedule.append({"p_diesel_mw": round(d, 6), "p_import_mw": round(i, 6), "p_export_mw": round(e, 6),
+                         "p_charge_mw": 0.0, "p_discharge_mw": 0.0, "p_pv_mw": round(used, 6),
+                         "soc_mwh": bat["soc_initial_mwh"]})
+    return {"schedule": schedule}
+
+
+EXPERT = {
+    "en": {"statement": (
+        "Schedule the grid-connected microgrid of public_inputs for the day at minimum operating cost: the economic "
+        "dispatch with storage of Parisio, Rikos & Glielmo (IEEE TCST 22(5), 2014, §II; storage energy dynamics with "
+        "charge and discharge efficiencies, grid exchange at the tariff, here without commitment binaries), the "
+        "diesel, PCC exchange, battery and PV set-points of every step within their limits and the battery's "
+        "end-of-step energy. The case's own choices: linear costs (diesel per MWh, import and export at the step's "
+        "prices, battery cycling per MWh discharged); PV may be curtailed at no cost; the battery must end the day "
+        "with at least soc_terminal_min_mwh; steps of step_minutes."
+    )},
+    "ru": {"statement": (
+        "Составьте суточный график микросети public_inputs, подключённой к внешней сети, с минимальными "
+        "эксплуатационными затратами: экономическая диспетчеризация с накопителем по Parisio, Rikos, Glielmo (IEEE "
+        "TCST 22(5), 2014, §II; динамика запаса энергии с КПД заряда и разряда, обмен с сетью по тарифу, здесь без "
+        "двоичных переменных включения) — уставки дизель-генератора, обмена в точке присоединения, батареи и СЭС на "
+        "каждом шаге в своих пределах и запас энергии батареи на конец шага. Особенности случая: линейные затраты "
+        "(дизель за МВт·ч, покупка и продажа по ценам шага, циклирование батареи за МВт·ч отданной энергии); "
+        "выработку СЭС можно ограничивать бесплатно; к концу суток запас батареи не ниже soc_terminal_min_mwh; шаг "
+        "step_minutes минут."
+    )},
+}
+
+JUDGED_BY = {
+    "surrogate": {
+        "en": ("Judged by psab's surrogate backend (no power-flow simulator: one busbar behind the PCC): balances, unit, "
+               "PCC and battery limits and the stored-energy recursion are checked at your numbers, the operating cost "
+               "recomputed and compared with the LP optimum solved by HiGHS (proven optimal)."),
+        "ru": ("Проверяется суррогатной моделью psab (без расчёта режима сети: одна шина за точкой присоединения): "
+               "балансы, пределы агрегатов, обмена и батареи и уравнение запаса энергии проверяются по вашим числам, "
+               "эксплуатационные затраты пересчитываются и сравниваются с оптимумом ЛП, решённой в HiGHS (доказанный "
+               "оптимум)."),
+    },
+}
 
 
 def accept(task: Task, reference: Reference) -> str | None:
@@ -347,5 +463,9 @@ SPEC = register(
         accept=accept,
         inputs_schema=INPUTS_SCHEMA,
         neighbourhood=neighbourhood,
+        expert=EXPERT,
+        judged_by=JUDGED_BY,
+        levels=LEVELS,
+        naive_answer=naive_answer,
     )
 )

@@ -46,11 +46,13 @@ OBJECTIVE_TIE_USD = 1.0
 
 
 def submission_schema(inputs: dict[str, Any]) -> dict[str, Any]:
-    unit = s.obj({"committed": s.boolean("true when the unit is online for the hour"),
-                  "p_mw": s.number("the unit's output for the hour, MW (0 when not committed)")},
-                 "commitment and dispatch of the unit")
-    return s.submission({"units": s.obj({u["id"]: unit for u in inputs["units"]}, "one entry per unit")},
-                        "N-1 secure commitment and dispatch")
+    unit = s.obj({"committed": s.boolean("true when the unit is online for the hour", ru="true, если агрегат включён на этот час"),
+                  "p_mw": s.number("the unit's output for the hour, MW (0 when not committed)",
+                                   ru="мощность агрегата на этот час, МВт (0, если не включён)")},
+                 "commitment and dispatch of the unit", ru="состояние и загрузка агрегата")
+    return s.submission({"units": s.obj({u["id"]: unit for u in inputs["units"]}, "one entry per unit",
+                                        ru="по одной записи на агрегат")},
+                        "N-1 secure commitment and dispatch", ru="выбор состава и загрузки агрегатов с учётом N-1")
 
 
 PRESENTATION = {
@@ -60,16 +62,21 @@ PRESENTATION = {
             "Commit and dispatch the units in public_inputs for one hour (period_h) to serve the loads of the DC "
             "network (branch susceptance 1/(x_pu·tap_ratio) on base_mva, slack_bus as angle reference). A committed "
             "unit produces between p_min_mw and p_max_mw; an uncommitted one produces 0. Total output equals total "
-            "load, and the base-case DC flows stay within rating_mw. The system must survive the loss of any one "
-            "unit g: the frequency settles Δf = p_g / Σ K_j below nominal, where the sum runs over the other "
+            "load, and the base-case DC flows stay within rating_mw (a branch with phase_shift_deg φ carries "
+            "(θ_from − θ_to − φ)/(x_pu·tap_ratio)·base_mva MW, angles in radians). The system must survive the loss "
+            "of any one COMMITTED unit g (an uncommitted unit produces nothing, so its loss changes nothing; with a "
+            "single unit committed the loss of that unit cannot be covered and the commitment is infeasible): the "
+            "frequency settles Δf = p_g / Σ K_j below nominal, where the sum runs over the other "
             "committed units and K_j = p_max_mw_j / (droop_pct_j/100 · frequency_hz) is unit j's governor gain "
             "(MW/Hz); each of them then picks up K_j·Δf MW (load damping neglected). After every such loss each "
             "remaining unit's output plus its pickup must stay within its p_max_mw, and the DC flows of the "
             "post-loss injections within emergency_rating_mw. Minimize the hour's cost: for each committed unit "
             "no_load_cost_usd_per_h·period_h, plus startup_cost_usd if it was not initially_on, plus "
-            "marginal_cost_usd_per_mwh·p_mw·period_h."
+            "marginal_cost_usd_per_mwh·p_mw·period_h. Units: MW, USD, droop in percent on the unit's own p_max_mw, "
+            "frequency_hz the nominal frequency f₀."
         ),
-        "answer_notes": "units: for every unit, committed (boolean) and p_mw. All constraints hold within 0.01 MW.",
+        "answer_notes": ("units: for every unit, committed (boolean) and p_mw. All constraints hold within 0.01 MW; "
+                         "costs within 1 USD count as a tie."),
     },
     "ru": {
         "title": "Выбор состава генерирующего оборудования с резервом по критерию N-1 и первичным регулированием",
@@ -78,22 +85,26 @@ PRESENTATION = {
             "питания нагрузок сети, рассчитываемой по модели постоянного тока (проводимость ветви "
             "1/(x_pu·tap_ratio) на базе base_mva, slack_bus — опорный по углу узел). Включённый агрегат выдаёт "
             "от p_min_mw до p_max_mw, отключённый — 0. Суммарная генерация равна суммарной нагрузке, перетоки "
-            "нормального режима не превышают rating_mw. Система должна выдерживать потерю любого одного агрегата "
-            "g: частота устанавливается на Δf = p_g / Σ K_j ниже номинальной, где сумма берётся по остальным "
+            "нормального режима не превышают rating_mw (по ветви с фазовым сдвигом phase_shift_deg φ течёт "
+            "(θ_нач − θ_кон − φ)/(x_pu·tap_ratio)·base_mva МВт, углы в радианах). Система должна выдерживать потерю "
+            "любого одного ВКЛЮЧЁННОГО агрегата g (невключённый агрегат ничего не выдаёт, его потеря ничего не "
+            "меняет; если включён только один агрегат, его потерю покрыть нечем и такой состав недопустим): частота устанавливается на Δf = p_g / Σ K_j ниже номинальной, где сумма берётся по остальным "
             "включённым агрегатам, а K_j = p_max_mw_j / (droop_pct_j/100 · frequency_hz) — крутизна статической "
             "характеристики регулятора агрегата j (МВт/Гц); каждый из них подхватывает K_j·Δf МВт (регулирующий "
             "эффект нагрузки не учитывается). После каждой такой потери загрузка каждого оставшегося агрегата "
             "вместе с подхватом не должна превышать его p_max_mw, а перетоки послеаварийного режима — "
             "emergency_rating_mw. Минимизируйте затраты за час: для каждого включённого агрегата "
             "no_load_cost_usd_per_h·period_h, плюс startup_cost_usd, если он не был включён (initially_on), плюс "
-            "marginal_cost_usd_per_mwh·p_mw·period_h."
+            "marginal_cost_usd_per_mwh·p_mw·period_h. Единицы: МВт, доллары США, статизм в процентах от "
+            "собственной p_max_mw агрегата, frequency_hz — номинальная частота f₀."
         ),
-        "answer_notes": "units — для каждого агрегата committed (логическое) и p_mw. Все ограничения проверяются с точностью 0,01 МВт.",
+        "answer_notes": ("units — для каждого агрегата committed (логическое) и p_mw. Все ограничения проверяются с "
+                         "точностью 0,01 МВт; затраты, различающиеся не более чем на 1 доллар, считаются равными."),
         "hard_constraints": (
             "суммарная генерация равна суммарной нагрузке (±0,01 МВт)",
             "включённый агрегат — в [p_min_mw, p_max_mw]; невключённый — 0",
             "перетоки в исходном режиме (расчёт по постоянному току) не превышают rating_mw",
-            "при потере каждого агрегата остальные включённые агрегаты принимают по K_j·Δf каждый, не превышая p_max_mw, а послеаварийные перетоки (по постоянному току) не превышают emergency_rating_mw",
+            "при потере каждого включённого агрегата остальные включённые агрегаты принимают по K_j·Δf каждый, не превышая p_max_mw, а послеаварийные перетоки (по постоянному току) не превышают emergency_rating_mw",
         ),
     },
 }
@@ -152,8 +163,14 @@ class Case:
         return n1_generation_rows(self.grid, self.ptdf, self.shift, self.units, self.demand, self.normal, self.emergency,
                                   unit_field=lambda g, what: f"/units/{self.unit_ids[g]}/{what}")
 
-    def cost(self, u: np.ndarray, p: np.ndarray) -> float:
-        return float(self.fixed_cost @ u + self.energy_cost @ p)
+    def cost(self, v: Any) -> Any:
+        """The hour's cost (USD): no-load and start-up of the committed units plus their energy.
+
+        The one definition of the objective: the MILP's (``v`` the model's variables, read by
+        :func:`~psab.solvers.algebra.linear_objective`) and the evaluator's (``v`` the answer's
+        arrays ``u``, ``p``).
+        """
+        return self.fixed_cost @ v.u + self.energy_cost @ v.p
 
 
 # ---------------------------------------------------------------------------- reference
@@ -164,7 +181,7 @@ def build_model(case: Case, secure: bool = True) -> Any:
     judge whether a draw's security constraints matter)."""
     import pyomo.environ as pyo
 
-    from psab.solvers.algebra import add_constraints
+    from psab.solvers.algebra import add_constraints, linear_objective
     from psab.solvers.network import pyomo_vars
 
     n = case.units.n
@@ -175,8 +192,7 @@ def build_model(case: Case, secure: bool = True) -> Any:
     if not secure:
         rows = [r for r in rows if r.name in ("balance", "p_max", "p_min", "base_flow")]
     add_constraints(m, rows)
-    m.cost = pyo.Objective(expr=sum(case.fixed_cost[g] * m.u[g] + case.energy_cost[g] * m.p[g] for g in range(n)),
-                           sense=pyo.minimize)
+    m.cost = linear_objective(m, case.cost)
     return m
 
 
@@ -218,18 +234,48 @@ def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
                                    for g, uid in enumerate(case.unit_ids)},
         "committed": [uid for g, uid in enumerate(case.unit_ids) if u[g]],
     }
-    return Assessment(violations=violations, objective=case.cost(u, p), evidence=evidence)
+    return Assessment(violations=violations, objective=float(case.cost(values(u=u, p=p))), evidence=evidence)
 
 
 # ---------------------------------------------------------------------------- held-out draws
 
 
-def generate(public: Task, rng: np.random.Generator) -> Generated:
+#: Difficulty levels (FamilySpec.levels): 1 — the public case's kind (six units on a six-bus
+#: DC network); 2 — a seventh bus behind a 2° phase-shifting transformer (tap 1.025) and a
+#: weaker line, carrying a load and a large unit G7 whose loss must be covered through those
+#: two branches' emergency ratings, and a small fast unit G8: eight units, 56 pickup pairs.
+LEVELS = (1, 2)
+
+
+def _level_base(inputs: dict[str, Any], level: int) -> dict[str, Any]:
+    """The public case turned into a level's base case (deterministic; no draw)."""
+    if level == 1:
+        return inputs
+    out = dict(inputs)
+    out["buses"] = [*inputs["buses"], {"id": "B7"}]
+    out["branches"] = [*inputs["branches"],
+                       {"id": "T3-7", "from_bus": "B3", "to_bus": "B7", "x_pu": 0.06, "tap_ratio": 1.025,
+                        "phase_shift_deg": 2.0, "rating_mw": 220.0, "emergency_rating_mw": 260.0},
+                       {"id": "L6-7", "from_bus": "B6", "to_bus": "B7", "x_pu": 0.08, "tap_ratio": 1.0,
+                        "phase_shift_deg": 0.0, "rating_mw": 150.0, "emergency_rating_mw": 180.0}]
+    out["loads"] = [*inputs["loads"], {"id": "D7", "bus": "B7", "p_mw": 130.0}]
+    out["units"] = [*inputs["units"],
+                    {"id": "G7", "bus": "B7", "p_min_mw": 70.0, "p_max_mw": 280.0, "droop_pct": 5.0,
+                     "marginal_cost_usd_per_mwh": 28.0, "no_load_cost_usd_per_h": 1100.0, "startup_cost_usd": 8000.0,
+                     "initially_on": False},
+                    {"id": "G8", "bus": "B1", "p_min_mw": 10.0, "p_max_mw": 60.0, "droop_pct": 4.0,
+                     "marginal_cost_usd_per_mwh": 85.0, "no_load_cost_usd_per_h": 90.0, "startup_cost_usd": 300.0,
+                     "initially_on": False}]
+    return out
+
+
+def generate(public: Task, rng: np.random.Generator, level: int = 1) -> Generated:
     """Redraw loads (±12 %), marginal, no-load and start-up costs (±20 %), normal ratings (±10 %,
     emergency ratings keeping their ratio), droops (4-6 %) and initial statuses (each flipped with
-    probability 0.25); a draw whose demand the units could not carry after losing the largest
-    one is redrawn at once."""
-    base = public.public_inputs
+    probability 0.25), on the level's base case (:data:`LEVELS`); a draw whose demand the units
+    could not carry after losing the largest one is redrawn at once. Level 1 makes exactly the
+    calls on ``rng`` it made before levels existed."""
+    base = _level_base(public.public_inputs, level)
     for _ in range(50):
         inputs = dict(base)
         inputs["loads"] = [{**ld, "p_mw": round(ld["p_mw"] * float(rng.uniform(0.88, 1.12)), 1)} for ld in base["loads"]]
@@ -254,6 +300,57 @@ def generate(public: Task, rng: np.random.Generator) -> Generated:
         if total < sum(u["p_max_mw"] for u in units) - max(u["p_max_mw"] for u in units):
             return Generated(public_inputs=inputs)
     raise GenerationError("no n1_generation_commitment draw left enough capacity for the loss of the largest unit")
+
+
+def naive_answer(task: Task) -> dict[str, Any]:
+    """The merit-order commitment that ignores the N-1 requirement: the cost-optimal
+    commitment and dispatch with balance, unit limits and base-case flows only (the same
+    MILP without the loss-of-unit rows)."""
+    case = Case(task.public_inputs)
+    u, p, _ = solve_milp(case, secure=False)
+    return {"units": {uid: {"committed": bool(u[g]), "p_mw": round(float(p[g]), 6) + 0.0}
+                      for g, uid in enumerate(case.unit_ids)}}
+
+
+EXPERT = {
+    "en": {"statement": (
+        "Commit and dispatch the units of public_inputs for one hour at minimum cost (no-load, start-up for units not "
+        "initially on, and energy) so that the system is N-1 secure against the loss of any one committed generating "
+        "unit, in the sense of the commitment stage of security-constrained unit commitment (arXiv:2001.00597): after "
+        "the loss, the remaining committed units take up the lost output by their steady-state governor droop "
+        "response (Kundur, Power System Stability and Control, 1994, §11.1.4, load sharing by parallel units; load "
+        "damping neglected), each within its capacity, and the resulting DC power flows stay within the emergency "
+        "ratings; base-case DC flows within the normal ratings. Answer committed and p_mw per unit. The case's own "
+        "choices: droop in percent on each unit's own p_max_mw at the nominal frequency_hz; DC flows with the branch "
+        "taps and phase shifts as given, slack_bus the angle reference."
+    )},
+    "ru": {"statement": (
+        "Выберите состав и загрузку агрегатов public_inputs на один час с минимальными затратами (холостой ход, пуск "
+        "для агрегатов, не включённых изначально, и энергия) так, чтобы система удовлетворяла критерию N-1 при "
+        "потере любого одного включённого генерирующего агрегата — в смысле этапа выбора состава в задаче SCUC "
+        "(arXiv:2001.00597): после потери оставшиеся включённые агрегаты принимают выпавшую мощность за счёт "
+        "первичного регулирования по статизму (Kundur, Power System Stability and Control, 1994, §11.1.4, "
+        "распределение нагрузки между параллельно работающими агрегатами; регулирующий эффект нагрузки не "
+        "учитывается), каждый в пределах своей мощности, а перетоки по модели постоянного тока не превышают "
+        "аварийно допустимых; в исходном режиме — не выше длительно допустимых. Укажите committed и p_mw для каждого "
+        "агрегата. Особенности случая: статизм в процентах от собственной p_max_mw агрегата при номинальной "
+        "частоте frequency_hz; перетоки по постоянному току с заданными коэффициентами трансформации и фазовыми "
+        "сдвигами ветвей, slack_bus — опорный по углу узел."
+    )},
+}
+
+JUDGED_BY = {
+    "surrogate": {
+        "en": ("Judged by psab's surrogate backend (DC power flow, PTDF, lossless): balance, unit limits, base-case "
+               "flows and, for the loss of each committed unit, the governor pickups and post-loss flows are recomputed "
+               "from your commitment and outputs within 0.01 MW, and the cost is compared with the N-1 secure MILP "
+               "solved by HiGHS to a proven optimum."),
+        "ru": ("Проверяется суррогатной моделью psab (расчёт по постоянному току, PTDF, без потерь): баланс, пределы "
+               "агрегатов, перетоки исходного режима и для потери каждого включённого агрегата — подхват регуляторами "
+               "и послеаварийные перетоки пересчитываются по вашим состояниям и мощностям с точностью 0,01 МВт, "
+               "затраты сравниваются с MILP с учётом N-1, решённой в HiGHS до доказанного оптимума."),
+    },
+}
 
 
 def accept(task: Task, reference: Reference) -> str | None:
@@ -292,7 +389,7 @@ SPEC = register(
             "total output equals total load (±0.01 MW)",
             "a committed unit within [p_min_mw, p_max_mw]; an uncommitted unit at 0",
             "base-case DC flows within rating_mw",
-            "for the loss of each unit: the other committed units pick up K_j·Δf each, within p_max_mw, and the post-loss DC flows are within emergency_rating_mw",
+            "for the loss of each committed unit: the other committed units pick up K_j·Δf each, within p_max_mw, and the post-loss DC flows are within emergency_rating_mw",
         ),
         metrics=(),
         tolerances={"relative": 1e-3, "absolute_floors": {"default": 1e-6},
@@ -308,5 +405,9 @@ SPEC = register(
         objective_sense="minimize",
         objective_unit="USD",
         objective_scale_floor=100.0,
+        expert=EXPERT,
+        judged_by=JUDGED_BY,
+        levels=LEVELS,
+        naive_answer=naive_answer,
     )
 )

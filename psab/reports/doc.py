@@ -222,7 +222,7 @@ td.muted { color: var(--muted); }
 .tone.bad { background: var(--bad); color: var(--badfg); }
 .tone.muted { background: #eceff4; color: var(--muted); }
 figure { margin: 1rem 0 1.6rem; }
-figure img { max-width: 100%; height: auto; border: 1px solid var(--line); border-radius: 4px; }
+figure img { width: 100%; max-width: 100%; height: auto; border: 1px solid var(--line); border-radius: 4px; }
 figcaption { color: var(--muted); font-size: .88rem; margin-top: .3rem; }
 ul { margin: .3rem 0 .9rem; padding-left: 1.3rem; }
 li { margin: .2rem 0; }

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from psab.errors import InvalidArgumentError
-from psab.runner.store import SPLITS, RunDir
+from psab.runner.store import MANIFEST, SPLITS, RunDir
 from psab.runner.summary import outcome
 
 #: Area shown for a family that is not registered in this installation (an old run).
@@ -83,8 +83,7 @@ class Entry:
     def attempt_dir(self, n: int | None = None) -> Path:
         """The artifacts directory of attempt ``n`` (the final attempt by default)."""
         n = n if n is not None else int(self.final_attempt.get("n", len(self.attempts)))
-        root = self.run.rundir.artifacts_root(self.split)
-        return root / str(self.record["agent"]) / self.task_id / f"attempt-{n}"
+        return self.run.rundir.attempt_dir(self.split, str(self.record["agent"]), self.task_id, n)
 
     def full_result(self, n: int | None = None) -> dict[str, Any] | None:
         """The evaluator's full result of an attempt (``result.json``), or ``None``."""
@@ -210,6 +209,29 @@ def _area(family: str) -> str:
         return UNREGISTERED
 
 
+def expand_runs(paths: list[str | Path]) -> list[Path]:
+    """The run directories ``paths`` name: a run directory (it holds ``manifest.json``) stands
+    for itself; a folder of runs — such as ``runs/make-run-<stamp>/``, which ``make run`` announces
+    and which holds ``public/``, ``heldout/`` and ``report/`` — stands for its immediate
+    subfolders that are run directories, in name order (the others are ignored)."""
+    out: list[Path] = []
+    for p in paths:
+        path = Path(p)
+        if (path / MANIFEST).is_file():
+            out.append(path)
+            continue
+        if not path.is_dir():
+            raise InvalidArgumentError(f"{path}: no such directory (give a run directory made by `psab run`)")
+        inner = sorted(d for d in path.iterdir() if d.is_dir() and (d / MANIFEST).is_file())
+        if not inner:
+            raise InvalidArgumentError(
+                f"{path} is not a psab run directory (no {MANIFEST}) nor a folder of run directories (no "
+                f"subfolder holds one); give the directory `psab run --out` wrote, or a folder of them such as "
+                f"the runs/make-run-<stamp>/ that `make run` wrote")
+        out += inner
+    return out
+
+
 #: What a run's manifest options say of the conditions an agent was judged under, with the
 #: value a run recorded before the option existed ran with.
 CONDITIONS = (("backend", "surrogate"), ("presentation", "guided"), ("level", 1))
@@ -235,13 +257,13 @@ def _conditions(runs: list[Run]) -> dict[int, str]:
 
 
 def load_runs(paths: list[str | Path], *, separate_runs: bool = False) -> Runs:
-    """Read every run directory in ``paths`` (public and held-out records)."""
+    """Read every run directory in ``paths`` (public and held-out records); a folder of run
+    directories stands for the runs inside it (:func:`expand_runs`)."""
     if not paths:
         raise InvalidArgumentError("give at least one run directory (made by `psab run`)")
     runs: list[Run] = []
     seen: set[Path] = set()
-    for p in paths:
-        path = Path(p)
+    for path in expand_runs(paths):
         real = path.resolve()
         if real in seen:
             raise InvalidArgumentError(f"run directory {path} is given twice")

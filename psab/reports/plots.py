@@ -15,6 +15,11 @@ _PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#
 
 DPI = 110
 
+#: Narrowest figure, in inches: at :data:`DPI`, less the margins the tight bounding box trims,
+#: it is about as wide as the HTML report's column (1116 px), where the figures are shown at
+#: full width — so they fill the page without being blown up (they were about half of it).
+MIN_WIDTH_IN = 12.0
+
 
 def _plt() -> Any:
     try:
@@ -108,7 +113,7 @@ def grouped_bars(path: Path, groups: Sequence[str], agents: Sequence[str],
     plt = _plt()
     n_g, n_a = len(groups), max(1, len(agents))
     width = 0.8 / n_a
-    fig_w = min(16.0, max(6.5, 1.0 + n_g * (0.45 + 0.32 * n_a)))
+    fig_w = min(16.0, max(MIN_WIDTH_IN, 1.0 + n_g * (0.45 + 0.32 * n_a)))
     fig, ax = plt.subplots(figsize=(fig_w, 4.3))
     cols = colours(len(agents))
     for j, agent in enumerate(agents):
@@ -131,7 +136,7 @@ def split_bars(path: Path, agents: Sequence[str], public: Mapping[str, float], h
     """Public against held-out mean score per agent (paired bars, with intervals where known)."""
     plt = _plt()
     n = max(1, len(agents))
-    fig, ax = plt.subplots(figsize=(min(14.0, max(6.0, 1.2 + 1.1 * n)), 4.0))
+    fig, ax = plt.subplots(figsize=(min(14.0, max(MIN_WIDTH_IN, 1.2 + 1.1 * n)), 4.0))
     xs = list(range(len(agents)))
     pub = [public.get(a, float("nan")) for a in agents]
     held = [heldout.get(a, float("nan")) for a in agents]
@@ -152,7 +157,7 @@ def rate_bars(path: Path, agents: Sequence[str], feasible: Mapping[str, float], 
     """Feasible rate against perfect rate per agent: the gap is admissible but suboptimal work."""
     plt = _plt()
     n = max(1, len(agents))
-    fig, ax = plt.subplots(figsize=(min(14.0, max(6.0, 1.2 + 1.1 * n)), 4.0))
+    fig, ax = plt.subplots(figsize=(min(14.0, max(MIN_WIDTH_IN, 1.2 + 1.1 * n)), 4.0))
     xs = list(range(len(agents)))
     f = [feasible.get(a, 0.0) for a in agents]
     p = [perfect.get(a, 0.0) for a in agents]

@@ -49,7 +49,7 @@ import hashlib
 import json
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -289,18 +289,28 @@ def judge(failures: Sequence[Failure]) -> tuple[str, str]:
     return DIFFERENT_WAYS, f"{len(sigs)} different violation signatures and {len(digests)} different answers"
 
 
-def unanimous_failures(runs: Runs, exclude: Sequence[str] = ()) -> list[Unanimous]:
+def unanimous_cases(runs: Runs, exclude: Sequence[str] = ()) -> list[tuple[tuple[str, str], list[Entry], tuple[str, ...]]]:
+    """The cases (split, task digest) that at least two agents attempted and none scored 1 on:
+    each with its entries and its agents (in the collection's order), in order of first
+    appearance. ``exclude`` leaves agents out (the reference agent, for instance). The one
+    grouping behind ``psab qc``'s unanimous failures and the report's count of unsolved cases."""
     groups: dict[tuple[str, str], list[Entry]] = {}
     for e in runs.entries:
         if e.agent in exclude:
             continue
         groups.setdefault(e.case_key, []).append(e)
+    out = []
+    for key, es in groups.items():
+        agents = tuple(a for a in runs.agents if any(e.agent == a for e in es))
+        if len(agents) >= 2 and not any(e.final.perfect for e in es):
+            out.append((key, es, agents))
+    return out
+
+
+def unanimous_failures(runs: Runs, exclude: Sequence[str] = ()) -> list[Unanimous]:
     fam_order = {f: i for i, f in enumerate(runs.families())}
     out = []
-    for (split, digest), es in groups.items():
-        agents = tuple(a for a in runs.agents if any(e.agent == a for e in es))
-        if len(agents) < 2 or any(e.final.perfect for e in es):
-            continue
+    for (split, digest), es, agents in unanimous_cases(runs, exclude):
         fails = [_failure(e) for e in es]
         verdict, why = judge(fails)
         e0 = es[0]
@@ -391,13 +401,15 @@ def run_sensitivity(runs: Runs) -> list[Sensitivity]:
                         tuple(v["remarks"])) for f in order if (v := per_family.get(f))]
 
 
-def sweep_sensitivity(families: Sequence[str], backend: str = "surrogate") -> list[Sensitivity]:
-    """Every mutation of every family's public reference, evaluated directly (no agent)."""
+def sweep_sensitivity(families: Sequence[str], backend: str = "surrogate",
+                      progress: Callable[[str, int, int], None] | None = None) -> list[Sensitivity]:
+    """Every mutation of every family's public reference, evaluated directly (no agent).
+    ``progress(family, done, total)`` is told after each family (the sweep takes seconds per family)."""
     import psab
     from psab.mutations import KINDS, mutations
 
     out: list[Sensitivity] = []
-    for fam in families:
+    for done, fam in enumerate(families, start=1):
         spec = psab.get_family(fam)
         task = spec.public_task()
         answer = psab.solve(task, backend).answer
@@ -419,6 +431,8 @@ def sweep_sensitivity(families: Sequence[str], backend: str = "surrogate") -> li
         out += rows
         out.append(Sensitivity("sweep", fam, "all", sum(r.effective for r in rows), sum(r.caught for r in rows),
                                sum(r.ineffective for r in rows), tuple(m for r in rows for m in r.missed)))
+        if progress is not None:
+            progress(fam, done, len(families))
     return out
 
 
@@ -426,7 +440,8 @@ def sweep_sensitivity(families: Sequence[str], backend: str = "surrogate") -> li
 
 
 def run_qc(runs: Runs | None, *, sensitivity: bool = False, families: Sequence[str] | None = None,
-           exclude: Sequence[str] = (), include_private: bool = False, backend: str | None = None) -> QcReport:
+           exclude: Sequence[str] = (), include_private: bool = False, backend: str | None = None,
+           progress: Callable[[str, int, int], None] | None = None) -> QcReport:
     """Every check on ``runs`` (may be ``None`` with ``sensitivity``: the sweep alone)."""
     import psab
 
@@ -459,7 +474,7 @@ def run_qc(runs: Runs | None, *, sensitivity: bool = False, families: Sequence[s
             fams = [s.id for s in psab.families()]
         if backend is None:
             backend = str(((runs.runs[0].manifest.get("options") or {}).get("backend")) if runs else "surrogate") or "surrogate"
-        rep.sweep_sensitivity = sweep_sensitivity(fams, backend)
+        rep.sweep_sensitivity = sweep_sensitivity(fams, backend, progress)
     return rep
 
 

@@ -22,7 +22,6 @@ its private records present.
 
 from __future__ import annotations
 
-import copy
 import datetime as _dt
 import json
 from dataclasses import asdict, dataclass, field
@@ -30,10 +29,20 @@ from pathlib import Path
 from typing import Any
 
 from psab.errors import RunnerError
+from psab.jsonpointer import clone
 from psab.reports import tasks as _tasks
 from psab.reports.qc import _case_name
 from psab.runner.execute import SCORED, _summary
-from psab.runner.store import PRIVATE, RECORDS, RunDir, check_seed, record_line, write_atomic
+from psab.runner.store import (
+    PRIVATE,
+    RECORDS,
+    SPLITS,
+    RunDir,
+    attempt_path,
+    check_seed,
+    record_line,
+    write_atomic,
+)
 
 #: Scores closer than this are the same score (evaluation is deterministic; this absorbs nothing
 #: but a JSON round trip).
@@ -69,7 +78,8 @@ class Skipped:
 @dataclass
 class RegradeReport:
     run_dir: Path
-    splits: list[str]
+    splits: list[str]  # the splits regraded
+    held: list[str] = field(default_factory=list)  # the splits the run holds (its manifest's)
     regraded: int = 0
     unchanged: int = 0
     not_scored: int = 0
@@ -79,7 +89,7 @@ class RegradeReport:
     written: list[Path] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"format": "psab-regrade-v1", "run_dir": str(self.run_dir), "splits": self.splits,
+        return {"format": "psab-regrade-v1", "run_dir": str(self.run_dir), "splits": self.splits, "held": self.held,
                 "regraded": self.regraded, "unchanged": self.unchanged, "not_scored": self.not_scored,
                 "changes": [asdict(c) | {"new_violations": list(c.new_violations)} for c in self.changes],
                 "skipped": [asdict(s) for s in self.skipped], "notes": self.notes,
@@ -107,9 +117,11 @@ def regrade(run_dir: str | Path, *, seed: str | None = None, write: bool = False
     rd = RunDir(run_dir)
     manifest = rd.manifest()
     backend = str((manifest.get("options") or {}).get("backend") or "surrogate")
-    splits = ["public"]
+    # The splits the run was asked for (a run made before "splits" was recorded was public only).
+    held = [s for s in SPLITS if s in (manifest.get("splits") or ["public"])]
+    splits = ["public"] if "public" in held else []
     has_private = rd.records_path("heldout").is_file()
-    rep = RegradeReport(Path(run_dir), splits)
+    rep = RegradeReport(Path(run_dir), splits, held)
     if seed is not None:
         if "heldout" not in manifest or not has_private:
             raise RunnerError(f"{run_dir} has no held-out records (private/{RECORDS}) to regrade; drop the seed")
@@ -126,13 +138,12 @@ def regrade(run_dir: str | Path, *, seed: str | None = None, write: bool = False
     new_files: dict[str, dict[str, bytes]] = {s: {} for s in splits}
     for split in splits:
         for rec in rd.records(split):
-            out_rec = copy.deepcopy(rec)
+            out_rec = clone(rec)
             if split == "public":
                 got = _tasks.public_task(rec, cache, stored=rd.stored_task_dir(str(rec["task_id"])))
             else:
                 assert seed is not None
                 got = _tasks.heldout_task(rec, seed, backend, cache)
-            base = rd.artifacts_root(split) / str(rec["agent"]) / str(rec["task_id"])
             attempts = out_rec.get("attempts") or []
             for att in attempts:
                 if att.get("class") != SCORED:
@@ -143,7 +154,7 @@ def regrade(run_dir: str | Path, *, seed: str | None = None, write: bool = False
                     continue
                 assert got.task is not None
                 n = int(att.get("n", 1))
-                adir = base / f"attempt-{n}"
+                adir = rd.attempt_dir(split, str(rec["agent"]), str(rec["task_id"]), n)
                 sol_path = adir / "solution.json"
                 try:
                     data = sol_path.read_bytes()
@@ -170,7 +181,7 @@ def regrade(run_dir: str | Path, *, seed: str | None = None, write: bool = False
                 att["regrade"] = {"old_result": old, "old_evaluator_version": old_version,
                                   "evaluator_version": new_version, "case": got.status}
                 att["result"] = _summary(result)
-                prefix = f"{rec['agent']}/{rec['task_id']}/attempt-{n}/"
+                prefix = attempt_path(str(rec["agent"]), str(rec["task_id"]), n) + "/"
                 new_files[split][prefix + "solution.json"] = data
                 new_files[split][prefix + "result.json"] = result.to_json().encode()
             if attempts:
@@ -221,7 +232,8 @@ def _write(rd: RunDir, manifest: dict[str, Any], stamp: str, rep: RegradeReport,
 def text(rep: RegradeReport) -> str:
     from psab.cli import table
 
-    lines = [f"psab regrade {rep.run_dir} — splits: {', '.join(rep.splits)}",
+    lines = [f"psab regrade {rep.run_dir} — the run holds {', '.join(rep.held) or 'no split'}; "
+             f"regraded: {', '.join(rep.splits) or 'nothing'}",
              f"{rep.regraded} scored attempt(s) regraded: {len(rep.changes)} changed, {rep.unchanged} unchanged; "
              f"{rep.not_scored} attempt(s) not scored by the evaluator (agent or infrastructure failures) left as they were"]
     if rep.changes:

@@ -18,6 +18,7 @@ from typing import Any
 from psab.reports import analysis, doc
 from psab.reports.doc import Block, Heading, Image, Items, Para, Table, b, c, cell, t, tone
 from psab.reports.load import Entry, Runs, condition, load_runs
+from psab.reports.qc import unanimous_cases
 from psab.reports.stats import CONFIDENCE, FEW_CASES, RESAMPLES, SEED, Interval
 from psab.runner.execute import AGENT_FAILURE, INFRA_FAILURE
 
@@ -61,7 +62,11 @@ def _created(text: str) -> str:
 
 
 def _area_title(area: str) -> str:
-    return area.replace("_", " ")
+    """The registry's English title of an area ("Microgrids and dispatch"); an area this
+    installation does not know (an old run) keeps its id, made readable."""
+    from psab.registry import AREAS
+
+    return AREAS[area][0] if area in AREAS else area.replace("_", " ")
 
 
 def _ci_cell(ci: Interval | None) -> doc.Cell:
@@ -166,13 +171,9 @@ def _glance_section(runs: Runs, rows: list[analysis.SplitRow]) -> list[Block]:
 
 
 def _unanimous_count(runs: Runs) -> dict[str, int]:
-    groups: dict[tuple[str, str], list[Entry]] = {}
-    for e in runs.entries:
-        groups.setdefault(e.case_key, []).append(e)
     out = {s: 0 for s in runs.splits}
-    for (split, _), es in groups.items():
-        if len({e.agent for e in es}) >= 2 and not any(e.final.perfect for e in es):
-            out[split] += 1
+    for (split, _), _, _ in unanimous_cases(runs):
+        out[split] += 1
     return out
 
 

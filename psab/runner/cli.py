@@ -34,6 +34,9 @@ _DEFINING = ("agent", "agents_file", "split", "family", "limit", "count", "start
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    from psab.backends import BACKENDS
+    from psab.runner.progress import MODES
+
     p = sub.add_parser(
         "run", help="run agents on the public and/or held-out split, in sandboxes",
         description="Run command-line agents on psab tasks: sandboxed, classified, recorded, resumable.",
@@ -48,6 +51,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
     p.add_argument("--count", type=int, metavar="N", help="held-out cases per family (default 1)")
     p.add_argument("--start", type=int, metavar="N", help="first held-out index (default 0)")
     p.add_argument("--seed", metavar="SEED", help="the private held-out seed (or $PSAB_SEED); never recorded")
+    p.add_argument("--allow-weak-seed", action="store_true",
+                   help="no warning for a guessable held-out seed (a demo or test round, as `make run`'s)")
     p.add_argument("--run-seed", type=int, metavar="N", help="seed of the mutant agent's choices (default 0)")
     p.add_argument("--timeout", type=float, metavar="S", help="default per-attempt timeout in seconds (default 600)")
     p.add_argument("--memory-limit", type=float, metavar="MB",
@@ -58,7 +63,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
     p.add_argument("--isolation", choices=("auto", "bwrap", "relocate"), help="sandbox (default auto: bwrap if it works)")
     p.add_argument("--no-network", action="store_true", help="cut the agents' network (bwrap only)")
     p.add_argument("--lang", choices=("en", "ru"), help="language of the instructions (default en)")
-    p.add_argument("--backend", help="evaluation backend (default surrogate); the agents are told which backend judges them")
+    p.add_argument("--backend", metavar="NAME",
+                   help=f"evaluation backend: {' or '.join(BACKENDS)} (default surrogate); the agents are told which "
+                        "backend judges them")
     p.add_argument("--presentation", choices=("guided", "expert"),
                    help="statement level: guided spells out the method (default), expert names the standard and "
                         "clause only")
@@ -69,9 +76,13 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
     p.add_argument("--dask", metavar="ADDRESS", help="run the cases on this Dask scheduler (tcp://host:8786)")
     p.add_argument("--out", metavar="RUN_DIR", help="run directory (default runs/<run id>)")
     p.add_argument("--resume", metavar="RUN_DIR", help="continue an interrupted run")
-    p.add_argument("--progress", choices=("auto", "bar", "lines", "none"), default="auto",
+    p.add_argument("--progress", choices=MODES, default="auto",
                    help="progress display on stderr (default: a bar on a terminal, lines otherwise)")
     p.set_defaults(func=cmd_run)
+
+
+def _cases(n: int) -> str:
+    return f"{n} case" if n == 1 else f"{n} cases"
 
 
 def _terminate(signum: int, frame: object) -> None:
@@ -130,7 +141,7 @@ def _run(args: argparse.Namespace) -> int:
             from psab.generators.seeds import weak_seed_reason
 
             weak = weak_seed_reason(seed)
-            if weak:
+            if weak and not args.allow_weak_seed:
                 # The run publishes the seed's commitment; a guessable seed makes it reversible.
                 print(f"psab: warning: {weak}; fine for a demo, not for a round whose cases must stay private "
                       "(psab seed new draws a strong one)", file=sys.stderr)
@@ -141,7 +152,7 @@ def _run(args: argparse.Namespace) -> int:
     print()
     state = "complete" if s["complete"] else f"INCOMPLETE ({s['recorded']}/{s['planned']} cases)"
     print(f"run {s['run_id']} {state}; isolation {s['isolation']}; "
-          f"{report.ran} cases run now, {report.skipped} already recorded")
+          f"{_cases(report.ran)} run now, {report.skipped} already recorded")
     print(f"records and summary in {report.run_dir}"
           + (" (held-out per-case material under private/ — do not publish it)" if "heldout" in s else ""))
     sys.stdout.flush()

@@ -31,6 +31,7 @@ from typing import Any
 
 from psab.contract import EvaluationResult, Task, Violation
 from psab.errors import RunnerError
+from psab.io import SolutionProblem, parse_solution_text
 from psab.runner.agents import ANSWER_KINDS, AgentSpec, InfraRule
 from psab.runner.instructions import instructions
 from psab.runner.sandbox import (
@@ -49,6 +50,7 @@ from psab.runner.sandbox import (
     system_python,
     temp_root,
 )
+from psab.runner.store import attempt_name
 from psab.views import agent_view
 
 SCORED = "scored"
@@ -204,10 +206,53 @@ def _checked_evaluate(task: Task, solution: Any, backend: str) -> EvaluationResu
     except PsabError:
         raise
     except Exception as exc:  # noqa: BLE001 - see the docstring
-        error = f"{type(exc).__name__}: {exc}"[:300]
-        base = psab.evaluate(task, {"answer": None}, backend)
-        v = Violation("", "the evaluator could not assess this solution", "an assessable solution", error)
-        return replace(base, feasible=False, score=0.0, violations=(v,), evidence={**base.evidence, "evaluator_error": error})
+        return _error_result(task, backend, exc)
+
+
+def _error_result(task: Task, backend: str, exc: BaseException) -> EvaluationResult:
+    """An infeasible result naming ``exc`` (``evidence.evaluator_error``): what a case gets
+    when evaluating or recording it failed unexpectedly."""
+    import psab
+
+    error = f"{type(exc).__name__}: {exc}"[:300]
+    base = psab.evaluate(task, {"answer": None}, backend)
+    v = Violation("", "the evaluator could not assess this solution", "an assessable solution", error)
+    return replace(base, feasible=False, score=0.0, violations=(v,), evidence={**base.evidence, "evaluator_error": error})
+
+
+def _evaluated(task: Task, settings: Settings, cls: str, rule: str | None, reason: str, present: bool,
+               data: bytes | None, parsed: Any, io_dir: Path) -> tuple[EvaluationResult | None, bytes | None, dict[str, Any] | None]:
+    """:func:`_evaluate` and the result's JSON, with a last safety net: no single case may stop
+    a run. Should evaluating or serializing raise anyway (a defect — the evaluator promises
+    never to raise for an answer, and results are made encodable), the case is recorded as an
+    evaluator error instead. Errors that are psab's own (a missing backend) still propagate."""
+    from psab.errors import PsabError
+
+    try:
+        result = _evaluate(task, settings, cls, rule, reason, present, data, parsed, io_dir)
+        if result is None:
+            return None, None, None
+        return result, result.to_json().encode("utf-8"), _summary(result)
+    except PsabError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - see the docstring
+        with EVAL_LOCK:
+            result = _error_result(task, settings.backend, exc)
+        return result, result.to_json().encode("utf-8"), _summary(result)
+
+
+def unrecordable(record: dict[str, Any], exc: BaseException) -> dict[str, Any]:
+    """A record that can always be written, for a case whose own record could not be (a
+    defect: records are made encodable): the case's identity, an infeasible result naming the
+    error, and no attempt details — so the run goes on and ``--resume`` sees the case done."""
+    error = f"{type(exc).__name__}: {exc}"[:300]
+    keys = ("agent", "split", "family", "family_version", "task_id", "index", "task_digest", "isolation", "n_attempts")
+    result = {"feasible": False, "score": 0.0, "perfect": False, "n_violations": 1,
+              "violations": [f"/: the runner could not record this case ({error})"]}
+    attempt = {"n": record.get("n_attempts", 1), "class": record.get("final_class", AGENT_FAILURE), "result": result,
+               "record_error": error}
+    return {**{k: record.get(k) for k in keys}, "attempts": [attempt], "final_class": attempt["class"],
+            "result": result, "record_error": error}
 
 
 def _evaluate(task: Task, settings: Settings, cls: str, rule: str | None, reason: str, present: bool,
@@ -279,12 +324,13 @@ def run_attempt(job: CaseJob, task: Task, n: int, payload: dict[str, Any] | None
         parsed: Any = None
         if data is not None and not note:
             try:
-                parsed = json.loads(data.decode("utf-8"))
-            except (UnicodeDecodeError, ValueError, RecursionError):
+                # bounded: no parse of an agent's bytes may raise or exhaust the worker
+                parsed = parse_solution_text(data)
+            except SolutionProblem:
                 parsed = None
         cls, rule, reason = classify(run, present, parsed, agent.infra_rules, note, limits=limits, timeout_s=timeout)
         t3 = time.perf_counter()
-        result = _evaluate(task, s, cls, rule, reason, present, data, parsed, sb.io)
+        result, result_json, summary = _evaluated(task, s, cls, rule, reason, present, data, parsed, sb.io)
         t4 = time.perf_counter()
     finally:
         sb.remove()
@@ -302,7 +348,7 @@ def run_attempt(job: CaseJob, task: Task, n: int, payload: dict[str, Any] | None
         "solution_bytes": len(data) if data is not None else None,
         "stderr_tail": run.stderr_tail[-RECORD_STDERR_CHARS:],
         "stdout_tail": run.stdout_tail[-RECORD_STDOUT_CHARS:],
-        "result": _summary(result),
+        "result": summary,
         "timing": {
             "setup_s": round(t1 - t0, 5),
             "agent_s": round(t2 - t1, 5),
@@ -315,12 +361,12 @@ def run_attempt(job: CaseJob, task: Task, n: int, payload: dict[str, Any] | None
         attempt["note"] = payload["note"]
     if result is not None and "evaluator_error" in result.evidence:
         attempt["evaluator_error"] = result.evidence["evaluator_error"]
-    prefix = f"attempt-{n}/"
+    prefix = attempt_name(n) + "/"
     files = {prefix + "stderr.txt": run.stderr_scan.encode(), prefix + "stdout.txt": run.stdout_scan.encode()}
     if data is not None:
         files[prefix + "solution.json"] = data
-    if result is not None:
-        files[prefix + "result.json"] = result.to_json().encode()
+    if result_json is not None:
+        files[prefix + "result.json"] = result_json
     return attempt, files
 
 

@@ -18,7 +18,15 @@ from typing import Any, TextIO
 
 from psab.errors import RunnerError
 from psab.runner.agents import AgentSpec
-from psab.runner.execute import EVAL_LOCK, MAX_ATTEMPTS, CaseJob, CaseOutcome, Settings, run_case
+from psab.runner.execute import (
+    EVAL_LOCK,
+    MAX_ATTEMPTS,
+    CaseJob,
+    CaseOutcome,
+    Settings,
+    run_case,
+    unrecordable,
+)
 from psab.runner.instructions import LANGS
 from psab.runner.progress import Progress
 from psab.runner.sandbox import (
@@ -377,9 +385,9 @@ def resume(run_dir: str | Path, *, seed: str | None = None, workers: int = 1, da
 def _execute(rd: RunDir, manifest: dict[str, Any], opts: RunOptions, isolation: str, tasks: list[PlannedTask],
              executor: _Executor, progress: str, stream: TextIO | None) -> RunReport:
     remove_stale(temp_root())
-    for split in SPLITS:
-        rd.repair(split)
-    done = {(r["split"], r["task_id"], r["agent"]) for r in rd.records()}
+    # The one read of the records: repaired, parsed and kept up to date by every append, so
+    # the summary at the end reads them from memory.
+    done = {(r["split"], r["task_id"], r["agent"]) for r in rd.load_records()}
     settings = _settings(opts, isolation, rd.path)
     jobs = [
         CaseJob(agent=a, split=t.split, index=t.index, task=t.task, task_key=t.key, settings=settings)
@@ -393,9 +401,17 @@ def _execute(rd: RunDir, manifest: dict[str, Any], opts: RunOptions, isolation: 
     STOP.clear()
     try:
         for outcome in executor.run(todo):
-            rd.append(outcome.record, outcome.artifacts)
+            record = outcome.record
+            try:
+                rd.append(record, outcome.artifacts)
+            except (ValueError, TypeError, RecursionError) as exc:
+                # A record that cannot be written as JSON (a defect: records are made
+                # encodable) must not stop the run, nor make every --resume fail the same way:
+                # the case is recorded as unrecordable, its artifacts already on disk.
+                record = unrecordable(record, exc)
+                rd.append(record, {})
             ran += 1
-            bar.update(outcome.record)
+            bar.update(record)
     except BaseException:
         kill_all_live()
         raise

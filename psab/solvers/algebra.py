@@ -184,7 +184,28 @@ class LinearForm:
 
 
 class _ProbeIndexer:
+    """An indexed variable as the probe reads it: ``x[i]`` is a :class:`LinearForm`.
+
+    A variable indexed ``0..n-1`` also takes the numpy arithmetic an evaluator writes over the
+    submitted array, so one body serves both sides with the evaluator's own floating-point
+    operations: ``c @ x`` (``Σ c[i]·x[i]``) and ``c * x`` (an object array of ``c[i]·x[i]``,
+    which ``+`` and ``np.sum`` then combine) for a coefficient vector ``c``.
+    """
+
     __slots__ = ("component", "data", "owners", "forms")
+    __array_ufunc__ = None  # numpy arrays defer to the reflected operators below
+
+    def __rmatmul__(self, coefficients: Any) -> LinearForm:
+        forms = [self[i] for i in range(len(coefficients))]
+        return LinearForm([f.keys[0] for f in forms], [float(c) for c in coefficients], 0.0)
+
+    def __rmul__(self, coefficients: Any) -> Any:
+        import numpy as np  # only reached from a body that multiplies by a numpy array
+
+        out = np.empty(len(coefficients), dtype=object)
+        for i, c in enumerate(coefficients):
+            out[i] = self[i] * c
+        return out
 
     def __init__(self, component: Any, owners: dict[int, Any]) -> None:
         self.component = component

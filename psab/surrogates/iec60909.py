@@ -721,11 +721,11 @@ def fault_levels(net: Network, case: str, buses: Sequence[str] | None = None, *,
     idx = net.bus_index()
     wanted = list(buses) if buses is not None else [b.id for b in net.buses]
     pos = [idx[b] for b in wanted]
-    un = model.un_kv[pos]
-    c = np.array([voltage_factor(v, case, net.lv_tolerance_pct) for v in un])
-    zf = np.array([complex(r_fault_ohm, x_fault_ohm) / (v * v / base_mva) for v in un])
-    zk = np.diag(Z)[pos] + zf
-    ikss = c * base_mva / (SQRT3 * un * np.abs(zk))
+    # c and the fault impedance at every node, so that I″k is eq. 29 as nodal_ikss_ka writes it
+    c_all = np.array([voltage_factor(v, case, net.lv_tolerance_pct) for v in model.un_kv])
+    zf_all = np.array([complex(r_fault_ohm, x_fault_ohm) / (v * v / base_mva) for v in model.un_kv])
+    ikss = nodal_ikss_ka(model, c_all, Z, zf_all)[pos]
+    un, c, zk = model.un_kv[pos], c_all[pos], np.diag(Z)[pos] + zf_all[pos]
     kap = _kappas(model, Z, kappa_method, pos) if kappa_method else None
     out = []
     for i, bus in enumerate(wanted):

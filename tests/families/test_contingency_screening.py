@@ -11,10 +11,10 @@ import psab
 from psab.families import contingency_screening as cs
 from psab.paths import case_dir
 
-from conftest import need_backend
+from conftest import budget, need_backend
 
 SEED = 738_2024
-N_GENERATED = 50
+N_GENERATED = budget(50, 250)
 
 
 def _public() -> psab.Task:

@@ -169,3 +169,28 @@ def test_objective_counts_marginal_no_load_and_start_up_costs(data: st.DataObjec
             prev = x["on"]
     expected += sum(inputs["storage"]["cycle_cost_per_mwh"] * st_["S1"]["p_discharge_mw"] for st_ in answer["schedule"])
     assert psab.evaluate(task, {"answer": answer}).evidence["objective"] == pytest.approx(expected, rel=1e-9)
+
+
+def test_minimum_up_time_is_cut_off_at_the_end_of_the_day():
+    """The statement: a unit started fewer than min_up_h hours before the end of the day need
+    only stay on until the end. T2 of the public case (min_up_h = 4, off before the day)
+    started in hour 22 and on in hours 22-23 breaks no minimum-up row (2 of its 4 hours fall
+    beyond the horizon); the same start followed by a stop in hour 23 does (on for 1 h < 4 h)."""
+    from psab.families.hydro_thermal_storage_uc import answer_values, formulation
+
+    task = _public()
+    inputs = task.public_inputs
+    ref = psab.solve(task).answer
+    f = formulation(inputs)
+
+    def min_up_breaches(states: list[bool]) -> int:
+        ans = copy.deepcopy(ref)
+        for t, on in enumerate(states):
+            ans["schedule"][t]["T2"]["on"] = on
+        v = answer_values(inputs, ans)
+        return sum("minimum up time" in x.constraint for x in f.check(v, lambda _name: 1e-9))
+
+    T = len(inputs["demand_mw"])
+    assert inputs["thermal_units"][1]["id"] == "T2" and inputs["thermal_units"][1]["min_up_h"] == 4
+    assert min_up_breaches([t >= 22 for t in range(T)]) == 0
+    assert min_up_breaches([t == 22 for t in range(T)]) > 0

@@ -127,3 +127,18 @@ def test_reactive_balance_is_checked() -> None:
     result = psab.evaluate(task, {"answer": answer})
     assert not result.feasible
     assert any(v.field == "/schedule/5" and "reactive power balance" in v.constraint for v in result.violations)
+
+
+def test_inscribed_16gon_orientation_as_stated():
+    """The statement says the reference's 16-gon has a vertex at angle π/16 from the +P axis
+    and a flat side facing +P. By hand: the apothem is cos(π/16) = 0.980785 of S; the point
+    (S·cos(π/16), 0) lies on the side facing +P (slack 0), the vertex (S·cos(π/16),
+    S·sin(π/16)) = (0.980785, 0.195090)·S lies on the circle and on two sides (slack 0), and
+    the point (S, 0) on the circle is outside the polygon by S·(1 − 0.980785) = 0.019215·S."""
+    from psab.surrogates.dispatch import inscribed_polygon, polygon_slack
+
+    poly = inscribed_polygon(16)
+    S = 2.0
+    assert abs(polygon_slack(poly, 0.980785 * S, 0.0, S)) < 1e-6
+    assert abs(polygon_slack(poly, 0.980785 * S, 0.195090 * S, S)) < 1e-5
+    assert abs(polygon_slack(poly, S, 0.0, S) + 0.019215 * S) < 1e-5

@@ -151,3 +151,21 @@ def test_committed_unit_at_zero_output_breaks_its_minimum() -> None:
     result = psab.evaluate(task, {"answer": answer})
     assert not result.feasible
     assert result.violations[0].field == f"/units/{off}/p_mw"
+
+
+def test_only_committed_units_are_lost():
+    """The statement: N-1 means the loss of any one COMMITTED unit. An uncommitted unit
+    produces nothing, so adding one (committed = false, p = 0) to the reference leaves it
+    feasible at the same cost; committing a single unit for the whole load leaves nobody to
+    pick up its loss, so that answer is infeasible even where its flows are fine."""
+    task = psab.load_case(case_dir(n1.FAMILY_ID))
+    ref = psab.solve(task)
+    off = [uid for uid, x in ref.answer["units"].items() if not x["committed"]]
+    assert off, "the public reference leaves some unit uncommitted"
+    r = psab.evaluate(task, ref)
+    assert r.feasible and r.score == 1.0
+    total = sum(ld["p_mw"] for ld in task.public_inputs["loads"])
+    big = max(task.public_inputs["units"], key=lambda u: u["p_max_mw"])
+    lone = {"units": {u["id"]: {"committed": u["id"] == big["id"], "p_mw": total if u["id"] == big["id"] else 0.0}
+                      for u in task.public_inputs["units"]}}
+    assert not psab.evaluate(task, {"answer": lone}).feasible

@@ -122,3 +122,43 @@ def test_scaling_every_price_scales_the_realized_cost(lam: float) -> None:
     scaled = _variant(task, inputs, dict(task.key))
     base = psab.evaluate(task, psab.solve(task)).evidence["objective"]
     assert psab.evaluate(scaled, psab.solve(scaled)).evidence["objective"] == pytest.approx(lam * base, rel=1e-6)
+
+
+def test_tie_rule_keeps_the_most_energy() -> None:
+    """The public case's window 21 (steps 21-23) has a tie the statement's rule decides. By
+    hand: import sits at its limit less the headroom (1.3 − 0.1 = 1.2 MW) in steps 21 and 22,
+    the diesel (210 EUR/MWh) covers the rest in both, and the battery must be back at 0.6 MWh
+    by the end of step 23 (charged at 85 EUR/MWh). Discharging δ MWh in step 21 or in step 22
+    saves the same 210·δ of diesel, so the window's minimum cost does not fix step 21's
+    discharge; the rule "keep the most energy at the end of the executed step" sets it to 0.
+    Without the rule the tie search finds window 21 open; with it, no window is."""
+    need_highs()
+    from psab.families import rolling_microgrid_dispatch as rolling
+
+    task = _public()
+    ref = psab.solve(task).answer["schedule"]
+    assert ref[21]["p_discharge_mw"] == 0.0
+    assert ref[21]["p_import_mw"] == pytest.approx(1.2, abs=1e-6)
+    assert rolling.window_ties(task.public_inputs) == []
+    keep = rolling.KEEP_WEIGHT
+    try:
+        rolling.KEEP_WEIGHT = 0.0
+        assert [k for k, _ in rolling.window_ties(task.public_inputs)] == [21]
+    finally:
+        rolling.KEEP_WEIGHT = keep
+
+
+def test_accept_rejects_a_draw_with_a_tie() -> None:
+    """Diesel priced exactly like import in every step: wherever the diesel takes part, the
+    split between the two is open at the same cost, which the tie rule (about stored energy)
+    cannot close — accept() must refuse the draw."""
+    need_highs()
+    from psab.families import rolling_microgrid_dispatch as rolling
+
+    task = _public()
+    inputs = copy.deepcopy(task.public_inputs)
+    inputs["grid"]["import_price_per_mwh"] = [150.0] * len(inputs["forecast_windows"])
+    inputs["diesel"]["cost_per_mwh"] = 150.0
+    tied = _variant(task, inputs, task.key)
+    reason = rolling.accept(tied, rolling.solve(tied, "surrogate"))
+    assert reason is not None and "tie" in reason

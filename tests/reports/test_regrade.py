@@ -147,3 +147,45 @@ def test_a_changed_public_case_is_regraded_against_the_task_the_run_stored(
     shutil.rmtree(copy / "tasks")
     bare = regrade(copy)
     assert any(s.reason and "changed" in s.reason for s in bare.skipped)
+
+
+@pytest.fixture(scope="module")
+def heldout_only(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_run(tmp_path_factory, "heldout-only", ["builtin:reference"], "--split", "heldout",
+                    "--seed", SEED, "--allow-weak-seed", families=["ybus_construction"])
+
+
+def test_a_heldout_only_run_reports_the_split_it_holds(heldout_only: Path) -> None:
+    # Issue 14 item 3: it used to say "splits: public" and regrade nothing.
+    rep = regrade(heldout_only)
+    assert rep.held == ["heldout"] and rep.splits == [] and rep.regraded == 0
+    from psab.reports.regrade import text
+
+    first = text(rep).splitlines()[0]
+    assert "holds heldout; regraded: nothing" in first and "public" not in first
+    rep = regrade(heldout_only, seed=SEED)
+    assert rep.splits == ["heldout"] and rep.regraded == 1 and rep.changes == []
+
+
+def test_a_folder_of_runs_is_regraded_run_by_run(run: Path, heldout_only: Path, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    # The folder `make run` announces: public/, heldout/ and a report/ that is not a run.
+    folder = tmp_path / "make-run-20260101T000000Z"
+    copy_run(run, folder / "public")
+    copy_run(heldout_only, folder / "heldout")
+    (folder / "report").mkdir()
+    monkeypatch.setenv("PSAB_SEED", SEED)
+    code, out = cli("regrade", str(folder), "--json", str(tmp_path / "r.json"))
+    assert code == 0, out
+    heads = [line for line in out.splitlines() if line.startswith("psab regrade ")]
+    assert len(heads) == 2
+    assert heads[0].endswith("holds heldout; regraded: heldout") and heads[1].endswith("holds public; regraded: public")
+    doc = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    assert [r["splits"] for r in doc["regrades"]] == [["heldout"], ["public"]]
+
+
+def test_a_folder_without_runs_is_refused_in_words(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "report").mkdir()
+    code, _ = cli("regrade", str(tmp_path))
+    err = capsys.readouterr().err
+    assert code == 2 and "nor a folder of run directories" in err and len(err.strip().splitlines()) == 1

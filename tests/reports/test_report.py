@@ -14,6 +14,7 @@ import pytest
 from report_helpers import BUILTINS, SEED, cli, make_run, md_table, records, two_families
 
 import psab
+from psab.registry import AREAS
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -84,7 +85,7 @@ def test_family_table_matches_the_records(run: Path, report: Path) -> None:
         for j, agent in enumerate(header_agents):
             (rec,) = [r for r in recs if r["agent"] == agent and r["family"] == fam]
             assert float(row[2 + j].split()[0]) == pytest.approx(_outcome(rec)[2], abs=5e-4)
-    areas = {psab.get_family(f).area.replace("_", " ") for f in two_families()}
+    areas = {AREAS[psab.get_family(f).area][0] for f in two_families()}  # the registry's titles, as written
     assert {r[0].strip("*") for r in rows if "`" not in r[0]} == areas
 
 
@@ -204,6 +205,26 @@ def test_usage_errors_are_one_line(tmp_path: Path) -> None:
     assert code == 2
     code, _ = cli("report", str(tmp_path), str(tmp_path / "x"))
     assert code == 2
+
+
+def test_a_folder_of_runs_is_read_as_its_runs(run: Path, tmp_path: Path) -> None:
+    # `make run` announces runs/make-run-<stamp>/, which holds public/, heldout/ and report/.
+    from report_helpers import copy_run
+
+    from psab.reports.load import load_runs
+
+    folder = tmp_path / "make-run"
+    copy_run(run, folder / "public")
+    copy_run(run, folder / "again")
+    (folder / "report").mkdir()
+    runs = load_runs([folder])
+    assert [r.path.name for r in runs.runs] == ["again", "public"]
+    assert len(runs.entries) == 2 * len(records(run))
+    code, text = cli("report", str(folder), "--no-plots")
+    assert code == 0, text
+    assert (folder / "report" / "report.md").is_file()
+    code, text = cli("qc", str(folder))
+    assert code in (0, 1), text  # 2 would be the usage error "not a psab run directory"
 
 
 def test_runs_under_other_conditions_are_reported_apart(tmp_path_factory, tmp_path):
