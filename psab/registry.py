@@ -70,6 +70,9 @@ FAMILY_MODULES: tuple[str, ...] = (
     "power_quality_event_classification",
     "harmonic_ieee519_compliance",
     "transformer_thermal_loading",
+    "fdi_state_estimation",
+    "protected_meter_placement",
+    "mas_frequency_handover",
     # 8. Forecasting under uncertainty
     "wind_power_forecast",
     "wind_prediction_interval",
