@@ -20,7 +20,7 @@ from typing import Any
 
 from psab import backends
 from psab.contract import EvaluationResult, Solution, Task, Violation, encodable, to_jsonable
-from psab.errors import BackendNotSupportedError
+from psab.errors import BackendNotSupportedError, PsabError
 from psab.evaluators.cache import REFERENCES
 from psab.evaluators.scoring import (
     DEFAULT_OBJECTIVE_ABSOLUTE,
@@ -185,6 +185,8 @@ def assess_valid_answer(t: Task, spec: FamilySpec, backend: str, answer: dict[st
     ctx = EvalContext(t, backend, spec, Tolerance.from_task(t.tolerances))
     try:
         assessment = spec.evaluate(t, answer, ctx)
+    except PsabError:  # the task (or its reference) is unusable: the caller's error, not the agent's
+        raise
     except Exception as exc:  # noqa: BLE001 - an answer must never crash a run
         # A schema-valid answer that crashes the evaluator is an evaluator defect; the
         # conformance suite fails on this flag, while a user's run still gets a verdict.

@@ -19,6 +19,7 @@ import numpy as np
 
 from psab.contract import Task, digest
 from psab.evaluators import answer_schema as s
+from psab.evaluators import input_checks as ic
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.surrogates import dc_flow
 from psab.surrogates.ac_power_flow import PQ, SLACK, AcNetwork, make_network
@@ -138,6 +139,25 @@ JUDGED_BY = {
               "совпадает с матрицей из П-образных схем замещения по условию.",
     },
 }
+#: The shape of public_inputs (a task that does not fit raises InvalidTaskError). Shunts, line
+#: charging, tap and shift default to 0, 0, 1 and 0 when absent (:func:`network`).
+INPUTS_SCHEMA = s.obj({
+    "base_mva": s.POSITIVE, "frequency_hz": s.POSITIVE,
+    "buses": s.array(s.obj({"id": s.ID, "vn_kv": s.POSITIVE, "shunt_g_pu": s.NUMBER, "shunt_b_pu": s.NUMBER},
+                           optional=("shunt_g_pu", "shunt_b_pu")), "buses", min_items=2),
+    "branches": s.array(s.obj({"id": s.ID, "from_bus": s.ID, "to_bus": s.ID, "r_pu": s.NUMBER, "x_pu": s.NUMBER,
+                               "b_pu": s.NUMBER, "tap_ratio": s.POSITIVE, "phase_shift_deg": s.NUMBER},
+                              optional=("b_pu", "tap_ratio", "phase_shift_deg")), "branches", min_items=1),
+}, optional=("frequency_hz",))
+
+
+def input_problems(inputs: dict[str, Any]) -> list[str]:
+    """Ids unique, branch ends on known buses, non-zero series impedances, one connected
+    network (pandapower assembles Y_bus only while running a power flow on it)."""
+    p = ic.Problems()
+    ic.network_problems(p, inputs)
+    return p
+
 
 # ---------------------------------------------------------------------------- physics
 
@@ -418,5 +438,7 @@ SPEC = register(
         judged_by=JUDGED_BY,
         levels=(1, 2, 3),
         naive_answer=naive_answer,
+        inputs_schema=INPUTS_SCHEMA,
+        validate_inputs=input_problems,
     )
 )
