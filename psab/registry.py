@@ -384,7 +384,7 @@ class FamilySpec:
         key = (self.id, task.digest)
         if key in _INPUTS_CHECKED:
             return
-        from psab.evaluators.input_checks import nonfinite_pointers
+        from psab.evaluators.input_checks import MAX_MAGNITUDE, nonfinite_pointers
         from psab.evaluators.validation import schema_violations
 
         if not isinstance(task.public_inputs, Mapping):
@@ -399,7 +399,8 @@ class FamilySpec:
                 )
         bad = nonfinite_pointers(task.public_inputs)
         if bad:
-            raise InvalidTaskError(f"task {task.id}: public_inputs{bad[0]} must be a finite number"
+            raise InvalidTaskError(f"task {task.id}: public_inputs{bad[0]} must be a finite number of magnitude "
+                                   f"at most {MAX_MAGNITUDE:g}"
                                    + (f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""))
         if self.validate_inputs is not None:
             try:

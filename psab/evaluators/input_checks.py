@@ -23,15 +23,24 @@ def pointer(*parts: Any) -> str:
     return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
 
 
+#: The largest magnitude any number of a task may have: no quantity of a power-engineering
+#: case (in the units the fields name) comes near it, and it keeps squares and products of
+#: inputs far from float overflow.
+MAX_MAGNITUDE = 1e12
+
+
 def nonfinite_pointers(value: Any, base: str = "") -> list[str]:
-    """Pointers of every NaN or infinite number in ``value`` (JSON has no such numbers, but a
-    task built in Python can carry them, and a JSON Schema ``minimum`` lets NaN through)."""
+    """Pointers of every NaN, infinite or absurdly large (> :data:`MAX_MAGNITUDE`) number in
+    ``value`` (JSON has no NaN, but a task built in Python can carry one, and a JSON Schema
+    ``minimum`` lets NaN through)."""
     out: list[str] = []
     stack: list[tuple[str, Any]] = [(base, value)]
     while stack:
         ptr, v = stack.pop()
-        if isinstance(v, float):
-            if not math.isfinite(v):
+        if isinstance(v, bool):
+            continue
+        if isinstance(v, int | float):
+            if not (math.isfinite(v) and abs(v) <= MAX_MAGNITUDE):
                 out.append(ptr)
         elif isinstance(v, Mapping):
             stack.extend((ptr + pointer(k), x) for k, x in v.items())
