@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import math
+import re
 from functools import cache
 from typing import Any
 
@@ -132,6 +133,92 @@ def test_every_mutation_kind_on_every_spot_is_a_clean_caller_error(family: str) 
     for kind, paths in by_kind.items():
         for pick in range(min(3, len(paths))):
             _check(family, kind, pick, True)
+
+
+def _set(path: tuple[Any, ...], value: Any) -> Any:
+    def edit(inputs: dict[str, Any]) -> None:
+        parent = inputs
+        for part in path[:-1]:
+            parent = parent[part]
+        parent[path[-1]] = value(parent[path[-1]]) if callable(value) else value
+    return edit
+
+
+def _drop(key: str) -> Any:
+    return lambda inputs: inputs.pop(key)
+
+
+#: (family, edit of public_inputs that a schema alone cannot catch, the pointer the error names)
+SANITY = [
+    ("contingency_screening", _set(("branches", 1, "from_bus"), "nowhere"), "/branches/1/from_bus"),
+    ("ybus_construction", _set(("branches",), lambda br: [b for b in br if "B1" not in (b["from_bus"], b["to_bus"])]), "/branches"),
+    ("n1_generation_commitment", _set(("units", 0, "p_min_mw"), 1e6), "/units/0/p_max_mw"),
+    ("corrective_transmission_switching", _set(("contingency", "branch_id"), "nowhere"), "/contingency/branch_id"),
+    ("pf_voltage_repair", _set(("v_min_pu",), 1.2), "/v_max_pu"),
+    ("microgrid_economic_dispatch", _set(("battery", "soc_initial_mwh"), lambda x: 1e6), "/battery/soc_initial_mwh"),
+    ("dispatch_uncertainty", _set(("load_upper_mw",), lambda xs: xs[:-1]), "/load_upper_mw"),
+    ("dispatch_uncertainty", _set(("load_lower_mw", 0), 1e6), "/load_upper_mw/0"),
+    ("hydro_thermal_storage_uc", _set(("hydro", "inflow_m3s"), lambda xs: xs[:-1]), "/hydro/inflow_m3s"),
+    ("rolling_microgrid_dispatch", _set(("forecast_windows", 1, "pv_mw"), lambda xs: xs[:-1]), "/forecast_windows/1/pv_mw"),
+    ("islanded_microgrid_pq_dispatch", _set(("load_q_mvar",), lambda xs: xs[:-1]), "/load_q_mvar"),
+    ("three_phase_short_circuit", _drop("transformers"), "/buses"),
+    ("three_phase_short_circuit", _set(("fault_buses", 1), "nowhere"), "/fault_buses/1"),
+    ("earth_fault_calculation", _set(("fault_bus",), "nowhere"), "/fault_bus"),
+    ("breaker_relay_short_circuit", _set(("relays", 0, "breaker"), "nowhere"), "/relays/0/breaker"),
+    ("dynamic_thermal_rating", _set(("conductor", "t_high_c"), lambda t: -10.0), "/conductor/t_high_c"),
+    ("distance_protection_settings", _set(("adjacent_lines", 0, "from_bus"), "nowhere"), "/adjacent_lines/0/from_bus"),
+    ("overcurrent_protection", _set(("pairs", 0, "backup"), "nowhere"), "/pairs/0/backup"),
+    ("cable_ampacity_sizing", _set(("ambient_temperature_c",), 33.3), "/ambient_temperature_c"),
+]
+
+
+@pytest.mark.parametrize(("family", "edit", "pointer"), SANITY, ids=[f"{f}{p}" for f, _, p in SANITY])
+def test_a_physically_broken_task_names_the_field(family: str, edit: Any, pointer: str) -> None:
+    """Sanity checks beyond the schema (references, lengths, ordered bounds, a connected
+    network): the error is an InvalidTaskError whose message points into public_inputs."""
+    spec = psab.get_family(family)
+    public = spec.public_task()
+    inputs = copy.deepcopy(public.public_inputs)
+    edit(inputs)
+    try:
+        task = spec.make_task(task_id=public.id, split=public.split, public_inputs=inputs, key=copy.deepcopy(public.key))
+    except InvalidTaskError as exc:  # the answer schema itself cannot be built from these inputs
+        raise AssertionError(f"make_task refused the inputs before the sanity check could name the field: {exc}") from None
+    with pytest.raises(InvalidTaskError, match="public_inputs" + re.escape(pointer) + r"\b"):
+        psab.solve(task)
+    with pytest.raises(InvalidTaskError, match="public_inputs" + re.escape(pointer) + r"\b"):
+        psab.evaluate(task, {"answer": {}})
+
+
+def test_a_task_whose_answer_schema_belongs_to_other_inputs_is_refused() -> None:
+    """A hand-edited task.json: an id renamed in the inputs but not in the submission schema.
+    The evaluator would read the answer by the new id; the task is refused instead."""
+    public, answer, _ = _public("n1_generation_commitment")
+    data = public.to_dict()
+    data["public_inputs"] = copy.deepcopy(public.public_inputs)
+    data["public_inputs"]["units"][0]["id"] = "renamed"
+    task = Task.from_dict(data, key=public.key)
+    with pytest.raises(InvalidTaskError, match="submission_schema"):
+        psab.evaluate(task, {"answer": answer})
+
+
+def test_an_evaluator_defect_on_a_valid_task_is_still_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The kernel's safety net stays for real evaluator defects: a valid task whose evaluator
+    raises gets an infeasible verdict with ``evaluator_error``, not a crash."""
+    import dataclasses
+
+    from psab import registry
+
+    spec = psab.get_family("ybus_construction")
+    public, answer, _ = _public("ybus_construction")
+
+    def broken(task: Task, answer: dict[str, Any], ctx: Any) -> Any:
+        raise KeyError("from_bus")
+
+    monkeypatch.setitem(registry._REGISTRY, spec.id, dataclasses.replace(spec, evaluate=broken))
+    result = psab.evaluate(public, {"answer": answer})
+    assert not result.feasible
+    assert result.evidence["evaluator_error"] == "KeyError: 'from_bus'"
 
 
 def test_a_broken_task_names_the_field() -> None:
