@@ -117,7 +117,7 @@ def pointer_join(ptr: str, *parts: Any) -> str:
 
 
 
-def network_problems(p: Problems, inputs: Mapping[str, Any], *, buses: str = "buses", branches: str = "branches",
+def bus_branch_problems(p: Problems, inputs: Mapping[str, Any], *, buses: str = "buses", branches: str = "branches",
                      slack: str | None = None, attached: Sequence[str] = ()) -> dict[Any, int]:
     """The checks every bus–branch case needs: unique bus and branch ids, branch ends and
     the elements of each list in ``attached`` (``{"bus": id}`` items) on known buses, no

@@ -191,7 +191,7 @@ INPUTS_SCHEMA = s.obj({
     "system": {"const": "three_phase"}, "conductor_material": s.ID, "insulation": {"enum": ["PVC", "XLPE"]},
     "loaded_conductors": {"type": "integer", "minimum": 1},
     "nominal_voltage_v": s.POSITIVE, "line_to_neutral_voltage_v": s.POSITIVE,
-    "design_current_a": s.POSITIVE, "power_factor": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
+    "design_current_a": s.POSITIVE, "load_active_power_kw": s.POSITIVE, "power_factor": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
     "length_m": s.POSITIVE, "resistivity_ohm_mm2_per_m": s.POSITIVE, "reactance_ohm_per_m": s.NONNEGATIVE,
     "voltage_drop_limit_pct": s.POSITIVE, "ambient_temperature_c": s.NUMBER, "grouped_circuits": {"type": "integer", "minimum": 1},
     "fault_current_ka": s.POSITIVE, "fault_clearing_time_s": s.POSITIVE,
@@ -201,14 +201,16 @@ INPUTS_SCHEMA = s.obj({
         "grouping_reduction": _table({"circuits": {"type": "integer", "minimum": 1}, "factor": s.POSITIVE}),
         "adiabatic_k": _table({"conductor": s.ID, "insulation": s.ID, "k": s.POSITIVE}),
     }),
-}, optional=("circuit", "installation"))
+}, optional=("circuit", "installation", "design_current_a", "load_active_power_kw"))
 
 
 def input_problems(inputs: dict[str, Any]) -> list[str]:
-    """Distinct tabulated sizes, and a row in each table for the case's ambient temperature,
+    """The load given once (as I_B or as active power), distinct tabulated sizes, and a row in each table for the case's ambient temperature,
     number of grouped circuits and conductor/insulation pair (tables are read, never
     interpolated)."""
     p = ic.Problems()
+    if ("design_current_a" in inputs) == ("load_active_power_kw" in inputs):
+        p.add("/design_current_a", "give exactly one of design_current_a and load_active_power_kw (the load)")
     tables = inputs["tables"]
     sizes = [r["size_mm2"] for r in tables["current_carrying_capacity"]["rows"]]
     if len(set(sizes)) != len(sizes):

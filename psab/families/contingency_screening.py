@@ -208,7 +208,7 @@ def input_problems(inputs: dict[str, Any]) -> list[str]:
     """Ids unique, every branch, load and generator on a known bus, the slack a bus, and the
     intact network connected (an outage may island it; the base case may not)."""
     p = ic.Problems()
-    ic.network_problems(p, inputs, slack="slack_bus", attached=("loads", "generators"))
+    ic.bus_branch_problems(p, inputs, slack="slack_bus", attached=("loads", "generators"))
     p.unique_ids("/loads", inputs["loads"])
     p.unique_ids("/generators", inputs["generators"])
     return p

@@ -217,7 +217,7 @@ def input_problems(inputs: dict[str, Any]) -> list[str]:
     """Ids unique, every element on a known bus, the contingency a branch of the case, a cost
     for every switchable branch, and p_min_mw ≤ p_mw ≤ p_max_mw for every unit."""
     p = ic.Problems()
-    ic.network_problems(p, inputs, slack="slack_bus", attached=("loads", "generators"))
+    ic.bus_branch_problems(p, inputs, slack="slack_bus", attached=("loads", "generators"))
     p.refers("/interconnector/bus", inputs["interconnector"]["bus"], {b["id"] for b in inputs["buses"]}, "bus")
     branch_ids = {b["id"] for b in inputs["branches"]}
     p.refers("/contingency/branch_id", inputs["contingency"]["branch_id"], branch_ids, "branch")

@@ -197,7 +197,9 @@ INPUTS_SCHEMA = s.obj({
     "rules": s.obj({"zone1_max_fraction": s.POSITIVE, "zone2_min_fraction": s.POSITIVE, "adjacent_zone1_fraction": s.POSITIVE,
                     "zone3_adjacent_factor": s.POSITIVE, "load_margin": s.POSITIVE}),
     "cti_s": s.POSITIVE, "adjacent_zone2_delay_s": s.NONNEGATIVE, "breaker_time_s": s.NONNEGATIVE, "t_not_seen_s": s.POSITIVE,
-}, optional=("system",))
+    # a uniform error of ±100 % or more would let zone 1 see faults behind the relay
+    "zone1_error_pct": {"type": "number", "minimum": 0, "exclusiveMaximum": 100}, "unselective_trip_s": s.NONNEGATIVE,
+}, optional=("system", "zone1_error_pct", "unselective_trip_s"))
 
 
 def input_problems(inputs: dict[str, Any]) -> list[str]:

@@ -128,7 +128,7 @@ def input_problems(inputs: dict[str, Any]) -> list[str]:
     """Ids unique, every load and unit on a known bus, a connected network, and
     p_min_mw ≤ p_max_mw for every unit."""
     p = ic.Problems()
-    ic.network_problems(p, inputs, slack="slack_bus", attached=("loads", "units"))
+    ic.bus_branch_problems(p, inputs, slack="slack_bus", attached=("loads", "units"))
     p.unique_ids("/loads", inputs["loads"])
     p.unique_ids("/units", inputs["units"])
     for g, u in enumerate(inputs["units"]):

@@ -114,7 +114,7 @@ def input_problems(inputs: dict[str, Any]) -> list[str]:
     """A connected network with unique ids and exactly one slack bus, v_min_pu < v_max_pu,
     and every candidate a distinct PQ bus with q_min_mvar ≤ q_max_mvar."""
     p = ic.Problems()
-    ic.network_problems(p, inputs)
+    ic.bus_branch_problems(p, inputs)
     slacks = [i for i, b in enumerate(inputs["buses"]) if b["type"] == "slack"]
     if len(slacks) != 1:
         p.add("/buses", f"needs exactly one bus of type 'slack'; found {len(slacks)}")

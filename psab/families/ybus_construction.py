@@ -155,7 +155,7 @@ def input_problems(inputs: dict[str, Any]) -> list[str]:
     """Ids unique, branch ends on known buses, non-zero series impedances, one connected
     network (pandapower assembles Y_bus only while running a power flow on it)."""
     p = ic.Problems()
-    ic.network_problems(p, inputs)
+    ic.bus_branch_problems(p, inputs)
     return p
 
 
