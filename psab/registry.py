@@ -423,14 +423,25 @@ class FamilySpec:
         except Exception as exc:  # noqa: BLE001 - built from the caller's inputs
             raise InvalidTaskError(f"task {task.id}: the answer schema cannot be built from public_inputs "
                                    f"({type(exc).__name__}: {exc})") from None
-        if to_jsonable(expected) != task.submission_schema:
+        if _structure(to_jsonable(expected)) != _structure(task.submission_schema):
             # The evaluator reads the answer by the ids and lengths of public_inputs; a schema
-            # built for other inputs would let through answers it cannot read.
+            # built for other inputs would let through answers it cannot read. Only the words
+            # (descriptions, translations) may differ: a task file written before they changed.
             raise InvalidTaskError(f"task {task.id}: submission_schema is not the one a {self.id} task "
                                    "builds from its public_inputs (edited inputs or a stale task file)")
         if len(_INPUTS_CHECKED) > 4096:
             _INPUTS_CHECKED.clear()
         _INPUTS_CHECKED.add(key)
+
+
+def _structure(schema: Any) -> Any:
+    """``schema`` without its words (``description``, ``title``, ``$comment``, ``x-…`` keys)."""
+    if isinstance(schema, Mapping):
+        return {k: _structure(v) for k, v in schema.items()
+                if k not in ("description", "title", "$comment") and not str(k).startswith("x-")}
+    if isinstance(schema, list):
+        return [_structure(v) for v in schema]
+    return schema
 
 
 #: (family id, task digest) of tasks whose inputs passed their family's input schema.
