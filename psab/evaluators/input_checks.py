@@ -158,15 +158,15 @@ def series_schema(min_items: int = 1) -> dict[str, Any]:
     return {"type": "array", "items": dict(_NUMBER), "minItems": min_items}
 
 
-def storage_schema(*extra: str) -> dict[str, Any]:
+def storage_schema(**extra: Mapping[str, Any]) -> dict[str, Any]:
     """A battery (``Storage.from_inputs``): power limits, energy limits and efficiencies;
-    ``extra`` names further required positive fields (an inverter's ``s_max_mva``...)."""
+    ``extra`` adds further required fields (an inverter's ``s_max_mva``...)."""
     props: dict[str, Any] = {
         "id": {"type": "string", "minLength": 1},
         "p_charge_max_mw": _NONNEGATIVE, "p_discharge_max_mw": _NONNEGATIVE,
         "soc_min_mwh": _NONNEGATIVE, "soc_max_mwh": _POSITIVE, "soc_initial_mwh": _NONNEGATIVE,
         "soc_terminal_min_mwh": _NONNEGATIVE, "eta_charge": _EFFICIENCY, "eta_discharge": _EFFICIENCY,
-        "cycle_cost_per_mwh": _NONNEGATIVE, **{name: _POSITIVE for name in extra},
+        "cycle_cost_per_mwh": _NONNEGATIVE, **extra,
     }
     return {"type": "object", "properties": {k: dict(v) for k, v in props.items()},
             "required": [k for k in props if k != "cycle_cost_per_mwh"], "additionalProperties": False}

@@ -81,7 +81,7 @@ INPUTS_SCHEMA = s.obj({
                             "p_available_mw": ic.series_schema(), "q_min_mvar": s.NUMBER, "q_max_mvar": s.NUMBER,
                             "s_max_mva": s.POSITIVE, "cost_per_mwh": s.NUMBER},
                            optional=("p_min_mw", "p_max_mw", "p_available_mw")), "units", min_items=1),
-    "battery": ic.storage_schema("s_max_mva", "q_max_mvar"),
+    "battery": ic.storage_schema(s_max_mva=s.POSITIVE, q_max_mvar=s.NONNEGATIVE),
 })
 
 def input_problems(inputs: dict[str, Any]) -> list[str]:
