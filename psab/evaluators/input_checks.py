@@ -121,7 +121,7 @@ def bus_branch_problems(p: Problems, inputs: Mapping[str, Any], *, buses: str = 
                      slack: str | None = None, attached: Sequence[str] = ()) -> dict[Any, int]:
     """The checks every bus–branch case needs: unique bus and branch ids, branch ends and
     the elements of each list in ``attached`` (``{"bus": id}`` items) on known buses, no
-    branch from a bus to itself, a non-zero series impedance, and — when all that holds — a
+    branch from a bus to itself, a non-zero series impedance (of a per-unit branch), and — when all that holds — a
     connected network (otherwise the nodal matrix is singular). Returns bus id → position."""
     pos = p.unique_ids(pointer(buses), inputs[buses])
     p.unique_ids(pointer(branches), inputs[branches])
@@ -131,7 +131,7 @@ def bus_branch_problems(p: Problems, inputs: Mapping[str, Any], *, buses: str = 
         ok = p.refers(pointer(branches, i, "to_bus"), br["to_bus"], pos, "bus") and ok
         if br["from_bus"] == br["to_bus"]:
             p.add(pointer(branches, i, "to_bus"), "a branch must join two different buses")
-        if br.get("r_pu", 0.0) == 0 and br.get("x_pu", 0.0) == 0:
+        if "x_pu" in br and br.get("r_pu", 0.0) == 0 and br["x_pu"] == 0:
             p.add(pointer(branches, i, "x_pu"), "a branch needs a non-zero series impedance")
         if ok:
             edges.append((br["from_bus"], br["to_bus"]))
