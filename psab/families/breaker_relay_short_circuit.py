@@ -186,15 +186,28 @@ PRESENTATION = {
 # ---------------------------------------------------------------------------- physics
 
 
-def network(inputs: dict[str, Any]) -> iec.Network:
-    net, problems = iec.checked_network(inputs)
-    buses = {b.id for b in net.buses} if net is not None else set()
+def _checked(inputs: dict[str, Any]) -> tuple[iec.Network | None, list[str]]:
+    """The shared IEC 60909 network check with every breaker and zone end on a bus of the
+    network, every relay on a known breaker and the catalog's types distinct."""
+    refs = [(f"/breakers/{i}/bus", f"breaker {b['id']} bus", b["bus"]) for i, b in enumerate(inputs["breakers"])]
+    refs += [(f"/relays/{i}/zone_end_bus", f"relay {r['id']} zone end", r["zone_end_bus"]) for i, r in enumerate(inputs["relays"])]
+    net, problems = iec.checked_network(inputs, refs)
     breakers = {b["id"] for b in inputs["breakers"]}
-    problems += [f"breaker {b['id']} is at unknown bus {b['bus']!r}" for b in inputs["breakers"] if b["bus"] not in buses]
-    problems += [f"relay {r['id']} has unknown zone end {r['zone_end_bus']!r}" for r in inputs["relays"] if r["zone_end_bus"] not in buses]
-    problems += [f"relay {r['id']} acts on unknown breaker {r['breaker']!r}" for r in inputs["relays"] if r["breaker"] not in breakers]
+    problems += [f"/relays/{i}/breaker: relay {r['id']} acts on unknown breaker {r['breaker']!r}"
+                 for i, r in enumerate(inputs["relays"]) if r["breaker"] not in breakers]
+    if len(breakers) != len(inputs["breakers"]):
+        problems.append("/breakers: breaker ids are not unique")
     if len({c["type"] for c in inputs["breaker_catalog"]}) != len(inputs["breaker_catalog"]):
-        problems.append("breaker catalog types are not unique")
+        problems.append("/breaker_catalog: breaker catalog types are not unique")
+    return net, problems
+
+
+def input_problems(inputs: dict[str, Any]) -> list[str]:
+    return _checked(inputs)[1]
+
+
+def network(inputs: dict[str, Any]) -> iec.Network:
+    net, problems = _checked(inputs)
     if problems or net is None:
         raise InvalidTaskError(f"{FAMILY_ID}: the network in public_inputs is not usable: {'; '.join(problems)}")
     return net
@@ -639,6 +652,7 @@ SPEC = register(
         judged_by=JUDGED_BY,
         levels=(1, 2, 3),
         naive_answer=naive_answer,
+        validate_inputs=input_problems,
         # Any pickup inside [k_load·I_load, I″k2min/k_fault] is equally optimal (the objective is the
         # breaker cost), and the reference sits at the band's lower edge, so a 5 % higher pickup is
         # a legitimate answer; the evaluator still rejects pickups outside the band (×1000, sign,

@@ -32,6 +32,7 @@ import numpy as np
 from psab.contract import Task
 from psab.errors import GenerationError
 from psab.evaluators import answer_schema as s
+from psab.evaluators import input_checks as ic
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.surrogates import dc_flow
 
@@ -223,6 +224,16 @@ INPUTS_SCHEMA = s.obj({
                             "мощность при |V| = 1 о.е.)")}),
         "bus shunts (MATPOWER's Gs, Bs over baseMVA)", ru="шунты в узлах (Gs, Bs MATPOWER, делённые на baseMVA)"),
 }, optional=("shunts",))
+
+
+def input_problems(inputs: dict[str, Any]) -> list[str]:
+    """Ids unique, every branch, load and generator on a known bus, the slack a bus, and the
+    intact network connected (an outage may island it; the base case may not)."""
+    p = ic.Problems()
+    ic.bus_branch_problems(p, inputs, slack="slack_bus", attached=("loads", "generators"))
+    p.unique_ids("/loads", inputs["loads"])
+    p.unique_ids("/generators", inputs["generators"])
+    return p
 
 # ---------------------------------------------------------------------------- physics
 
@@ -613,5 +624,6 @@ SPEC = register(
         judged_by=JUDGED_BY,
         levels=(1, 2),
         naive_answer=naive_answer,
+        validate_inputs=input_problems,
     )
 )

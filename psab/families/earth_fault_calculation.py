@@ -164,10 +164,14 @@ PRESENTATION = {
 # ---------------------------------------------------------------------------- physics
 
 
+def input_problems(inputs: dict[str, Any]) -> list[str]:
+    """The shared IEC 60909 network check (:func:`psab.surrogates.iec60909.checked_network`)
+    with the fault bus a bus of the network."""
+    return iec.checked_network(inputs, [("/fault_bus", "fault bus", inputs["fault_bus"])])[1]
+
+
 def network(inputs: dict[str, Any]) -> iec.Network:
-    net, problems = iec.checked_network(inputs)
-    if net is not None and inputs["fault_bus"] not in {b.id for b in net.buses}:
-        problems.append(f"fault bus {inputs['fault_bus']!r} is not a bus of the network")
+    net, problems = iec.checked_network(inputs, [("/fault_bus", "fault bus", inputs["fault_bus"])])
     if problems or net is None:
         raise InvalidTaskError(f"{FAMILY_ID}: the network in public_inputs is not usable: {'; '.join(problems)}")
     return net
@@ -471,5 +475,6 @@ SPEC = register(
         judged_by=JUDGED_BY,
         levels=(1, 2, 3),
         naive_answer=naive_answer,
+        validate_inputs=input_problems,
     )
 )

@@ -429,51 +429,90 @@ def network_from_inputs(inputs: Mapping[str, Any]) -> Network:
     )
 
 
-def checked_network(inputs: Mapping[str, Any]) -> tuple[Network | None, list[str]]:
-    """:func:`network_from_inputs` and :func:`network_problems` in one: the network (``None``
-    when its data cannot be read) and everything that makes it unusable."""
+def checked_network(inputs: Mapping[str, Any],
+                    references: Iterable[tuple[str, str, Any]] = ()) -> tuple[Network | None, list[str]]:
+    """The one network validator of the short-circuit families (three-phase, earth fault,
+    breaker and relay): :func:`network_from_inputs` and :func:`network_problems` in one, plus
+    the family's own bus ``references`` — ``(JSON pointer, what, bus id)`` of every fault bus,
+    breaker bus or zone end — each of which must be a bus of the network. Returns the network
+    (``None`` when its data cannot be read) and every problem, each ``"<pointer>: <words>"``."""
     try:
         net = network_from_inputs(inputs)
     except (KeyError, TypeError, ValueError) as exc:
-        return None, [f"unreadable network data ({type(exc).__name__}: {exc})"]
-    return net, network_problems(net)
+        return None, [f": unreadable network data ({type(exc).__name__}: {exc})"]
+    problems = network_problems(net)
+    known = {b.id for b in net.buses}
+    problems += [f"{ptr}: {what} {bus!r} is not a bus of the network" for ptr, what, bus in references if bus not in known]
+    return net, problems
+
+
+def _ptr(*parts: Any) -> str:
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
 
 
 def network_problems(net: Network) -> list[str]:
     """What makes ``net`` unusable (unknown or duplicate ids, a line between voltage levels,
-    no source); empty when the network can be assembled."""
+    no source, a bus without a path to a source), each as ``"<JSON pointer into the case's
+    inputs>: <words>"``; empty when the network can be assembled."""
     out: list[str] = []
     ids = [b.id for b in net.buses]
     if len(set(ids)) != len(ids):
-        out.append("bus ids are not unique")
+        out.append(f"{_ptr('buses')}: bus ids are not unique")
     known = set(ids)
-    refs: list[tuple[str, str]] = []
-    for q in net.feeders:
-        refs.append((q.id, q.bus))
-    for t in net.transformers:
-        refs += [(t.id, t.hv_bus), (t.id, t.lv_bus)]
+    refs: list[tuple[str, str, str]] = []
+    for i, q in enumerate(net.feeders):
+        refs.append((_ptr("feeders", i, "bus"), q.id, q.bus))
+    for i, t in enumerate(net.transformers):
+        refs += [(_ptr("transformers", i, "hv_bus"), t.id, t.hv_bus), (_ptr("transformers", i, "lv_bus"), t.id, t.lv_bus)]
         if t.hv_bus == t.lv_bus:
-            out.append(f"transformer {t.id} connects a bus to itself")
-    for t3 in net.transformers_3w:
-        refs += [(t3.id, t3.hv_bus), (t3.id, t3.mv_bus), (t3.id, t3.lv_bus)]
-    for ln in net.lines:
-        refs += [(ln.id, ln.from_bus), (ln.id, ln.to_bus)]
+            out.append(f"{_ptr('transformers', i, 'lv_bus')}: transformer {t.id} connects a bus to itself")
+    for i, t3 in enumerate(net.transformers_3w):
+        refs += [(_ptr("transformers_3w", i, end), t3.id, getattr(t3, end)) for end in ("hv_bus", "mv_bus", "lv_bus")]
+    for i, ln in enumerate(net.lines):
+        refs += [(_ptr("lines", i, "from_bus"), ln.id, ln.from_bus), (_ptr("lines", i, "to_bus"), ln.id, ln.to_bus)]
         if ln.from_bus == ln.to_bus:
-            out.append(f"line {ln.id} connects a bus to itself")
-    for g in net.generators:
-        refs.append((g.id, g.bus))
-    for u in net.power_station_units:
-        refs.append((u.id, u.hv_bus))
-    for m in net.motors:
-        refs.append((m.id, m.bus))
-    out += [f"{element} refers to unknown bus {bus!r}" for element, bus in refs if bus not in known]
+            out.append(f"{_ptr('lines', i, 'to_bus')}: line {ln.id} connects a bus to itself")
+    for i, g in enumerate(net.generators):
+        refs.append((_ptr("generators", i, "bus"), g.id, g.bus))
+    for i, u in enumerate(net.power_station_units):
+        refs.append((_ptr("power_station_units", i, "hv_bus"), u.id, u.hv_bus))
+    for i, m in enumerate(net.motors):
+        refs.append((_ptr("motors", i, "bus"), m.id, m.bus))
+    out += [f"{ptr}: {element} refers to unknown bus {bus!r}" for ptr, element, bus in refs if bus not in known]
     if not out:
         kv = {b.id: b.vn_kv for b in net.buses}
-        out += [f"line {ln.id} joins buses of different nominal voltage" for ln in net.lines
-                if kv[ln.from_bus] != kv[ln.to_bus]]
-    if not (net.feeders or net.generators or net.power_station_units):
-        out.append("the network has no short-circuit source (feeder, generator or power station unit)")
+        out += [f"{_ptr('lines', i, 'to_bus')}: line {ln.id} joins buses of different nominal voltage"
+                for i, ln in enumerate(net.lines) if kv[ln.from_bus] != kv[ln.to_bus]]
+    sources = ([q.bus for q in net.feeders] + [g.bus for g in net.generators]
+               + [u.hv_bus for u in net.power_station_units])
+    if not sources:
+        out.append(f"{_ptr('feeders')}: the network has no short-circuit source (feeder, generator or power station unit)")
+    elif not out:
+        cut = _unsourced_buses(net, sources)
+        if cut:
+            out.append(f"{_ptr('buses')}: bus {', '.join(repr(b) for b in cut[:5])} has no path to a short-circuit source"
+                       " (the nodal admittance matrix would be singular)")
     return out
+
+
+def _unsourced_buses(net: Network, sources: Sequence[str]) -> list[str]:
+    """Buses not reached from any source through lines and transformers (breadth first)."""
+    adj: dict[str, set[str]] = {b.id: set() for b in net.buses}
+    pairs = [(ln.from_bus, ln.to_bus) for ln in net.lines] + [(t.hv_bus, t.lv_bus) for t in net.transformers]
+    pairs += [(t3.hv_bus, other) for t3 in net.transformers_3w for other in (t3.mv_bus, t3.lv_bus)]
+    for a, b in pairs:
+        adj[a].add(b)
+        adj[b].add(a)
+    seen = set(sources)
+    frontier = list(sources)
+    while frontier:
+        nxt = []
+        for n in frontier:
+            for m in adj[n] - seen:
+                seen.add(m)
+                nxt.append(m)
+        frontier = nxt
+    return [b.id for b in net.buses if b.id not in seen]
 
 
 # --------------------------------------------------------------------------- nodal model
