@@ -420,11 +420,20 @@ JUDGED_BY = {
         "en": ("I″k1 is judged against pandapower's calc_sc(fault='1ph', case='max', r_fault_ohm=fault_r_ohm) on the "
                "same network; the sequence currents and healthy-phase voltages against psab's symmetrical-component "
                "kernel (pandapower reports none). Both follow the statement's conventions, so one answer scores 1 "
-               "under either backend; 0.1 % or the field's floor."),
+               "under either backend; 0.1 % or the field's floor. Transformer zero sequence as pandapower 3.5 "
+               "(the pinned range, pandapower>=3.5,<3.6) models it: the magnetizing impedance purely reactive, "
+               "X_m0 = mag0_ratio·|Z_(0)T| (mag0_percent = 100·mag0_ratio, mag0_rx = 0), the T split by hv_share0 "
+               "(si0_hv_partial); a Yyn transformer's HV side carries no zero-sequence current; other releases "
+               "model Yyn/YNyn differently and are not used."),
         "ru": ("I″k1 проверяется расчётом pandapower calc_sc(fault='1ph', case='max', r_fault_ohm=fault_r_ohm) той же "
                "сети; симметричные составляющие токов и напряжения неповреждённых фаз — расчётом psab методом "
                "симметричных составляющих (pandapower их не выдаёт). Оба следуют условиям задачи, поэтому один "
-               "ответ получает 1 при любом способе проверки; допуск 0,1 % или порог поля."),
+               "ответ получает 1 при любом способе проверки; допуск 0,1 % или порог поля. Нулевая последовательность "
+               "трансформаторов — как в pandapower 3.5 (закреплённый диапазон pandapower>=3.5,<3.6): сопротивление "
+               "намагничивания чисто реактивное, X_m0 = mag0_ratio·|Z_(0)T| (mag0_percent = 100·mag0_ratio, "
+               "mag0_rx = 0), Т-схема делится по hv_share0 (si0_hv_partial); у трансформатора Yyn ток нулевой "
+               "последовательности на стороне ВН не протекает; другие версии моделируют Yyn/YNyn иначе и не "
+               "используются."),
     },
 }
 
