@@ -18,6 +18,8 @@ FAMILY_MODULES: tuple[str, ...] = (
     "distance_protection_settings",
     "overcurrent_protection",
     "cable_ampacity_sizing",
+    # 4. Distributed resources, PV, EV, and storage
+    "bess_ancillary_response",
     # 5. Microgrids and dispatch
     "microgrid_economic_dispatch",
     "rolling_microgrid_dispatch",
