@@ -20,6 +20,7 @@ FAMILY_MODULES: tuple[str, ...] = (
     "cable_ampacity_sizing",
     # 4. Distributed resources, PV, EV, and storage
     "bess_ancillary_response",
+    "commercial_pv_lcoe_uncertainty",
     # 5. Microgrids and dispatch
     "microgrid_economic_dispatch",
     "rolling_microgrid_dispatch",
