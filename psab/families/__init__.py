@@ -21,6 +21,7 @@ FAMILY_MODULES: tuple[str, ...] = (
     # 4. Distributed resources, PV, EV, and storage
     "bess_ancillary_response",
     "commercial_pv_lcoe_uncertainty",
+    "ev_v2g_outage_schedule",
     # 5. Microgrids and dispatch
     "microgrid_economic_dispatch",
     "rolling_microgrid_dispatch",
