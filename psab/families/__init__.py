@@ -19,6 +19,7 @@ FAMILY_MODULES: tuple[str, ...] = (
     "overcurrent_protection",
     "cable_ampacity_sizing",
     # 4. Distributed resources, PV, EV, and storage
+    "pv_volt_var",
     "bess_ancillary_response",
     "commercial_pv_lcoe_uncertainty",
     "ev_v2g_outage_schedule",
