@@ -23,6 +23,7 @@ FAMILY_MODULES: tuple[str, ...] = (
     "bess_ancillary_response",
     "commercial_pv_lcoe_uncertainty",
     "ev_v2g_outage_schedule",
+    "ev_v2g_voltage_support",
     # 5. Microgrids and dispatch
     "microgrid_economic_dispatch",
     "rolling_microgrid_dispatch",

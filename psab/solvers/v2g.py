@@ -141,3 +141,49 @@ def build_outage_schedule(case: OutageCase, *, binaries: bool = True) -> Formula
                              upper=lambda i: case.evs[i[0]].p_discharge_max_kw, field=_field_ev("p_discharge_kw"), slack=POWER),
         )
     return f
+
+
+# ------------------------------------------------------------------ voltage support by V2G hubs
+
+
+def voltage_support_rows(ids: list[str], buses: list[str], v_op: dict[str, float], sens_p: dict[str, dict[str, float]],
+                         sens_q: dict[str, dict[str, float]], lo: float, hi: float, *, p_op: dict[str, float] | None = None,
+                         q_op: dict[str, float] | None = None, words: str = "linear model",
+                         field: str = "/p_kw") -> LinearConstraint:
+    """``lo ≤ V_i^op + Σ_e S^p_ie (p_e − p_e^op) + S^q_ie (q_e − q_e^op) ≤ hi`` for every bus,
+    with ``p, q`` in kW/kvar (injections) and the sensitivities per kW/kvar."""
+    p0 = {e: float((p_op or {}).get(e, 0.0)) for e in ids}
+    q0 = {e: float((q_op or {}).get(e, 0.0)) for e in ids}
+    base = {b: v_op[b] - sum(sens_p[b][e] * p0[e] + sens_q[b][e] * q0[e] for e in ids) for b in buses}
+
+    def body(v: Any, b: str) -> Any:
+        total: Any = base[b]
+        for e in ids:
+            total = total + sens_p[b][e] * v.p[e] + sens_q[b][e] * v.q[e]
+        return total
+
+    return LinearConstraint(name="voltage_band", words=f"voltage at bus {{0}} within [{lo:g}, {hi:g}] ({words})",
+                            index=list(buses), body=body, lower=lo, upper=hi, field=lambda b: field, slack="voltage_band")
+
+
+def solve_voltage_support(ids: list[str], rows: list[LinearConstraint], price_p: dict[str, float], price_q: dict[str, float],
+                          p_max: dict[str, float], q_max: dict[str, float]) -> tuple[dict[str, float], dict[str, float], float]:
+    """The LP ``min Σ (c_p·p + c_q·|q|)`` over ``0 ≤ p ≤ p_max``, ``|q| ≤ q_max`` subject to
+    ``rows`` (``|q|`` split as ``q⁺ + q⁻``); raises SolverError when infeasible."""
+    import pyomo.environ as pyo
+
+    from psab.solvers.algebra import add_constraints
+    from psab.solvers.core import solve
+
+    m = pyo.ConcreteModel(name="v2g_voltage_support")
+    m.E = pyo.Set(initialize=list(ids), ordered=True)
+    m.p = pyo.Var(m.E, bounds=lambda m, e: (0.0, p_max[e]))
+    m.q = pyo.Var(m.E, bounds=lambda m, e: (-q_max[e], q_max[e]))
+    m.q_pos = pyo.Var(m.E, domain=pyo.NonNegativeReals)
+    m.q_neg = pyo.Var(m.E, domain=pyo.NonNegativeReals)
+    m.split = pyo.Constraint(m.E, rule=lambda m, e: m.q[e] == m.q_pos[e] - m.q_neg[e])
+    add_constraints(m, rows)
+    m.cost = pyo.Objective(expr=sum(price_p[e] * m.p[e] + price_q[e] * (m.q_pos[e] + m.q_neg[e]) for e in m.E),
+                           sense=pyo.minimize)
+    result = solve(m)
+    return ({e: float(pyo.value(m.p[e])) for e in ids}, {e: float(pyo.value(m.q[e])) for e in ids}, result.objective)
