@@ -428,7 +428,7 @@ SPEC = register(
             },
             {
                 "title": "EVs for power quality and security (vehicle-to-building outage support), the catalogue's source",
-                "locator": "families.md §4, ev_v2g_outage_schedule",
+                "locator": "docs/families.md, area 4: ev_v2g_outage_schedule",
                 "note": "The planned-outage ride-through with the parked fleet; the no-simultaneous-charge-and-discharge rule enforced with mode binaries.",
                 "confidence": "medium",
             },

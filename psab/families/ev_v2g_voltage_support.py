@@ -449,7 +449,7 @@ SPEC = register(
         provenance=(
             {
                 "title": "EVs for power quality and security: vehicle-to-grid voltage support (the catalogue's source)",
-                "locator": "families.md §4, ev_v2g_voltage_support",
+                "locator": "docs/families.md, area 4: ev_v2g_voltage_support",
                 "note": "V2G hubs' active discharge and reactive power at a price as the levers against an undervoltage.",
                 "confidence": "medium",
             },
