@@ -58,6 +58,12 @@ FAMILY_MODULES: tuple[str, ...] = (
     "distance_protection_settings",
     "overcurrent_protection",
     "cable_ampacity_sizing",
+    # 4. Distributed resources, PV, EV, and storage
+    "pv_volt_var",
+    "ev_v2g_outage_schedule",
+    "ev_v2g_voltage_support",
+    "bess_ancillary_response",
+    "commercial_pv_lcoe_uncertainty",
     # 5. Microgrids and dispatch
     "microgrid_economic_dispatch",
     "rolling_microgrid_dispatch",
