@@ -18,6 +18,8 @@ FAMILY_MODULES: tuple[str, ...] = (
     "distance_protection_settings",
     "overcurrent_protection",
     "cable_ampacity_sizing",
+    # 3. Stability, grid code, and inverter-based resources
+    "critical_clearing_time",
     # 5. Microgrids and dispatch
     "microgrid_economic_dispatch",
     "rolling_microgrid_dispatch",
