@@ -116,63 +116,94 @@ class Run:
     delta0_rad: float
 
 
+class Simulator:
+    """One ANDES system for ``net``, built, solved by power flow and initialized for TDS, for one
+    run. (A fresh system per run: re-running one system after ``TDS.reinit`` with moved event times
+    did not re-apply the fault in ANDES 2.0.0, so psab does not rely on it.)"""
+
+    def __init__(self, net: Network, horizon_s: float = 4.0) -> None:
+        ss = system()
+        sb, vn = net.base_mva, net.vn_kv
+        for b in net.buses:
+            ss.add("Bus", {"idx": b, "name": b, "Vn": vn})
+        for idx, a, b, x in net.lines:
+            ss.add("Line", {"idx": idx, "bus1": a, "bus2": b, "r": 0.0, "x": x, "b": 0.0, "Vn1": vn, "Vn2": vn, "Sn": sb})
+        m = net.machine
+        ss.add("PV", {"idx": "PV1", "bus": m.bus, "p0": m.p_pu, "v0": m.v_terminal_pu, "Vn": vn, "Sn": sb,
+                      "pmax": 99.0, "pmin": -99.0, "qmax": 99.0, "qmin": -99.0})
+        ss.add("Slack", {"idx": "SL1", "bus": net.infinite_bus, "v0": net.v_inf_pu, "a0": 0.0, "Vn": vn, "Sn": sb,
+                         "pmax": 99.0, "pmin": -99.0, "qmax": 99.0, "qmin": -99.0})
+        ss.add("GENCLS", {"idx": "G1", "bus": m.bus, "gen": "PV1", "xd1": m.xd1_pu, "M": 2.0 * m.h_s, "D": 0.0,
+                          "ra": 0.0, "fn": m.frequency_hz, "Sn": m.sn_mva, "Vn": vn})
+        tc = T_FAULT_S + 0.1
+        ss.add("Fault", {"idx": "F1", "bus": net.fault_bus, "tf": T_FAULT_S, "tc": tc, "xf": net.fault_x_pu, "rf": 0.0})
+        for i, line in enumerate(net.trip_lines):
+            ss.add("Toggle", {"idx": f"T{i}", "model": "Line", "dev": line, "t": tc})
+        ss.setup()
+        ss.PFlow.run()
+        if not ss.PFlow.converged:
+            raise ValueError("ANDES power flow did not converge")
+        cfg = ss.TDS.config
+        # fixed step, allowed to shrink only where Newton fails to converge (at the fault instant)
+        cfg.tf, cfg.tstep, cfg.fixt, cfg.shrinkt, cfg.criteria, cfg.no_tqdm = T_FAULT_S + horizon_s, STEP_S, 1, 1, 0, 1
+        ss.TDS.init()
+        self.ss = ss
+        self.a_delta, self.a_omega = int(ss.GENCLS.delta.a[0]), int(ss.GENCLS.omega.a[0])
+        self.delta0_rad = float(ss.GENCLS.delta0.v[0])
+        self.runs = 0
+
+    def run(self, t_clear_s: float) -> Run:
+        """Fault at t = 0 (ANDES time :data:`T_FAULT_S`), cleared at ``t_clear_s`` together with the
+        opening of the network's ``trip_lines``; trapezoidal rule, fixed step :data:`STEP_S`.
+
+        First-swing criterion: stable when the rotor speed is back at synchronous speed after
+        clearing with δ below 180°; unstable when δ (against the infinite bus) reaches 180°."""
+        ss = self.ss
+        if self.runs:
+            raise RuntimeError("a Simulator runs once; build another for the next clearing time")
+        self.runs += 1
+        tc = T_FAULT_S + t_clear_s
+        ss.Fault.tc.v[:] = tc
+        if ss.Toggle.n:
+            ss.Toggle.t.v[:] = tc
+        ss.store_switch_times(ss.exist.tds)
+        ss.TDS._switch_idx = 0
+        ss.TDS.busted = False
+        a_delta, a_omega = self.a_delta, self.a_omega
+        verdict: dict[str, bool] = {}
+
+        def stop(t: float, sysm: Any) -> None:
+            x = sysm.dae.x
+            if x[a_delta] >= UNSTABLE_RAD:
+                verdict["stable"] = False
+            elif t > tc + 1e-9 and x[a_omega] <= 1.0:
+                verdict["stable"] = True
+            else:
+                return
+            sysm.TDS.busted = True
+
+        ss.TDS.callpert = stop
+        ss.TDS.run(no_summary=True)
+        t = np.asarray(ss.dae.ts.t, dtype=float) - T_FAULT_S
+        d = np.asarray(ss.dae.ts.x[:, a_delta], dtype=float)
+        keep = t >= -1e-12
+        t, d = t[keep], d[keep]
+        if "stable" not in verdict:
+            raise ValueError(f"ANDES TDS ended without a verdict at t = {float(t[-1]) if len(t) else 0.0:.4f} s: "
+                             f"{ss.TDS.err_msg}")
+        return Run(stable=verdict["stable"], t_s=t, delta_rad=d, delta0_rad=self.delta0_rad)
+
+
 def simulate(net: Network, t_clear_s: float, horizon_s: float = 4.0) -> Run:
-    """Fault at t = 0 (ANDES time :data:`T_FAULT_S`), cleared at ``t_clear_s`` together with the
-    opening of ``trip_lines``; ANDES TDS, trapezoidal rule, fixed step :data:`STEP_S`.
-
-    First-swing criterion: stable when the rotor speed is back at synchronous speed after clearing
-    with δ below 180°; unstable when δ (against the infinite bus) reaches 180°."""
-    ss = system()
-    sb, vn = net.base_mva, net.vn_kv
-    for b in net.buses:
-        ss.add("Bus", {"idx": b, "name": b, "Vn": vn})
-    for idx, a, b, x in net.lines:
-        ss.add("Line", {"idx": idx, "bus1": a, "bus2": b, "r": 0.0, "x": x, "b": 0.0, "Vn1": vn, "Vn2": vn, "Sn": sb})
-    m = net.machine
-    ss.add("PV", {"idx": "PV1", "bus": m.bus, "p0": m.p_pu, "v0": m.v_terminal_pu, "Vn": vn, "Sn": sb,
-                  "pmax": 99.0, "pmin": -99.0, "qmax": 99.0, "qmin": -99.0})
-    ss.add("Slack", {"idx": "SL1", "bus": net.infinite_bus, "v0": net.v_inf_pu, "a0": 0.0, "Vn": vn, "Sn": sb,
-                     "pmax": 99.0, "pmin": -99.0, "qmax": 99.0, "qmin": -99.0})
-    ss.add("GENCLS", {"idx": "G1", "bus": m.bus, "gen": "PV1", "xd1": m.xd1_pu, "M": 2.0 * m.h_s, "D": 0.0,
-                      "ra": 0.0, "fn": m.frequency_hz, "Sn": m.sn_mva, "Vn": vn})
-    tc = T_FAULT_S + t_clear_s
-    ss.add("Fault", {"idx": "F1", "bus": net.fault_bus, "tf": T_FAULT_S, "tc": tc, "xf": net.fault_x_pu, "rf": 0.0})
-    for i, line in enumerate(net.trip_lines):
-        ss.add("Toggle", {"idx": f"T{i}", "model": "Line", "dev": line, "t": tc})
-    ss.setup()
-    ss.PFlow.run()
-    if not ss.PFlow.converged:
-        raise ValueError("ANDES power flow did not converge")
-    cfg = ss.TDS.config
-    cfg.tf, cfg.tstep, cfg.fixt, cfg.shrinkt, cfg.criteria, cfg.no_tqdm = T_FAULT_S + horizon_s, STEP_S, 1, 0, 0, 1
-    a_delta, a_omega = int(ss.GENCLS.delta.a[0]), int(ss.GENCLS.omega.a[0])
-    verdict: dict[str, bool] = {}
-
-    def stop(t: float, sysm: Any) -> None:
-        x = sysm.dae.x
-        if x[a_delta] >= UNSTABLE_RAD:
-            verdict["stable"] = False
-        elif t > tc + 1e-9 and x[a_omega] <= 1.0:
-            verdict["stable"] = True
-        else:
-            return
-        sysm.TDS.busted = True
-
-    ss.TDS.callpert = stop
-    ss.TDS.run()
-    t = np.asarray(ss.dae.ts.t, dtype=float) - T_FAULT_S
-    d = np.asarray(ss.dae.ts.x[:, a_delta], dtype=float)
-    keep = t >= -1e-12
-    t, d = t[keep], d[keep]
-    stable = verdict.get("stable", bool(d.max() < UNSTABLE_RAD))
-    return Run(stable=stable, t_s=t, delta_rad=d, delta0_rad=float(ss.GENCLS.delta0.v[0]))
+    """One run of :class:`Simulator` on a freshly built system."""
+    return Simulator(net, horizon_s).run(t_clear_s)
 
 
 def critical_clearing_time(net: Network, seed_s: float, precision_s: float,
                            half_width_s: float) -> tuple[float, float, Run]:
     """Bisection on the clearing time with ANDES runs, seeded with a bracket
     [seed − half_width, seed + half_width] (the surrogate's critical clearing time); the bracket is
-    widened (doubling) until its ends are stable and unstable, then halved to ``precision_s``.
+    widened (doubled) until its ends are stable and unstable, then halved to ``precision_s``.
     Returns (t_stable, t_unstable, the run at t_stable)."""
     w = half_width_s
     while True:
@@ -180,7 +211,7 @@ def critical_clearing_time(net: Network, seed_s: float, precision_s: float,
         run_lo = simulate(net, lo)
         if run_lo.stable and not simulate(net, hi).stable:
             break
-        w *= 4.0
+        w *= 2.0
         if w > 5.0:
             raise ValueError("ANDES finds no critical clearing time near the seed")
     while hi - lo > precision_s:

@@ -37,7 +37,7 @@ from psab.surrogates import swing as sw
 FAMILY_ID = "critical_clearing_time"
 
 #: Fixed-step size the ANDES backend's bisection resolves the critical clearing time to (s).
-ANDES_PRECISION_S = 0.0005
+ANDES_PRECISION_S = 0.001
 
 FIELDS = (
     ("delta0_deg", "pre-fault rotor angle δ_0 of E′ against the infinite bus (degrees)", 0.05),
@@ -208,7 +208,7 @@ def andes_network(inputs: dict[str, Any]) -> Any:
     e = m.e_prime_pu * complex(math.cos(d0), math.sin(d0))
     i = (e - m.v_inf_pu) / (1j * m.x_pre_pu)
     f = m.frequency_hz
-    bolted = 1e-6
+    bolted = 1e-4
     if "machine" in inputs:
         red = network_reduction(inputs)
         sb = float(inputs["base_mva"])
@@ -256,7 +256,7 @@ def andes_answer(inputs: dict[str, Any]) -> tuple[dict[str, float], dict[str, An
     seed, _ = surrogate_answer(inputs)
     net = andes_network(inputs)
     try:
-        lo, hi, run = at.critical_clearing_time(net, seed["t_cr_s"], ANDES_PRECISION_S, 2 * ANDES_PRECISION_S)
+        lo, hi, run = at.critical_clearing_time(net, seed["t_cr_s"], ANDES_PRECISION_S, 0.5 * ANDES_PRECISION_S)
     except ValueError as exc:
         raise InvalidTaskError(f"{FAMILY_ID}: ANDES cannot pose this case: {exc}") from None
     t_cr = 0.5 * (lo + hi)
@@ -472,13 +472,13 @@ JUDGED_BY = {
                "по замкнутой формуле или методом РК4 с шагом задачи и делением пополам до точности задачи; 0,1 % или 0,05°, 0,3°, 2 мс."),
     },
     "andes": {
-        "en": ("Judged against an ANDES time-domain simulation of the same system (GENCLS classical machine, bolted Fault, line "
+        "en": ("Judged against an ANDES time-domain simulation of the same system (GENCLS classical machine, Fault with 1e-4 pu reactance, line "
                "Toggle at clearing; trapezoidal rule, fixed 2 ms step): δ_0 from ANDES's initialization, t_cr by bisection on the "
-               "clearing time to 0.5 ms (first-swing criterion), δ_cr the simulated angle at the bracket's stable end; the same "
+               "clearing time to 1 ms, seeded with the statement's bracket (first-swing criterion), δ_cr the simulated angle at the bracket's stable end; the same "
                "answer as the statement's method scores 1 within 0.1 % or 0.05°, 0.3°, 2 ms."),
-        "ru": ("Проверяется расчётом переходного процесса той же системы в ANDES (классическая модель GENCLS, металлическое КЗ "
-               "Fault, отключение линий Toggle; метод трапеций с постоянным шагом 2 мс): δ_0 — по инициализации ANDES, t_cr — "
-               "делением пополам по времени отключения до 0,5 мс (критерий первого качания), δ_cr — угол в момент отключения на "
+        "ru": ("Проверяется расчётом переходного процесса той же системы в ANDES (классическая модель GENCLS, КЗ Fault "
+               "с сопротивлением 1e-4 о.е., отключение линий Toggle; метод трапеций с постоянным шагом 2 мс): δ_0 — по инициализации ANDES, t_cr — "
+               "делением пополам по времени отключения до 1 мс с начальным интервалом по методу задачи (критерий первого качания), δ_cr — угол в момент отключения на "
                "устойчивом конце интервала; ответ, полученный методом задачи, получает 1 в пределах 0,1 % или 0,05°, 0,3°, 2 мс."),
     },
 }

@@ -83,7 +83,7 @@ def problems(m: Smib) -> list[tuple[str, str]]:
         out.append(("x_fault_pu", "the during-fault transfer reactance must exceed the pre-fault one"))
     if m.x_post_pu < m.x_pre_pu - 1e-12:
         out.append(("x_post_pu", "the post-fault transfer reactance cannot be below the pre-fault one (clearing removes paths)"))
-    if not out and not math.isfinite(critical_clearing_angle(m)):
+    if not out and not math.isfinite(critical_clearing_angle(m)) or not out and not fault_on_reaches(m, critical_clearing_angle(m)):
         out.append(("x_fault_pu", "the machine stays stable for any clearing time: P_max,fault keeps the accelerating area "
                                   "below the decelerating one, so there is no critical clearing time"))
     return out
@@ -110,6 +110,35 @@ def critical_clearing_angle(m: Smib) -> float:
         return float("nan")
     dc = math.acos(c)
     return dc if d0 < dc < dmax else float("nan")
+
+
+def fault_on_reaches(m: Smib, delta_rad: float) -> bool:
+    """Whether the sustained-fault trajectory from (δ_0, 0) ever reaches ``delta_rad``.
+
+    When P_m < P_max,fault the faulted machine may swing back before: its first peak δ_p solves
+    P_m·(δ_p − δ_0) + P_max,fault·(cos δ_p − cos δ_0) = 0 between the faulted equilibria (energy
+    integral of the swing equation); the angle is reached only when it lies below δ_p.
+    """
+    if not math.isfinite(delta_rad):
+        return False
+    p2, pm, d0 = m.pmax_fault, m.p_m_pu, initial_angle(m)
+    if pm >= p2:
+        return True
+
+    def g(d: float) -> float:
+        return pm * (d - d0) + p2 * (math.cos(d) - math.cos(d0))
+
+    ds = math.asin(pm / p2)
+    lo, hi = ds, math.pi - ds
+    if g(hi) > 0.0:
+        return True
+    for _ in range(80):
+        mid = 0.5 * (lo + hi)
+        if g(mid) > 0.0:
+            lo = mid
+        else:
+            hi = mid
+    return delta_rad < lo - 1e-6
 
 
 def closed_form_time(m: Smib, delta_rad: float) -> float:
