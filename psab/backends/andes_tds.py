@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 #: Fixed integration step of ANDES's trapezoidal rule (s).
-STEP_S = 0.002
+STEP_S = 0.005
 #: The fault is applied at this instant of the ANDES run (ANDES stores pre-fault voltages at the
 #: first switch time, so the fault cannot sit at t = 0); results are shifted back to t = 0.
 T_FAULT_S = 0.02
@@ -68,7 +68,9 @@ def warm() -> Path:
 
 def system() -> Any:
     """A fresh, empty ``andes.System`` loading the code in :func:`pycode_dir` (warming it first when
-    absent: the one-time cost falls on the first call on a machine, never again)."""
+    absent: the one-time cost falls on the first call on a machine, never again). Loading costs about
+    1 s per system (ANDES re-imports its generated modules; a deep copy of an empty template system
+    does not survive ``setup`` in ANDES 2.0.0)."""
     import andes
 
     if not is_warm():
