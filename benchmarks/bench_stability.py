@@ -44,7 +44,7 @@ def main() -> None:
                 continue
             rep = args.repeat if backend == "surrogate" else max(1, args.repeat // 3)
             solution = psab.solve(task, backend)
-            solve_s = median_time(lambda t=task, b=backend: spec.solve(t, b), repeat=rep, warmup=0)
+            solve_s = median_time(lambda t=task, b=backend, sp=spec: sp.solve(t, b), repeat=rep, warmup=0)
             eval_s = median_time(lambda t=task, s=solution, b=backend: psab.evaluate(t, s, b), repeat=rep * 5)
             clear_reference_cache()
             rows.append((family, backend, fmt_ms(solve_s), fmt_ms(eval_s)))
