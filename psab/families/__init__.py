@@ -20,6 +20,7 @@ FAMILY_MODULES: tuple[str, ...] = (
     "cable_ampacity_sizing",
     # 3. Stability, grid code, and inverter-based resources
     "critical_clearing_time",
+    "frt_compliance",
     "ibr_short_circuit_frt",
     # 5. Microgrids and dispatch
     "microgrid_economic_dispatch",
