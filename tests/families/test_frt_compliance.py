@@ -64,7 +64,6 @@ def test_level_two_takes_the_lowest_phase_to_phase_voltage() -> None:
 
 
 def test_naive_reading_differs_on_level_two_draws() -> None:
-    public = _public()
     misses = 0
     for i in range(10):
         task = psab.generate(FAMILY, 20261130, i, level=2)
