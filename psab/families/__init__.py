@@ -22,6 +22,7 @@ FAMILY_MODULES: tuple[str, ...] = (
     "critical_clearing_time",
     "frt_compliance",
     "ibr_short_circuit_frt",
+    "min_synchronous_share",
     # 5. Microgrids and dispatch
     "microgrid_economic_dispatch",
     "rolling_microgrid_dispatch",
