@@ -162,6 +162,8 @@ def verdict(inputs: dict[str, Any]) -> frt.Verdict:
     t, u = profile(inputs)
     trip = inputs.get("trip_time_s")
     trip = None if trip is None else _finite(trip, "trip_time_s")
+    if trip is not None and trip < 0.0:
+        raise _bad("trip_time_s", "is before the fault instant t = 0 (a unit that tripped before the fault is no ride-through case)")
     if not np.any((t >= 0) & (t <= pts[-1][0])):
         raise _bad("profile/t_s", "has no sample inside the envelope's time span")
     return frt.assess(pts, t, u, trip)

@@ -91,3 +91,10 @@ def test_profile_length_mismatch_is_a_caller_error() -> None:
     inputs["profile"]["u_pu"].pop()
     with pytest.raises(InvalidTaskError, match="profile/u_pu"):
         fam.verdict(inputs)
+
+
+def test_trip_before_the_fault_is_a_caller_error() -> None:
+    inputs = copy.deepcopy(_public().public_inputs)
+    inputs["trip_time_s"] = -0.05
+    with pytest.raises(InvalidTaskError, match="trip_time_s"):
+        fam.verdict(inputs)
