@@ -17,7 +17,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from common import fmt_ms, median_time, print_table  # noqa: E402
 
-FAMILIES = ("critical_clearing_time", "frt_compliance", "ibr_short_circuit_frt", "min_synchronous_share")
+FAMILIES = ("critical_clearing_time", "transient_stability_prediction", "frt_compliance", "ibr_short_circuit_frt",
+            "min_synchronous_share")
 
 
 def main() -> None:

@@ -20,6 +20,7 @@ FAMILY_MODULES: tuple[str, ...] = (
     "cable_ampacity_sizing",
     # 3. Stability, grid code, and inverter-based resources
     "critical_clearing_time",
+    "transient_stability_prediction",
     "frt_compliance",
     "ibr_short_circuit_frt",
     "min_synchronous_share",
