@@ -64,3 +64,12 @@ def test_nonpositive_inertia_is_a_caller_error() -> None:
     inputs["machines"][1]["h_s"] = 0.0
     with pytest.raises(InvalidTaskError, match="machines/1/h_s"):
         fam.system(inputs)
+
+
+def test_batched_verdicts_equal_single_runs() -> None:
+    """The generator's batched RK4 (three clearing times at once) gives the single-run verdicts."""
+    inputs = _public().public_inputs
+    s = fam.System(inputs)
+    for sc in inputs["scenarios"][:5]:
+        ts = np.array([0.05, 0.12, 0.2, 0.28, sc["t_clear_s"]])
+        assert list(s.verdicts(sc, ts)) == [s.simulate(sc, t)[0] for t in ts]
