@@ -480,11 +480,11 @@ JUDGED_BY = {
     },
     "andes": {
         "en": ("Judged against an ANDES time-domain simulation of the same system (GENCLS classical machine, Fault with 1e-4 pu reactance, line "
-               "Toggle at clearing; trapezoidal rule, fixed 2 ms step): δ_0 from ANDES's initialization, t_cr by bisection on the "
+               "Toggle at clearing; trapezoidal rule, fixed 5 ms step): δ_0 from ANDES's initialization, t_cr by bisection on the "
                "clearing time to 1 ms, seeded with the statement's bracket (first-swing criterion), δ_cr the simulated angle at the bracket's stable end; the same "
                "answer as the statement's method scores 1 within 0.1 % or 0.05°, 0.3°, 2 ms."),
         "ru": ("Проверяется расчётом переходного процесса той же системы в ANDES (классическая модель GENCLS, КЗ Fault "
-               "с сопротивлением 1e-4 о.е., отключение линий Toggle; метод трапеций с постоянным шагом 2 мс): δ_0 — по инициализации ANDES, t_cr — "
+               "с сопротивлением 1e-4 о.е., отключение линий Toggle; метод трапеций с постоянным шагом 5 мс): δ_0 — по инициализации ANDES, t_cr — "
                "делением пополам по времени отключения до 1 мс с начальным интервалом по методу задачи (критерий первого качания), δ_cr — угол в момент отключения на "
                "устойчивом конце интервала; ответ, полученный методом задачи, получает 1 в пределах 0,1 % или 0,05°, 0,3°, 2 мс."),
     },

@@ -20,7 +20,7 @@ from conftest import need_backend
 
 FAMILY = "critical_clearing_time"
 SEED = 20261130
-#: Rotor-angle agreement between the RK4 kernel and ANDES's trapezoidal TDS (2 ms step, fault
+#: Rotor-angle agreement between the RK4 kernel and ANDES's trapezoidal TDS (5 ms step, fault
 #: reactance 1e-4 pu instead of a bolted fault), over the first swing: degrees.
 ANGLE_TOL_DEG = 1.5
 #: Critical clearing times agree within the two bisections' precisions plus the ANDES step.
