@@ -58,6 +58,12 @@ FAMILY_MODULES: tuple[str, ...] = (
     "distance_protection_settings",
     "overcurrent_protection",
     "cable_ampacity_sizing",
+    # 3. Stability, grid code, and inverter-based resources
+    "critical_clearing_time",
+    "transient_stability_prediction",
+    "frt_compliance",
+    "ibr_short_circuit_frt",
+    "min_synchronous_share",
     # 4. Distributed resources, PV, EV, and storage
     "pv_volt_var",
     "ev_v2g_outage_schedule",
