@@ -105,6 +105,9 @@ class World:
 
 # ------------------------------------------------------------------------- 1. hierarchy
 
+_PREFIX = {"transformer": "TRA", "breaker": "BRK", "disconnector": "DIS", "instrument_transformer": "ITR",
+           "arrester": "ARR", "cable": "CAB", "line": "LIN", "pv_inverter": "PVI", "battery": "BAT",
+           "capacitor_bank": "CAP", "relay": "REL", "rtu": "RTU"}
 _MANUFACTURERS = ("Alstrom", "Siemenz", "Hyosong", "Toshima", "Elektrozavod", "Schneidler")
 
 
@@ -129,7 +132,7 @@ def build_hierarchy(seed: int, size: Size, types: tuple[DeviceType, ...]) -> lis
             cands = pref or cands
         t = cands[int(r.integers(len(cands)))]
         counter[cls] = counter.get(cls, 0) + 1
-        did = f"{cls[:3].upper()}-{counter[cls]:04d}"
+        did = f"{_PREFIX[cls]}-{counter[cls]:04d}"
         cfg = {"rating": round(float(rating), 3), "vintage": int(r.integers(1975, 2023)),
                "manufacturer": _MANUFACTURERS[int(r.integers(len(_MANUFACTURERS)))],
                "criticality": "high" if r.random() < 0.3 else "normal", "site": "urban" if r.random() < 0.5 else "rural",
@@ -151,7 +154,8 @@ def build_hierarchy(seed: int, size: Size, types: tuple[DeviceType, ...]) -> lis
             hv_brk.transformer = tr.device_id
             add("relay", feeder=None, transformer=tr.device_id, fed_by=tr.device_id, sub=sub, rating=1.0,
                 prefer={"function": "differential"})
-            add("instrument_transformer", feeder=None, transformer=tr.device_id, fed_by=tr.device_id, sub=sub, rating=1.0)
+            add("instrument_transformer", feeder=None, transformer=tr.device_id, fed_by=tr.device_id, sub=sub,
+                rating=1.2 * mva * 1000 / (math.sqrt(3) * 110))
             for f in range(size.feeders_per_transformer):
                 fid = f"{sub}-F{k + 1}{f + 1}"
                 # a feeder's share of its transformer: together they load it to 0.9–1.5 pu at peak
@@ -169,7 +173,8 @@ def build_hierarchy(seed: int, size: Size, types: tuple[DeviceType, ...]) -> lis
                     up = add(cls, feeder=fid, transformer=tr.device_id, fed_by=up, sub=sub, rating=rated_a).device_id
                 add("arrester", feeder=fid, transformer=tr.device_id, fed_by=up, sub=sub, rating=10.0)
                 if r.random() < 0.5:
-                    add("instrument_transformer", feeder=fid, transformer=tr.device_id, fed_by=brk.device_id, sub=sub, rating=10.0)
+                    add("instrument_transformer", feeder=fid, transformer=tr.device_id, fed_by=brk.device_id, sub=sub,
+                        rating=1.2 * rated_a)
                 if r.random() < 0.5:
                     add("pv_inverter", feeder=fid, transformer=tr.device_id, fed_by=up, sub=sub,
                         rating=float(r.choice([100.0, 500.0, 1000.0])))

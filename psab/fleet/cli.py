@@ -1,0 +1,137 @@
+"""``psab fleet build | questions | grade | stats``: the fleet tier's commands.
+
+Registered in :data:`psab.cli.COMMAND_MODULES`. Heavy imports (pyarrow, duckdb) happen inside
+the commands, so ``psab --help`` stays light.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from psab.errors import InvalidArgumentError
+
+#: The paper's own Table 2 (PowerBench), for the statistics table.
+PAPER_TABLE2 = {"device_types": 100, "device_instances": 761, "metrics": 1478, "rules": 2044,
+                "telemetry_rows": 13_350_984, "metric_values": 207_878_856, "documents": 24_939}
+
+
+def _empty_or_force(path: Path, force: bool) -> None:
+    if path.exists() and any(path.iterdir()) and not force:
+        raise InvalidArgumentError(f"{path} is not empty (use --force)")
+
+
+def build_world(seed: str, size: str, out: Path) -> dict[str, Any]:
+    from psab.fleet import documents, store, world
+
+    w = world.build(seed, size)
+    return store.write_world(w, out, documents.generate(w))
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    out = Path(args.out)
+    _empty_or_force(out, args.force)
+    t = time.perf_counter()
+    info = build_world(str(args.seed), args.size, out)
+    print(f"built {args.size} world in {time.perf_counter() - t:.1f} s at {out}")
+    print(stats_table(info["statistics"]))
+    return 0
+
+
+def cmd_questions(args: argparse.Namespace) -> int:
+    from psab.fleet import questions
+
+    world = Path(args.world)
+    if not (world / "world.json").is_file():
+        raise InvalidArgumentError(f"{world}: not a fleet world (no world.json)")
+    keys_out = Path(args.keys_out) if args.keys_out else Path(str(args.out).rstrip("/") + "-keys")
+    for d in (Path(args.out), keys_out):
+        _empty_or_force(d, args.force)
+    per = args.per_family or (100 if json.loads((world / "world.json").read_text())["size"] == "full" else 10)
+    qs, keys = questions.generate(world, per)
+    questions.write(qs, keys, Path(args.out), keys_out)
+    counts = {f: sum(1 for q in qs if q["family"] == f) for f in questions.FAMILIES}
+    print(f"wrote {len(qs)} questions {counts} to {args.out}; keys to {keys_out}")
+    return 0
+
+
+def _jsonl(path: Path) -> list[Any]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def cmd_grade(args: argparse.Namespace) -> int:
+    from psab.fleet import grading
+
+    keys = _jsonl(Path(args.keys) / "keys.jsonl" if Path(args.keys).is_dir() else Path(args.keys))
+    try:
+        answers = _jsonl(Path(args.answers))
+    except (OSError, ValueError):
+        answers = []  # an unreadable answers file grades as all infeasible
+    res = grading.grade(keys, answers)
+    if args.json:
+        Path(args.json).write_text(json.dumps(res, indent=1) + "\n", encoding="utf-8")
+    print(f"{'family':<12} {'JA':>18} {'FA':>18} {'VS':>6} {'RER':>6} {'AER':>6}")
+    for fam, a in res["families"].items():
+        print(f"{fam:<12} {a['joint_accuracy']['mean']:.3f} [{a['joint_accuracy']['low']:.2f},{a['joint_accuracy']['high']:.2f}] "
+              f"{a['field_accuracy']['mean']:.3f} [{a['field_accuracy']['low']:.2f},{a['field_accuracy']['high']:.2f}] "
+              f"{a['schema_validity']['mean']:6.3f} {a['retrieved_evidence_recall']['mean']:6.3f} "
+              f"{a['available_evidence_recall']['mean']:6.3f}")
+    print(f"macro JA {res['macro_joint_accuracy']:.3f}")
+    return 0
+
+
+def stats_table(s: dict[str, Any]) -> str:
+    metrics = s["metrics_common"] + s["metrics_special"]
+    rows = [("Device Type", s["device_types"], PAPER_TABLE2["device_types"]),
+            ("Device Instance", s["device_instances"], PAPER_TABLE2["device_instances"]),
+            ("Metric", f"{s['metrics_common']}+{s['metrics_special']}={metrics}", "1,275+203=1,478"),
+            ("Rule", s["rules"], PAPER_TABLE2["rules"]),
+            ("Telemetry", s["telemetry_rows"], PAPER_TABLE2["telemetry_rows"]),
+            ("Metric Value", s["metric_values"], PAPER_TABLE2["metric_values"]),
+            ("Documents (operational)", s["documents_operational"], PAPER_TABLE2["documents"])]
+    lines = [f"| Statistic | this world | PowerBench Table 2 |", "|---|---:|---:|"]
+    for name, mine, paper in rows:
+        f = (lambda v: f"{v:,}" if isinstance(v, int) else str(v))
+        lines.append(f"| {name} | {f(mine)} | {f(paper)} |")
+    return "\n".join(lines)
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    info = json.loads((Path(args.world) / "world.json").read_text(encoding="utf-8"))
+    print(stats_table(info["statistics"]))
+    return 0
+
+
+def add_commands(sub: Any) -> None:
+    """Add ``fleet`` and its verbs to the ``psab`` parser."""
+    from psab.fleet import SIZES
+
+    fleet = sub.add_parser("fleet", help="the fleet tier: build a world, write its questions, grade answers",
+                           description="The fleet tier (PowerBench-style retrieval over a computed operational world).")
+    fsub = fleet.add_subparsers(dest="fleet_command", metavar="VERB")
+    fleet.set_defaults(func=lambda a: (fleet.print_help(), 2)[1])
+    p = fsub.add_parser("build", help="generate a world from a seed")
+    p.add_argument("--size", choices=SIZES, default="test")
+    p.add_argument("--seed", default="0", metavar="SEED")
+    p.add_argument("--out", required=True, metavar="DIR")
+    p.add_argument("--force", action="store_true", help="write into a non-empty directory")
+    p.set_defaults(func=cmd_build)
+    p = fsub.add_parser("questions", help="write questions and (apart) their keys for a built world")
+    p.add_argument("--world", required=True, metavar="DIR")
+    p.add_argument("--out", required=True, metavar="DIR")
+    p.add_argument("--keys-out", metavar="DIR", help="private directory for the keys (default: OUT-keys)")
+    p.add_argument("--per-family", type=int, metavar="N", help="questions per family (default 100 full, 10 otherwise)")
+    p.add_argument("--force", action="store_true")
+    p.set_defaults(func=cmd_questions)
+    p = fsub.add_parser("grade", help="grade answers (JSON lines) against keys")
+    p.add_argument("--keys", required=True, metavar="DIR|FILE")
+    p.add_argument("--answers", required=True, metavar="FILE")
+    p.add_argument("--json", metavar="FILE")
+    p.set_defaults(func=cmd_grade)
+    p = fsub.add_parser("stats", help="print a world's statistics beside the paper's Table 2")
+    p.add_argument("--world", required=True, metavar="DIR")
+    p.set_defaults(func=cmd_stats)
+
