@@ -83,6 +83,10 @@ def cmd_grade(args: argparse.Namespace) -> int:
     return 0
 
 
+def _num(v: Any) -> str:
+    return f"{v:,}" if isinstance(v, int) else str(v)
+
+
 def stats_table(s: dict[str, Any]) -> str:
     metrics = s["metrics_common"] + s["metrics_special"]
     rows = [("Device Type", s["device_types"], PAPER_TABLE2["device_types"]),
@@ -92,10 +96,9 @@ def stats_table(s: dict[str, Any]) -> str:
             ("Telemetry", s["telemetry_rows"], PAPER_TABLE2["telemetry_rows"]),
             ("Metric Value", s["metric_values"], PAPER_TABLE2["metric_values"]),
             ("Documents (operational)", s["documents_operational"], PAPER_TABLE2["documents"])]
-    lines = [f"| Statistic | this world | PowerBench Table 2 |", "|---|---:|---:|"]
+    lines = ["| Statistic | this world | PowerBench Table 2 |", "|---|---:|---:|"]
     for name, mine, paper in rows:
-        f = (lambda v: f"{v:,}" if isinstance(v, int) else str(v))
-        lines.append(f"| {name} | {f(mine)} | {f(paper)} |")
+        lines.append(f"| {name} | {_num(mine)} | {_num(paper)} |")
     return "\n".join(lines)
 
 

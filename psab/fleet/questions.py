@@ -20,7 +20,7 @@ the question, as held-out keys are.
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -68,7 +68,7 @@ class StoredWorld:
         self.info = json.loads((self.root / "world.json").read_text(encoding="utf-8"))
         self.manifest = store.read_manifest(self.root)
         self.hours = int(self.info["hours"])
-        self.start = datetime.strptime(self.info["start"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
+        self.start = datetime.strptime(self.info["start"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
         docs = self.root / "documents"
         self.configs = {m["doc_id"]: json.loads((self.root / m["path"]).read_text(encoding="utf-8"))
                         for m in self.manifest if m["kind"] == "config"}

@@ -26,7 +26,7 @@ from __future__ import annotations
 import hashlib
 import math
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import numpy as np
@@ -437,7 +437,7 @@ def build(seed: str | int, size_name: str = "test") -> World:
     s = seed_int(seed)
     types = build_catalog()
     devices = build_hierarchy(s, size, types)
-    start = datetime.fromisoformat(size.start).replace(tzinfo=timezone.utc)
+    start = datetime.fromisoformat(size.start).replace(tzinfo=UTC)
     hours = size.days * 24
     world = World(s, size_name, size, types, devices, start, hours)
     subs = sorted({d.config["substation_id"] for d in devices})

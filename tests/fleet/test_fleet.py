@@ -1,0 +1,207 @@
+"""The fleet tier: rule execution against hand-computed cases, the computed world's physics,
+byte identity, the store, questions with keys apart, and grading of hostile answers."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from psab.fleet import catalog, documents, rules, world
+
+pytest.importorskip("duckdb")
+pytest.importorskip("pyarrow")
+
+from psab.fleet import grading, questions, store  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+# ---------------------------------------------------------------- rule execution, by hand
+
+
+def test_consecutive_point_rule_fires_where_counted_by_hand() -> None:
+    # Hand count: threshold 120 °C, 2 consecutive points. Samples >= 120 at indices 2,3,4 (a run
+    # of 3 -> fires at index 3, the 2nd point), 6 (run of 1: too short), 8,9 (run of 2 -> fires at 9).
+    hs = [100, 119.9, 120, 125, 121, 110, 130, 90, 120, 120, 80]
+    ev = rules.events(np.array(hs), ">=", 120.0, 2)
+    assert [(e.start, e.fire, e.end, e.length, e.peak) for e in ev] == [(2, 3, 4, 3, 125.0), (8, 9, 9, 2, 120.0)]
+
+
+def test_single_point_and_below_rules_by_hand() -> None:
+    # SF6 density <= 0.90: single point fires at every run start (1, 4); NaN breaks a run.
+    x = np.array([0.95, 0.90, 0.89, np.nan, 0.85, 0.91])
+    assert [(e.start, e.fire, e.end) for e in rules.events(x, "<=", 0.90, 1)] == [(1, 1, 2), (4, 4, 4)]
+    assert rules.events(x, "<=", 0.90, 3) == []
+    with pytest.raises(ValueError):
+        rules.events(x, "<=", 0.9, 0)
+
+
+def test_work_order_process_by_hand() -> None:
+    """Two alarms of one rule: the second fires while the first's order is open, so it joins it."""
+    r = catalog.Rule("K1", "T", "hot_spot_c", "common", (), ("hot_spot_c",), ">=", 120.0, 1, "alarm", "s")
+    o, c = world.maintenance_delay_h("D", r.key, 5)
+    alarms = [documents.Alarm("A1", "D", r, rules.Event(5, 5, 6, 121.0)),
+              documents.Alarm("A2", "D", r, rules.Event(5 + o, 5 + o, 5 + o, 122.0))]
+    wos = documents.work_orders("D", alarms, 10_000)
+    assert len(wos) == 1 and wos[0].alarms == ["A1", "A2"] and wos[0].opened == 5 + o and wos[0].closed == 5 + o + c
+
+
+# ---------------------------------------------------------------- catalogue and physics
+
+
+def test_catalogue_has_100_types_with_units_and_table6_rules() -> None:
+    types = catalog.build_catalog()
+    assert len(types) == 100 and len({t.type_id for t in types}) == 100  # PowerBench Table 2: 100 types
+    for t in types:
+        assert all(m.unit for m in t.metrics)
+        names = {m.name for m in t.metrics}
+        for r in t.rules:
+            assert r.target_metric in names and set(r.inputs) <= names and r.consecutive_points >= 1
+    assert sum(len(t.rules) for t in types) > 1500
+
+
+@pytest.fixture(scope="module")
+def test_world() -> world.World:
+    return world.build("fleet-test", "test")
+
+
+def test_transformer_telemetry_is_the_iec_difference_equations(test_world: world.World) -> None:
+    """Recompute one transformer's hot-spot with a plain loop of IEC 60076-7 eqs. at 3 min."""
+    from psab.fleet.world import THERMAL_DT_MIN, _thermal_params
+
+    d = next(d for d in test_world.devices if d.device_class == "transformer")
+    x = test_world.telemetry[d.device_id]
+    p = _thermal_params(test_world.type_of(d).variant)
+    k, ta = np.repeat(x["load_pu"], 20), np.repeat(x["ambient_c"], 20)
+    o = ta[0] + ((1 + k[0] ** 2 * p.r) / (1 + p.r)) ** p.x * p.delta_theta_or_k
+    h1, h2 = p.k21 * p.h_gr_k * k[0] ** p.y, (p.k21 - 1) * p.h_gr_k * k[0] ** p.y
+    dt = THERMAL_DT_MIN
+    hot = []
+    for kn, an in zip(k, ta, strict=True):
+        o += dt / (p.k11 * p.tau_o_min) * (((1 + kn * kn * p.r) / (1 + p.r)) ** p.x * p.delta_theta_or_k - (o - an))
+        h1 += dt / (p.k22 * p.tau_w_min) * (p.k21 * p.h_gr_k * kn ** p.y - h1)
+        h2 += dt / (p.tau_o_min / p.k22) * ((p.k21 - 1) * p.h_gr_k * kn ** p.y - h2)
+        hot.append(o + h1 - h2)
+    np.testing.assert_allclose(x["hot_spot_c"], np.array(hot)[19::20], atol=1e-3)
+    # loss of life accumulates the relative ageing rate (§6.3): increments equal V
+    np.testing.assert_allclose(np.diff(x["loss_of_life_h"]), x["ageing_rate_pu"][1:], atol=2e-4)
+
+
+def test_chain_properties(test_world: world.World) -> None:
+    tel = test_world.telemetry
+    for d in test_world.devices:
+        s = tel[d.device_id]
+        if d.device_class == "battery":
+            assert s["soc_pu"].min() >= 0.05 - 1e-9 and s["soc_pu"].max() <= 1.0 + 1e-9
+        if d.device_class == "pv_inverter":
+            night = s["irradiance_wm2"] == 0
+            assert night.any() and np.all(s["ac_power_kw"][night] == 0)
+        if d.device_class == "breaker":
+            assert np.all(np.diff(s["operations_total"]) >= 0)
+    assert len(test_world.devices) >= 20 and test_world.hours == 21 * 24
+
+
+def test_same_seed_same_bytes_and_different_seed_differs(tmp_path: Path) -> None:
+    digests = []
+    for i, seed in enumerate(("a", "a", "b")):
+        w = world.build(seed, "tiny")
+        store.write_world(w, tmp_path / str(i), documents.generate(w))
+        digests.append(store.tree_digest(tmp_path / str(i)))
+    assert digests[0] == digests[1] != digests[2]
+
+
+# ---------------------------------------------------------------- store, questions, grading
+
+
+@pytest.fixture(scope="module")
+def stored(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("world")
+    w = world.build("fleet-test", "test")
+    store.write_world(w, out, documents.generate(w))
+    return out
+
+
+def test_store_window_read_and_manifest(stored: Path) -> None:
+    d = "TRA-0001"
+    x = store.read_window(stored, d, "2024-07-02T00:00:00Z", "2024-07-02T05:00:00Z", ["hot_spot_c"])
+    full = store.read_device(stored, d)
+    assert list(x["ts"]) == [f"2024-07-02T0{h}:00:00Z" for h in range(5)]
+    np.testing.assert_array_equal(x["hot_spot_c"], full["hot_spot_c"][24:29])
+    man = store.read_manifest(stored)
+    assert all((stored / m["path"]).is_file() for m in man)
+    ids = {m["doc_id"] for m in man}
+    # documents refer to each other: every alarm names a work order that exists
+    for m in man:
+        if m["kind"] == "alarm":
+            assert m["refs"][0] in ids
+    with pytest.raises(KeyError):
+        store.read_window(stored, "NOPE-1")
+
+
+def test_questions_truth_matches_documents_and_keys_apart(stored: Path, tmp_path: Path) -> None:
+    qs, keys = questions.generate(stored, 6)
+    fams = {q["family"] for q in qs}
+    assert fams == set(questions.FAMILIES)
+    for q in qs:
+        assert "answer" not in q and q["text_ru"] and q["text_en"]
+    man = {m["doc_id"]: m for m in store.read_manifest(stored)}
+    for q, k in zip(qs, keys, strict=True):
+        assert k["required_evidence"] and all(r in k["available_evidence"] for r in k["required_evidence"])
+        if k["family"] == "contextual":
+            # the key was computed from the rules; the documents (written independently) agree
+            wo = (stored / man[k["answer"]["work_order_id"]]["path"]).read_text()
+            assert k["answer"]["cause"] in wo and k["answer"]["closed_at"] in wo
+        if k["family"] == "comparative":
+            assert 3 <= len(q["targets"]) <= 5 and sorted(k["answer"]["ranking"]) == sorted(q["targets"])
+        if k["family"] == "temporal":
+            dev = q["targets"][0]
+            rid = q["rule"].split(".")[-1]
+            cfg = json.loads((stored / man[dev]["path"]).read_text())
+            assert rid in cfg["applicable_rules"]
+    questions.write(qs, keys, tmp_path / "q", tmp_path / "k")
+    assert "work_order_id\": \"WO" not in (tmp_path / "q" / "questions.jsonl").read_text()
+
+
+def test_grading_perfect_partial_and_hostile(stored: Path) -> None:
+    qs, keys = questions.generate(stored, 4)
+    perfect = [{"question_id": k["question_id"], "answer": k["answer"], "evidence": k["available_evidence"]} for k in keys]
+    res = grading.grade(keys, perfect, resamples=200)
+    assert res["macro_joint_accuracy"] == 1.0
+    for fam in res["families"].values():
+        assert fam["retrieved_evidence_recall"]["mean"] == 1.0 and fam["available_evidence_recall"]["mean"] == 1.0
+    hostile: list = [None, 3, "x", {"question_id": keys[0]["question_id"], "answer": [1], "evidence": "no"},
+                     {"question_id": keys[1]["question_id"], "answer": {"first_fire_time": 1e308, "ranking": [None]},
+                      "evidence": [None, {"kind": "series", "device_id": [], "start": "x" * 10**6}]}]
+    res = grading.grade(keys, hostile, resamples=50)
+    assert res["macro_joint_accuracy"] == 0.0
+    assert all(not r["schema_valid"] and r["infeasible"] for r in res["per_question"])
+    # one field wrong: joint fails, field accuracy counts the rest
+    k = next(k for k in keys if k["family"] == "temporal")
+    bad = dict(k["answer"], fire_count=k["answer"]["fire_count"] + 1)
+    one = grading.grade_one(k, {"question_id": k["question_id"], "answer": bad, "evidence": []})
+    assert one["schema_valid"] and not one["joint"] and one["field_accuracy"] == pytest.approx(2 / 3) and one["rer"] == 0.0
+
+
+def test_cli_build_and_questions(tmp_path: Path) -> None:
+    env_py = [sys.executable, "-m", "psab.cli", "fleet"]
+    import os
+
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    subprocess.run(env_py + ["build", "--size", "tiny", "--seed", "1", "--out", str(tmp_path / "w")], check=True, env=env,
+                   capture_output=True)
+    subprocess.run(env_py + ["questions", "--world", str(tmp_path / "w"), "--out", str(tmp_path / "q"), "--keys-out",
+                             str(tmp_path / "k"), "--per-family", "2"], check=True, env=env, capture_output=True)
+    assert (tmp_path / "q" / "questions.jsonl").is_file() and (tmp_path / "k" / "keys.jsonl").is_file()
+
+
+def test_import_is_light() -> None:
+    code = ("import sys, psab.fleet, psab.fleet.world, psab.fleet.questions, psab.fleet.grading, psab.fleet.cli;"
+            "bad=[m for m in ('pyarrow','duckdb','pandapower','pyomo','pandas') if m in sys.modules]; print(bad)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={"PYTHONPATH": str(ROOT)})
+    assert out.stdout.strip() == "[]"
