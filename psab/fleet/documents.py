@@ -43,6 +43,9 @@ CAUSES: dict[str, tuple[str, ...]] = {
     "sf6_density_pu": ("SF6 leak at flange seal", "density monitor drift"),
     "mechanism_temp_c": ("heater failure in mechanism cabinet",),
 }
+#: Maintenance actions that change the telemetry afterwards (the world applies them too).
+_ACTIONS = {"operations_since_maint": "- Mechanism serviced; operation counter reset.",
+            "soc_pu": "- Battery controller SOC window reconfigured to 0.15-0.90."}
 DEFAULT_CAUSES = ("component degradation", "environmental stress", "sensor drift")
 
 
@@ -159,8 +162,7 @@ def generate(world: World) -> list[tuple[str, str, dict[str, Any]]]:
                 lines = [f"# Maintenance log {ml}", "", f"Work order: {wo.wo_id}", f"Device: {d.device_id}",
                          f"Completed: {world.ts(wo.closed)}", "", "## Actions", "",
                          f"- Investigated {wo.rule.target_metric}: {wo.cause}.",
-                         "- Counter reset after service." if wo.rule.target_metric == "operations_since_maint"
-                         else "- Corrective action taken; device returned to service.", ""]
+                         _ACTIONS.get(wo.rule.target_metric, "- Corrective action taken; device returned to service."), ""]
                 docs.append((f"maintenance_logs/{ml}.md", "\n".join(lines),
                              {"kind": "maintenance_log", "doc_id": ml, "device_ids": [d.device_id],
                               "time": world.ts(wo.closed), "refs": [wo.wo_id]}))

@@ -50,7 +50,7 @@ SIZES: dict[str, Size] = {
     # test: tens of devices, three summer weeks (the suite's world)
     "test": Size(1, 3, 21, "2024-07-01", 7),
     # full: ~760 devices, two years (PowerBench Table 2 scale)
-    "full": Size(14, 3, 730, "2023-01-01", 91),
+    "full": Size(12, 3, 730, "2023-01-01", 91),
 }
 
 #: Step of the thermal difference equations (min): at most half the smallest time constant of
@@ -158,8 +158,8 @@ def build_hierarchy(seed: int, size: Size, types: tuple[DeviceType, ...]) -> lis
                 rating=1.2 * mva * 1000 / (math.sqrt(3) * 110))
             for f in range(size.feeders_per_transformer):
                 fid = f"{sub}-F{k + 1}{f + 1}"
-                # a feeder's share of its transformer: together they load it to 0.9–1.5 pu at peak
-                peak_mw = mva * float(r.uniform(0.9, 1.5)) / size.feeders_per_transformer * 0.95
+                # a feeder's share of its transformer: together they load it to 0.85–1.4 pu at peak
+                peak_mw = mva * float(r.uniform(0.85, 1.4)) / size.feeders_per_transformer * 0.95
                 rated_a = peak_mw * 1000 / (math.sqrt(3) * 10 * 0.95) * float(r.uniform(0.95, 1.4))
                 brk = add("breaker", feeder=fid, transformer=tr.device_id, fed_by=tr.device_id, sub=sub, rating=rated_a,
                           prefer={"voltage": "10"})
@@ -360,7 +360,7 @@ def simple_telemetry(seed: int, idx: int, dev: Device, dtype: DeviceType, ctx: d
         limit_rise = 60.0 if "XLPE" in dtype.type_id else 40.0
         ground = 15.0 + 0.3 * (amb - 10.0)
         cond = iec.linear_recursion(math.exp(-1 / 3.0), float(ground[0]), (1 - math.exp(-1 / 3.0)) * (ground + limit_rise * pu ** 2))
-        return {"current_a": cur, "ambient_c": amb, "conductor_temp_c": cond, "sheath_current_a": 0.08 * cur,
+        return {"current_a": cur, "ambient_c": amb, "conductor_temp_c": cond, "sheath_current_a": float(r.uniform(0.015, 0.045)) * cur,
                 "partial_discharge_pc": float(r.uniform(20, 200)) * (1 + 3e-4 * t * float(r.random() < 0.2))}
     if cls == "line":
         cond = amb + 50.0 * pu ** 2 / (1 + 0.15 * wind) + 0.012 * irr
@@ -373,7 +373,16 @@ def simple_telemetry(seed: int, idx: int, dev: Device, dtype: DeviceType, ctx: d
         return {"irradiance_wm2": irr, "ambient_c": amb, "ac_power_kw": np.clip(p, 0, rated),
                 "inverter_temp_c": amb + 30.0 * np.clip(p / rated, 0, 1), "efficiency_pu": eff + 0 * amb}
     if cls == "battery":
-        return battery_telemetry(r, rated, amb, t)
+        state = r.bit_generator.state
+        out = battery_telemetry(r, rated, amb, t)
+        fix = first_completion(dev, dtype, out, ("soc_pu",))
+        if out.pop("misconfigured") and fix is not None:
+            # the work order raised by the SOC alarm reconfigures the controller: replay the
+            # same draws with the corrected window from the order's completion on
+            r.bit_generator.state = state
+            out = battery_telemetry(r, rated, amb, t, fix_at=fix)
+            out.pop("misconfigured")
+        return out
     if cls == "capacitor_bank":
         load = ctx.get("feeder_pu", np.full(n, 0.6))
         steps = np.clip(np.round(load * 4.0), 0, 6)
@@ -390,7 +399,7 @@ def simple_telemetry(seed: int, idx: int, dev: Device, dtype: DeviceType, ctx: d
             st[s:s + int(r.integers(1, 6))] = 0.0
         return {"current_a": cur, "ambient_c": amb, "pickups_total": float(r.integers(0, 300)) + np.cumsum(hits),
                 "trips_total": float(r.integers(0, 200)) + np.cumsum(hits), "self_test_ok": st,
-                "cpu_temp_c": 22.0 + 0.4 * (amb - 20.0) + float(r.uniform(25, 45))}
+                "cpu_temp_c": 22.0 + 0.4 * (amb - 20.0) + float(r.uniform(20, 38))}
     if cls == "rtu":
         busy = np.clip(_ar1(r, n, 0.95, 0.15), 0, None)
         return {"ambient_c": amb, "cpu_temp_c": 22.0 + 0.4 * (amb - 20.0) + float(r.uniform(25, 40)),
@@ -399,7 +408,24 @@ def simple_telemetry(seed: int, idx: int, dev: Device, dtype: DeviceType, ctx: d
     raise ValueError(f"no telemetry model for class {cls!r}")
 
 
-def battery_telemetry(r: np.random.Generator, rated_kw: float, amb: np.ndarray, t: np.ndarray) -> dict[str, np.ndarray]:
+def first_completion(dev: Device, dtype: DeviceType, series: dict[str, np.ndarray], metrics: tuple[str, ...]) -> int | None:
+    """The hour the first work order raised by a type-wide alarm rule on ``metrics`` completes
+    (the maintenance process of :mod:`psab.fleet.documents`), or None."""
+    from psab.fleet.rules import events
+
+    best = None
+    for rule in dtype.rules:
+        if rule.severity != "alarm" or rule.applicability or rule.target_metric not in metrics:
+            continue
+        ev = events(np.round(series[rule.target_metric], 4), rule.op, rule.threshold, rule.consecutive_points)
+        if ev:
+            o, c = maintenance_delay_h(dev.device_id, rule.key, ev[0].fire)
+            best = ev[0].fire + o + c if best is None else min(best, ev[0].fire + o + c)
+    return best
+
+
+def battery_telemetry(r: np.random.Generator, rated_kw: float, amb: np.ndarray, t: np.ndarray,
+                      fix_at: int | None = None) -> dict[str, Any]:
     """Peak shaving: charge 10–15 h, discharge 18–21 h, SOC integrated and clipped to the
     controller's window (most units 0.15–0.9; some misconfigured at 0.05–1.0, which the
     deep-discharge and high-SOC rules then catch)."""
@@ -410,9 +436,12 @@ def battery_telemetry(r: np.random.Generator, rated_kw: float, amb: np.ndarray, 
     soc = np.empty(t.size)
     power = np.empty(t.size)
     s = float(r.uniform(0.3, 0.7))
-    lo, hi = (0.05, 1.0) if r.random() < 0.25 else (0.15, 0.9)
+    misconfigured = r.random() < 0.25
+    lo, hi = (0.05, 1.0) if misconfigured else (0.15, 0.9)
     eff = 0.95
     for i, p in enumerate(plan.tolist()):  # the limits make this a clipped (non-linear) recursion
+        if fix_at is not None and i == fix_at:
+            lo, hi = 0.15, 0.9
         if p >= 0:
             p = min(p, max(0.0, (s - lo) * energy * eff))
             s -= p / eff / energy
@@ -423,7 +452,7 @@ def battery_telemetry(r: np.random.Generator, rated_kw: float, amb: np.ndarray, 
         power[i] = p
     cycles = float(r.uniform(50, 900)) + np.cumsum(np.abs(power)) / (2 * energy)
     return {"power_kw": power, "soc_pu": soc, "ambient_c": amb, "cell_temp_c": amb + 6.0 + 10.0 * np.abs(power) / rated_kw,
-            "equivalent_cycles": cycles, "soh_pu": 1.0 - 5e-5 * cycles}
+            "equivalent_cycles": cycles, "soh_pu": 1.0 - 5e-5 * cycles, "misconfigured": misconfigured}
 
 
 # ------------------------------------------------------------------------- the chain
