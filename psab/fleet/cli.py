@@ -108,33 +108,60 @@ def cmd_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+_EX_BUILD = """examples:
+  psab fleet build --size test --seed 7 --out /tmp/world
+  psab fleet build --size full --seed 7 --out /data/fleet-world"""
+_EX_QUESTIONS = """examples:
+  psab fleet questions --world /tmp/world --out /tmp/fleet-q --keys-out /tmp/fleet-keys"""
+_EX_GRADE = """examples:
+  psab fleet grade --keys /tmp/fleet-keys --answers answers.jsonl --json grade.json"""
+_EX_STATS = """examples:
+  psab fleet stats --world /tmp/world"""
+_EX_FLEET = "\n".join([_EX_BUILD, _EX_QUESTIONS.split("\n", 1)[1], _EX_GRADE.split("\n", 1)[1]])
+
+
 def add_commands(sub: Any) -> None:
     """Add ``fleet`` and its verbs to the ``psab`` parser."""
+    from psab.cli import HelpFormatter
     from psab.fleet import SIZES
 
     fleet = sub.add_parser("fleet", help="the fleet tier: build a world, write its questions, grade answers",
-                           description="The fleet tier (PowerBench-style retrieval over a computed operational world).")
+                           description="The fleet tier: PowerBench-style retrieval and reasoning over a computed "
+                                       "operational world (device types, instances, hourly telemetry, rules, documents).",
+                           epilog=_EX_FLEET, formatter_class=HelpFormatter)
     fsub = fleet.add_subparsers(dest="fleet_command", metavar="VERB")
     fleet.set_defaults(func=lambda a: (fleet.print_help(), 2)[1])
-    p = fsub.add_parser("build", help="generate a world from a seed")
-    p.add_argument("--size", choices=SIZES, default="test")
-    p.add_argument("--seed", default="0", metavar="SEED")
-    p.add_argument("--out", required=True, metavar="DIR")
+    p = fsub.add_parser("build", help="generate a world from a seed",
+                        description="Generate a world from one seed through one dependency chain and store it "
+                                    "(Parquet telemetry, documents with a manifest, world.json).",
+                        epilog=_EX_BUILD, formatter_class=HelpFormatter)
+    p.add_argument("--size", choices=SIZES, default="test",
+                   help="tiny (unit tests), test (tens of devices, three weeks) or full (~740 devices, two years)")
+    p.add_argument("--seed", default="0", metavar="SEED", help="the world's seed (an integer or a passphrase; default 0)")
+    p.add_argument("--out", required=True, metavar="DIR", help="directory for the world")
     p.add_argument("--force", action="store_true", help="write into a non-empty directory")
     p.set_defaults(func=cmd_build)
-    p = fsub.add_parser("questions", help="write questions and (apart) their keys for a built world")
-    p.add_argument("--world", required=True, metavar="DIR")
-    p.add_argument("--out", required=True, metavar="DIR")
+    p = fsub.add_parser("questions", help="write questions and (apart) their keys for a built world",
+                        description="Write temporal, contextual and comparative questions (en and ru) for a built "
+                                    "world, with keys computed by executing the rules, kept in a separate directory.",
+                        epilog=_EX_QUESTIONS, formatter_class=HelpFormatter)
+    p.add_argument("--world", required=True, metavar="DIR", help="a directory written by `psab fleet build`")
+    p.add_argument("--out", required=True, metavar="DIR", help="directory for questions.jsonl (the agent's view)")
     p.add_argument("--keys-out", metavar="DIR", help="private directory for the keys (default: OUT-keys)")
     p.add_argument("--per-family", type=int, metavar="N", help="questions per family (default 100 full, 10 otherwise)")
-    p.add_argument("--force", action="store_true")
+    p.add_argument("--force", action="store_true", help="write into non-empty directories")
     p.set_defaults(func=cmd_questions)
-    p = fsub.add_parser("grade", help="grade answers (JSON lines) against keys")
-    p.add_argument("--keys", required=True, metavar="DIR|FILE")
-    p.add_argument("--answers", required=True, metavar="FILE")
-    p.add_argument("--json", metavar="FILE")
+    p = fsub.add_parser("grade", help="grade answers (JSON lines) against keys",
+                        description="Grade answers against keys: joint and field accuracy, schema validity, "
+                                    "retrieved- and available-evidence recall per family with bootstrap intervals.",
+                        epilog=_EX_GRADE, formatter_class=HelpFormatter)
+    p.add_argument("--keys", required=True, metavar="DIR|FILE", help="the keys directory (or its keys.jsonl)")
+    p.add_argument("--answers", required=True, metavar="FILE",
+                   help="JSON lines of {question_id, answer, evidence}; unreadable or missing answers are infeasible")
+    p.add_argument("--json", metavar="FILE", help="also write the full grade as JSON")
     p.set_defaults(func=cmd_grade)
-    p = fsub.add_parser("stats", help="print a world's statistics beside the paper's Table 2")
-    p.add_argument("--world", required=True, metavar="DIR")
+    p = fsub.add_parser("stats", help="print a world's statistics beside the paper's Table 2",
+                        description="Print a built world's statistics in the form of PowerBench Table 2, beside the "
+                                    "paper's own numbers.", epilog=_EX_STATS, formatter_class=HelpFormatter)
+    p.add_argument("--world", required=True, metavar="DIR", help="a directory written by `psab fleet build`")
     p.set_defaults(func=cmd_stats)
-
