@@ -66,10 +66,16 @@ def cmd_grade(args: argparse.Namespace) -> int:
     from psab.fleet import grading
 
     keys = _jsonl(Path(args.keys) / "keys.jsonl" if Path(args.keys).is_dir() else Path(args.keys))
+    answers: list[Any] = []
     try:
-        answers = _jsonl(Path(args.answers))
-    except (OSError, ValueError):
-        answers = []  # an unreadable answers file grades as all infeasible
+        lines = Path(args.answers).read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        lines = []  # an unreadable answers file grades as all infeasible
+    for line in lines:
+        try:
+            answers.append(json.loads(line))
+        except ValueError:
+            continue  # a malformed line answers nothing: its question is graded infeasible
     res = grading.grade(keys, answers)
     if args.json:
         Path(args.json).write_text(json.dumps(res, indent=1) + "\n", encoding="utf-8")

@@ -197,6 +197,19 @@ def test_cli_build_and_questions(tmp_path: Path) -> None:
     subprocess.run(env_py + ["questions", "--world", str(tmp_path / "w"), "--out", str(tmp_path / "q"), "--keys-out",
                              str(tmp_path / "k"), "--per-family", "2"], check=True, env=env, capture_output=True)
     assert (tmp_path / "q" / "questions.jsonl").is_file() and (tmp_path / "k" / "keys.jsonl").is_file()
+    keys = [json.loads(x) for x in (tmp_path / "k" / "keys.jsonl").read_text().splitlines()]
+    ans = tmp_path / "a.jsonl"
+    ans.write_text("not json\n" + json.dumps({"question_id": keys[0]["question_id"], "answer": keys[0]["answer"],
+                                               "evidence": keys[0]["required_evidence"]}) + "\n")
+    r = subprocess.run(env_py + ["grade", "--keys", str(tmp_path / "k"), "--answers", str(ans), "--json",
+                                 str(tmp_path / "g.json")], env=env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    g = json.loads((tmp_path / "g.json").read_text())
+    assert sum(q["joint"] for q in g["per_question"]) == 1 and len(g["per_question"]) == len(keys)
+
+
+def test_questions_are_deterministic(stored: Path) -> None:
+    assert questions.generate(stored, 3) == questions.generate(stored, 3)
 
 
 def test_import_is_light() -> None:
