@@ -85,7 +85,8 @@ def cmd_grade(args: argparse.Namespace) -> int:
               f"{a['field_accuracy']['mean']:.3f} [{a['field_accuracy']['low']:.2f},{a['field_accuracy']['high']:.2f}] "
               f"{a['schema_validity']['mean']:6.3f} {a['retrieved_evidence_recall']['mean']:6.3f} "
               f"{a['available_evidence_recall']['mean']:6.3f}")
-    print(f"macro JA {res['macro_joint_accuracy']:.3f}")
+    iv = res.get("macro_joint_accuracy_interval", {"low": 0.0, "high": 0.0})
+    print(f"macro JA {res['macro_joint_accuracy']:.3f} [{iv['low']:.2f}, {iv['high']:.2f}]")
     return 0
 
 

@@ -119,6 +119,24 @@ def grade_one(key: dict[str, Any], submission: Any, retrieved: Any = None) -> di
             "rer": recall(got, key["required_evidence"]), "aer": recall(got, key["available_evidence"])}
 
 
+def macro_interval(groups: list[list[float]], resamples: int = 2000, confidence: float = 0.95,
+                   seed: int = 0) -> tuple[float, float]:
+    """Percentile-bootstrap interval of the mean of per-family means (PowerBench Table 4's
+    Macro-JA CI): each family's questions are resampled with replacement within the family
+    (a stratified bootstrap), the family means averaged, the quantiles taken."""
+    import numpy as np
+
+    r = np.random.default_rng(seed)
+    total = np.zeros(resamples)
+    for g in groups:
+        x = np.asarray(g, dtype=float)
+        total += x[r.integers(0, x.size, size=(resamples, x.size))].mean(axis=1)
+    total /= len(groups)
+    a = (1.0 - confidence) / 2.0
+    lo, hi = np.quantile(total, [a, 1.0 - a])
+    return float(lo), float(hi)
+
+
 def grade(keys: list[dict[str, Any]], answers: Any, retrieved: dict[str, Any] | None = None,
           resamples: int = 2000) -> dict[str, Any]:
     """Grade answers (a list of submissions, or anything) against keys; unanswered = infeasible."""
@@ -146,6 +164,9 @@ def grade(keys: list[dict[str, Any]], answers: Any, retrieved: dict[str, Any] | 
         out["families"][fam] = agg
     fams = list(out["families"])
     out["macro_joint_accuracy"] = (sum(out["families"][f]["joint_accuracy"]["mean"] for f in fams) / len(fams)) if fams else 0.0
+    if fams:
+        low, high = macro_interval([[float(r["joint"]) for r in rows if r["family"] == f] for f in fams], resamples)
+        out["macro_joint_accuracy_interval"] = {"low": low, "high": high}
     if rows:
         iv = bootstrap_mean([r["field_accuracy"] for r in rows], resamples=resamples)
         out["field_accuracy"] = {"mean": iv.mean, "low": iv.low, "high": iv.high, "n": iv.n}

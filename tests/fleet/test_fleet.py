@@ -208,6 +208,13 @@ def test_cli_build_and_questions(tmp_path: Path) -> None:
     assert sum(q["joint"] for q in g["per_question"]) == 1 and len(g["per_question"]) == len(keys)
 
 
+def test_macro_interval_brackets_the_macro_mean_and_is_a_point_when_constant() -> None:
+    lo, hi = grading.macro_interval([[1.0, 0.0, 1.0, 1.0], [0.0, 0.0, 1.0], [1.0, 1.0]], 500)
+    macro = (0.75 + 1 / 3 + 1.0) / 3
+    assert lo <= macro <= hi and lo < hi
+    assert grading.macro_interval([[1.0, 1.0], [0.0]], 100) == (0.5, 0.5)
+
+
 def test_questions_are_deterministic(stored: Path) -> None:
     assert questions.generate(stored, 3) == questions.generate(stored, 3)
 
