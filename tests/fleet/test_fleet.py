@@ -225,3 +225,38 @@ def test_import_is_light() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={"PYTHONPATH": str(ROOT)})
     assert out.stdout.strip() == "[]"
+
+
+def test_temporal_truth_in_a_tiny_world_matches_a_hand_count(tmp_path: Path) -> None:
+    """A tiny world whose first transformer's hot-spot is replaced by a hand-made series: 125 °C
+    at hours 30–33 and 50–51, 121 °C at hour 70 alone, 80 °C elsewhere. Rule K1 (hot-spot ≥ 120 °C,
+    2 consecutive points, IEC 60076-7 Table 4) fires, by hand, at hour 31 (breach 4 h) and 51
+    (breach 2 h); hour 70 is a single point and does not fire. Every temporal question the
+    generator asks about K1 must agree with this hand count."""
+    w = world.build("hand", "tiny")
+    dev = next(d for d in w.devices if d.device_class == "transformer")
+    k1 = next(r for r in w.type_of(dev).rules if r.rule_id == "K1")
+    assert (k1.target_metric, k1.op, k1.threshold, k1.consecutive_points, k1.applicability) == ("hot_spot_c", ">=", 120.0, 2, ())
+    hs = np.full(w.hours, 80.0)
+    hs[30:34] = 125.0
+    hs[50:52] = 125.0
+    hs[70] = 121.0
+    w.telemetry[dev.device_id]["hot_spot_c"] = hs
+    store.write_world(w, tmp_path, documents.generate(w))
+    hand = [(31, 4), (51, 2)]  # (fire hour, breach hours)
+    sw = questions.StoredWorld(tmp_path)
+    rng = np.random.default_rng(0)
+    seen = 0
+    for i in range(30):
+        q, k = questions._temporal(sw, rng, [(dev.device_id, k1)], f"T{i}")
+        a = (questions.datetime.strptime(q["window"][0], "%Y-%m-%dT%H:%M:%SZ") - sw.start.replace(tzinfo=None)).total_seconds() / 3600
+        b = (questions.datetime.strptime(q["window"][1], "%Y-%m-%dT%H:%M:%SZ") - sw.start.replace(tzinfo=None)).total_seconds() / 3600
+        inside = [(f, n) for f, n in hand if a <= f < b]
+        assert k["answer"] == {"first_fire_time": sw.ts(inside[0][0]), "breach_duration_h": inside[0][1],
+                               "fire_count": len(inside)}
+        seen += 1
+    assert seen == 30
+    # and the alarm documents written for the same world say the same
+    alarms = [json.loads((tmp_path / m["path"]).read_text()) for m in store.read_manifest(tmp_path)
+              if m["kind"] == "alarm" and m["device_ids"] == [dev.device_id] and m["refs"][1] == k1.key]
+    assert sorted(a["raised_at"] for a in alarms) == [sw.ts(31), sw.ts(51)]
