@@ -24,18 +24,20 @@ def _empty_or_force(path: Path, force: bool) -> None:
         raise InvalidArgumentError(f"{path} is not empty (use --force)")
 
 
-def build_world(seed: str, size: str, out: Path) -> dict[str, Any]:
+def build_world(seed: str, size: str, out: Path, workers: int = 1) -> dict[str, Any]:
     from psab.fleet import documents, store, world
 
     w = world.build(seed, size)
-    return store.write_world(w, out, documents.generate(w))
+    return store.write_world(w, out, documents.generate(w), workers=workers)
 
 
 def cmd_build(args: argparse.Namespace) -> int:
     out = Path(args.out)
     _empty_or_force(out, args.force)
     t = time.perf_counter()
-    info = build_world(str(args.seed), args.size, out)
+    if args.workers < 1:
+        raise InvalidArgumentError("--workers must be at least 1")
+    info = build_world(str(args.seed), args.size, out, args.workers)
     print(f"built {args.size} world in {time.perf_counter() - t:.1f} s at {out}")
     print(stats_table(info["statistics"]))
     return 0
@@ -147,6 +149,8 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--seed", default="0", metavar="SEED", help="the world's seed (an integer or a passphrase; default 0)")
     p.add_argument("--out", required=True, metavar="DIR", help="directory for the world")
     p.add_argument("--force", action="store_true", help="write into a non-empty directory")
+    p.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="local processes writing the telemetry partitions (default 1; same bytes either way)")
     p.set_defaults(func=cmd_build)
     p = fsub.add_parser("questions", help="write questions and (apart) their keys for a built world",
                         description="Write temporal, contextual and comparative questions (en and ru) for a built "

@@ -33,24 +33,51 @@ def device_path(root: Path, device_id: str) -> Path:
     return Path(root) / "telemetry" / f"device_id={device_id}" / "part-0.parquet"
 
 
-def write_world(world: World, out: Path, documents: list[tuple[str, str, dict[str, Any]]]) -> dict[str, Any]:
+_SHARD: tuple[World, Path] | None = None  # the world a forked writer inherits
+
+
+def _write_devices(world: World, out: Path, indices: list[int]) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
     ts = pa.array((np.datetime64(world.start.replace(tzinfo=None), "s") + np.arange(world.hours) * np.timedelta64(3600, "s")),
                   type=pa.timestamp("s", tz="UTC"))
-    rows = 0
-    values = 0
-    for d in world.devices:
+    for i in indices:
+        d = world.devices[i]
         cols = world.telemetry[d.device_id]
         table = pa.table({"ts": ts, **{m: pa.array(v, type=pa.float64()) for m, v in cols.items()}})
         p = device_path(out, d.device_id)
         p.parent.mkdir(parents=True, exist_ok=True)
         pq.write_table(table, p, compression="zstd", row_group_size=ROW_GROUP, write_statistics=True)
-        rows += table.num_rows
-        values += table.num_rows * len(cols)
+
+
+def _write_shard(indices: list[int]) -> None:
+    assert _SHARD is not None
+    _write_devices(_SHARD[0], _SHARD[1], indices)
+
+
+def write_world(world: World, out: Path, documents: list[tuple[str, str, dict[str, Any]]],
+                workers: int = 1) -> dict[str, Any]:
+    """Write telemetry, documents and world.json. ``workers > 1`` writes the device partitions
+    from forked local processes (each file depends only on its device, so the bytes are the
+    same either way)."""
+    global _SHARD
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    n = len(world.devices)
+    if workers > 1 and n > 1:
+        import multiprocessing as mp
+
+        _SHARD = (world, out)
+        try:
+            with mp.get_context("fork").Pool(workers) as pool:
+                pool.map(_write_shard, [list(range(k, n, workers)) for k in range(workers)])
+        finally:
+            _SHARD = None
+    else:
+        _write_devices(world, out, list(range(n)))
+    rows = n * world.hours
+    values = world.hours * sum(len(world.telemetry[d.device_id]) for d in world.devices)
     docdir = out / "documents"
     manifest = []
     for rel, text, row in documents:

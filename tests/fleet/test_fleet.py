@@ -113,6 +113,9 @@ def test_same_seed_same_bytes_and_different_seed_differs(tmp_path: Path) -> None
         store.write_world(w, tmp_path / str(i), documents.generate(w))
         digests.append(store.tree_digest(tmp_path / str(i)))
     assert digests[0] == digests[1] != digests[2]
+    w = world.build("a", "tiny")
+    store.write_world(w, tmp_path / "workers", documents.generate(w), workers=2)
+    assert store.tree_digest(tmp_path / "workers") == digests[0]  # sharded writing: same bytes
 
 
 # ---------------------------------------------------------------- store, questions, grading
