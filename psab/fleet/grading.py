@@ -18,7 +18,7 @@ same device and overlaps the window; a document matches by path (``documents/`` 
 from __future__ import annotations
 
 import math
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from psab.fleet.questions import FAMILIES, SCHEMAS
@@ -56,7 +56,8 @@ def _time(x: Any) -> datetime | None:
         d = datetime.fromisoformat(s)
     except ValueError:
         return None
-    return d.replace(tzinfo=None) if d.tzinfo is None else d.astimezone(tz=None).replace(tzinfo=None)
+    # an explicit offset is converted to UTC (the world's clock); a naive time is taken as UTC
+    return d if d.tzinfo is None else d.astimezone(UTC).replace(tzinfo=None)
 
 
 def _str_eq(a: Any, b: Any) -> bool:

@@ -69,7 +69,6 @@ class StoredWorld:
         self.manifest = store.read_manifest(self.root)
         self.hours = int(self.info["hours"])
         self.start = datetime.strptime(self.info["start"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
-        docs = self.root / "documents"
         self.configs = {m["doc_id"]: json.loads((self.root / m["path"]).read_text(encoding="utf-8"))
                         for m in self.manifest if m["kind"] == "config"}
         self.types = {m["doc_id"]: json.loads((self.root / m["path"]).read_text(encoding="utf-8"))
@@ -80,7 +79,6 @@ class StoredWorld:
                 self.by_device.setdefault(d, []).append(m)
         self.path_of = {m["doc_id"]: m["path"] for m in self.manifest}
         self._series: dict[str, dict[str, np.ndarray]] = {}
-        del docs
 
     def ts(self, hour: int) -> str:
         return (self.start + timedelta(hours=int(hour))).strftime("%Y-%m-%dT%H:00:00Z")

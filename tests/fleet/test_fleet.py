@@ -211,6 +211,14 @@ def test_cli_build_and_questions(tmp_path: Path) -> None:
     assert sum(q["joint"] for q in g["per_question"]) == 1 and len(g["per_question"]) == len(keys)
 
 
+def test_time_fields_accept_equivalent_utc_spellings_only() -> None:
+    want = "2024-07-03T14:00:00Z"
+    for ok in ("2024-07-03T14:00:00Z", "2024-07-03T14:00:00", "2024-07-03T16:00:00+02:00", " 2024-07-03 14:00 "):
+        assert grading.field_correct("temporal", "first_fire_time", ok, want), ok
+    for bad in ("2024-07-03T15:00:00Z", "2024-07-03T14:00:00-01:00", "", None, 14, "x" * 100):
+        assert not grading.field_correct("temporal", "first_fire_time", bad, want), bad
+
+
 def test_macro_interval_brackets_the_macro_mean_and_is_a_point_when_constant() -> None:
     lo, hi = grading.macro_interval([[1.0, 0.0, 1.0, 1.0], [0.0, 0.0, 1.0], [1.0, 1.0]], 500)
     macro = (0.75 + 1 / 3 + 1.0) / 3
