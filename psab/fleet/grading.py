@@ -29,7 +29,12 @@ def _is_int(x: Any) -> bool:
 
 
 def _is_num(x: Any) -> bool:
-    return (_is_int(x) or isinstance(x, float)) and math.isfinite(float(x))
+    if not (_is_int(x) or isinstance(x, float)):
+        return False
+    try:
+        return math.isfinite(float(x))
+    except OverflowError:  # an integer beyond the float range
+        return False
 
 
 def schema_valid(family: str, ans: Any) -> bool:

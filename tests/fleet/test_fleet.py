@@ -10,6 +10,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from psab.fleet import catalog, documents, rules, world
 
@@ -271,3 +273,32 @@ def test_temporal_truth_in_a_tiny_world_matches_a_hand_count(tmp_path: Path) -> 
     alarms = [json.loads((tmp_path / m["path"]).read_text()) for m in store.read_manifest(tmp_path)
               if m["kind"] == "alarm" and m["device_ids"] == [dev.device_id] and m["refs"][1] == k1.key]
     assert sorted(a["raised_at"] for a in alarms) == [sw.ts(31), sw.ts(51)]
+
+
+_JSON = st.recursive(st.none() | st.booleans() | st.floats() | st.integers() | st.text(max_size=30),
+                     lambda c: st.lists(c, max_size=4) | st.dictionaries(st.text(max_size=12), c, max_size=4),
+                     max_leaves=12)
+
+
+@settings(max_examples=150, deadline=None)
+@given(answer=_JSON | st.dictionaries(st.sampled_from(["first_fire_time", "breach_duration_h", "fire_count", "ranking",
+                                                      "top_device", "top_value"]), _JSON),
+       evidence=_JSON | st.lists(st.fixed_dictionaries({"kind": st.sampled_from(["series", "document"]),
+                                                        "device_id": _JSON, "start": _JSON, "end": _JSON,
+                                                        "path": _JSON}), max_size=3))
+def test_grading_never_raises_on_arbitrary_json(answer: object, evidence: object) -> None:
+    keys = [
+        {"question_id": "T", "family": "temporal", "answer": {"first_fire_time": "2024-07-01T03:00:00Z",
+                                                               "breach_duration_h": 2, "fire_count": 1},
+         "required_evidence": [{"kind": "series", "device_id": "D", "start": "2024-07-01T02:00:00Z",
+                                "end": "2024-07-01T04:00:00Z", "metrics": ["m"]}],
+         "available_evidence": [{"kind": "document", "path": "documents/x.json"}]},
+        {"question_id": "C", "family": "comparative", "answer": {"ranking": ["A", "B", "C"], "top_device": "A", "top_value": 1.5},
+         "required_evidence": [], "available_evidence": []},
+    ]
+    for k in keys:
+        r = grading.grade_one(k, {"question_id": k["question_id"], "answer": answer, "evidence": evidence})
+        assert 0.0 <= r["field_accuracy"] <= 1.0 and 0.0 <= r["rer"] <= 1.0 and 0.0 <= r["aer"] <= 1.0
+        assert r["joint"] is False or r["schema_valid"]
+    grading.grade(keys, [answer, evidence], resamples=10)
+    assert not grading.field_correct("comparative", "top_value", 10**400, 1.5)
