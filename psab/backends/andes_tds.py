@@ -55,14 +55,29 @@ def _quiet() -> None:
 
 
 def warm() -> Path:
-    """Generate ANDES's model code into :func:`pycode_dir` (once per machine; ~30–45 s)."""
+    """Generate ANDES's model code into :func:`pycode_dir` (once per machine; ~30–45 s).
+
+    Safe against concurrent callers (test workers, run workers on a fresh machine): one process
+    generates under an exclusive lock, into a temporary directory that is renamed into place
+    only when complete, so no process ever loads half-written code.
+    """
+    import fcntl
+    import shutil
+
     import andes
 
     _quiet()
     path = pycode_dir()
-    path.mkdir(parents=True, exist_ok=True)
-    if not is_warm():
-        andes.prepare(quick=True, incremental=False, pycode_path=str(path))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.parent / ".pycode.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not is_warm():
+            tmp = path.parent / f"{path.name}.tmp-{os.getpid()}"
+            shutil.rmtree(tmp, ignore_errors=True)
+            tmp.mkdir()
+            andes.prepare(quick=True, incremental=False, pycode_path=str(tmp))
+            shutil.rmtree(path, ignore_errors=True)  # an incomplete directory left by an older psab
+            os.rename(tmp, path)
     return path
 
 
