@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from psab.solvers.algebra import LinearConstraint, equal_to
+from psab.solvers.algebra import LinearConstraint, equal_to, unit_limit_shown
 
 
 @dataclass(frozen=True)
@@ -44,9 +44,11 @@ def rows(d: Data) -> list[LinearConstraint]:
                          [0], lambda v, _: sum(v.p[g] for g in n) + v.ibr, field=lambda _: "/ibr_mw",
                          **equal_to(d.demand_mw)),
         LinearConstraint("p_max", "unit {0} output at most p_max_mw when online, 0 when offline", list(n),
-                         lambda v, g: v.p[g] - d.p_max[g] * v.u[g], upper=0.0, field=lambda g: unit(g, "p_mw")),
+                         lambda v, g: v.p[g] - d.p_max[g] * v.u[g], upper=0.0, field=lambda g: unit(g, "p_mw"),
+                         shown=lambda v, g: unit_limit_shown("<=", d.p_max[g], "p_max_mw", v.u[g], v.p[g])),
         LinearConstraint("p_min", "unit {0} output at least p_min_mw when online", list(n),
-                         lambda v, g: v.p[g] - d.p_min[g] * v.u[g], lower=0.0, field=lambda g: unit(g, "p_mw")),
+                         lambda v, g: v.p[g] - d.p_min[g] * v.u[g], lower=0.0, field=lambda g: unit(g, "p_mw"),
+                         shown=lambda v, g: unit_limit_shown(">=", d.p_min[g], "p_min_mw", v.u[g], v.p[g])),
         LinearConstraint("ibr_avail", "inverter-based output within its availability", [0],
                          lambda v, _: v.ibr, lower=0.0, upper=d.ibr_available_mw, field=lambda _: "/ibr_mw"),
         LinearConstraint("rocof", "RoCoF after the largest infeed loss within the limit (online kinetic energy Σ H·S)",
