@@ -25,6 +25,8 @@ FAMILY_MODULES: tuple[str, ...] = (
     "dispatch_uncertainty",
     "hydro_thermal_storage_uc",
     "n1_generation_commitment",
+    # 6. Reliability and restoration
+    "fci_saidi_caidi",
     # 7. Power quality, standards, assets, and cybersecurity
     "en50160_voltage_compliance",
     "power_quality_event_classification",
