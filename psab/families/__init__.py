@@ -26,6 +26,7 @@ FAMILY_MODULES: tuple[str, ...] = (
     "hydro_thermal_storage_uc",
     "n1_generation_commitment",
     # 6. Reliability and restoration
+    "fault_section_localization",
     "fci_saidi_caidi",
     # 7. Power quality, standards, assets, and cybersecurity
     "en50160_voltage_compliance",
