@@ -27,6 +27,7 @@ FAMILY_MODULES: tuple[str, ...] = (
     "n1_generation_commitment",
     # 6. Reliability and restoration
     "fault_section_localization",
+    "fci_placement",
     "fci_saidi_caidi",
     # 7. Power quality, standards, assets, and cybersecurity
     "en50160_voltage_compliance",

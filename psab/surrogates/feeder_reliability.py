@@ -151,7 +151,27 @@ def indices(tree: SectionTree, rate_per_yr, customers, patrol_h, repair_h, switc
     return saifi, saidi, (saidi / saifi if saifi > 0 else 0.0)
 
 
+
+
+def placement_costs(tree: SectionTree, rate_per_yr, customers, patrol_h, device, budget: int,
+                    installed=None) -> list[tuple[float, tuple[int, ...]]]:
+    """Every placement of at most ``budget`` new indicators (beside ``installed``) with its
+    location cost, cheapest first (exhaustive search; ``C(n, k)`` placements)."""
+    from itertools import combinations
+
+    inst = np.zeros(tree.n, dtype=bool) if installed is None else np.asarray(installed, dtype=bool)
+    free = [s for s in range(tree.n) if not inst[s]]
+    out = []
+    for k in range(budget + 1):
+        for combo in combinations(free, k):
+            fci = inst.copy()
+            fci[list(combo)] = True
+            out.append((location_customer_minutes(tree, rate_per_yr, customers, patrol_h, fci, device), combo))
+    out.sort(key=lambda t: (t[0], len(t[1]), t[1]))
+    return out
+
+
 __all__ = [
     "NotRadialError", "SectionTree", "backfed", "device_of", "indices", "interrupted", "locate_time_h",
-    "location_customer_minutes", "outage_durations_h", "same_zone", "section_tree",
+    "location_customer_minutes", "outage_durations_h", "placement_costs", "same_zone", "section_tree",
 ]
