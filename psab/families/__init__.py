@@ -26,6 +26,7 @@ FAMILY_MODULES: tuple[str, ...] = (
     "hydro_thermal_storage_uc",
     "n1_generation_commitment",
     # 6. Reliability and restoration
+    "flisr_restoration",
     "fault_section_localization",
     "fci_placement",
     "fci_saidi_caidi",
