@@ -153,17 +153,25 @@ def indices(tree: SectionTree, rate_per_yr, customers, patrol_h, repair_h, switc
 
 
 
+def _combinations(items: list[int], k: int):  # type: ignore[no-untyped-def]
+    """All ``k``-subsets of ``items`` in lexicographic order (as ``itertools.combinations``)."""
+    if k == 0:
+        yield ()
+        return
+    for i in range(len(items) - k + 1):
+        for rest in _combinations(items[i + 1:], k - 1):
+            yield (items[i], *rest)
+
+
 def placement_costs(tree: SectionTree, rate_per_yr, customers, patrol_h, device, budget: int,
                     installed=None) -> list[tuple[float, tuple[int, ...]]]:
     """Every placement of at most ``budget`` new indicators (beside ``installed``) with its
     location cost, cheapest first (exhaustive search; ``C(n, k)`` placements)."""
-    from itertools import combinations
-
     inst = np.zeros(tree.n, dtype=bool) if installed is None else np.asarray(installed, dtype=bool)
     free = [s for s in range(tree.n) if not inst[s]]
     out = []
     for k in range(budget + 1):
-        for combo in combinations(free, k):
+        for combo in _combinations(free, k):
             fci = inst.copy()
             fci[list(combo)] = True
             out.append((location_customer_minutes(tree, rate_per_yr, customers, patrol_h, fci, device), combo))
