@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import fmt_ms, median_time, print_table  # noqa: E402
 
-FAMILIES = ("flisr_restoration", "fault_section_localization", "fci_placement", "fci_saidi_caidi")
+FAMILIES = ("flisr_restoration", "fault_section_localization", "fci_placement", "fci_saidi_caidi", "operator_breaker_load_actions")
 
 
 def family_rows(repeat: int) -> None:

@@ -30,6 +30,7 @@ FAMILY_MODULES: tuple[str, ...] = (
     "fault_section_localization",
     "fci_placement",
     "fci_saidi_caidi",
+    "operator_breaker_load_actions",
     # 7. Power quality, standards, assets, and cybersecurity
     "en50160_voltage_compliance",
     "power_quality_event_classification",
