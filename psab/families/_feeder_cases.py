@@ -111,3 +111,39 @@ def sections_schema(extra: dict[str, Any], required: list[str]) -> dict[str, Any
              "length_km": {"type": "number", "exclusiveMinimum": 0}, "kind": {"enum": ["cable", "overhead"]}} | extra
     return {"type": "array", "minItems": 1, "items": {"type": "object", "properties": props,
                                                       "required": ["id", "from_bus", "to_bus", *required]}}
+
+
+def check_finite(family: str, value: Any, pointer: str = "") -> None:
+    """Every number of a case is finite; a NaN or an infinity is the caller's error."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            check_finite(family, v, f"{pointer}/{k}")
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            check_finite(family, v, f"{pointer}/{i}")
+    elif isinstance(value, float) and not np.isfinite(value):
+        raise InvalidTaskError(f"{family}: {pointer}: not a finite number")
+
+
+def guarded(family: str, build, inputs: dict[str, Any]):  # type: ignore[no-untyped-def]
+    """``build(inputs)`` with every malformed-data failure (a missing key, a string where a
+    number belongs, an empty list) turned into InvalidTaskError: the task, not the answer, is
+    at fault."""
+    check_finite(family, inputs)
+    try:
+        return build(inputs)
+    except InvalidTaskError:
+        raise
+    except (KeyError, TypeError, ValueError, IndexError, ZeroDivisionError, AttributeError) as exc:
+        raise InvalidTaskError(f"{family}: public_inputs cannot be read ({type(exc).__name__}: {exc})") from None
+
+
+def schema_guarded(family: str):  # type: ignore[no-untyped-def]
+    """Decorator: a submission schema that cannot be built from broken inputs raises
+    InvalidTaskError (the caller's error), never KeyError or TypeError."""
+    def wrap(fn):  # type: ignore[no-untyped-def]
+        def inner(inputs):  # type: ignore[no-untyped-def]
+            return guarded(family, fn, inputs)
+        inner.__doc__ = fn.__doc__
+        return inner
+    return wrap

@@ -39,10 +39,17 @@ from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.surrogates import feeder_reliability as fr
 
 FAMILY_ID = "fault_section_localization"
+
+
+def _schema_guard(fn):  # type: ignore[no-untyped-def]
+    from psab.families._feeder_cases import schema_guarded
+
+    return schema_guarded(FAMILY_ID)(fn)
 W_FCI = 2  # weight of a disagreeing indicator reading
 W_CALL = 1  # weight of a disagreeing call
 
 
+@_schema_guard
 def submission_schema(inputs: dict[str, Any]) -> dict[str, Any]:
     ids = [sec["id"] for sec in inputs["sections"]]
     events = [e["id"] for e in inputs["events"]]
@@ -74,6 +81,10 @@ INPUTS_SCHEMA = {
 
 
 def model(inputs: dict[str, Any]) -> dict[str, Any]:
+    return fc.guarded(FAMILY_ID, _model, inputs)
+
+
+def _model(inputs: dict[str, Any]) -> dict[str, Any]:
     tree = fc.section_tree_of(inputs, FAMILY_ID)
     fci = [fc.section_index(inputs, FAMILY_ID, f"/fci_sections/{j}", sid) for j, sid in enumerate(inputs["fci_sections"])]
     device = fr.device_of(tree, np.array([bool(sec.get("fuse", False)) for sec in inputs["sections"]]))

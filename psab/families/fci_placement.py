@@ -32,6 +32,13 @@ from psab.surrogates import feeder_reliability as fr
 FAMILY_ID = "fci_placement"
 
 
+def _schema_guard(fn):  # type: ignore[no-untyped-def]
+    from psab.families._feeder_cases import schema_guarded
+
+    return schema_guarded(FAMILY_ID)(fn)
+
+
+@_schema_guard
 def submission_schema(inputs: dict[str, Any]) -> dict[str, Any]:
     ids = [sec["id"] for sec in inputs["sections"]]
     k = int(inputs["budget_fci"])
@@ -63,6 +70,10 @@ INPUTS_SCHEMA = {
 
 
 def model(inputs: dict[str, Any]) -> dict[str, Any]:
+    return fc.guarded(FAMILY_ID, _model, inputs)
+
+
+def _model(inputs: dict[str, Any]) -> dict[str, Any]:
     tree = fc.section_tree_of(inputs, FAMILY_ID)
     secs = inputs["sections"]
     for i, sec in enumerate(secs):
@@ -76,6 +87,10 @@ def model(inputs: dict[str, Any]) -> dict[str, Any]:
     device = fr.device_of(tree, np.array([bool(sec.get("fuse", False)) for sec in secs]))
     rate = np.array([_rate(sec) for sec in secs])
     customers = np.array([sec["customers"] for sec in secs], dtype=float)
+    if (rate < 0).any() or (customers < 0).any() or any(float(sec["patrol_time_h"]) < 0 for sec in secs):
+        raise InvalidTaskError(f"{FAMILY_ID}: /sections: negative failure rates, customers or patrol times")
+    if int(inputs["budget_fci"]) < 1:
+        raise InvalidTaskError(f"{FAMILY_ID}: /budget_fci: at least one indicator")
     return {"tree": tree, "rate": rate, "customers": customers, "device": device, "installed": installed,
             "patrol": np.array([sec["patrol_time_h"] for sec in secs], dtype=float),
             "weight": rate * (fr.interrupted(tree, device).astype(float) @ customers)}

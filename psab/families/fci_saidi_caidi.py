@@ -36,6 +36,12 @@ from psab.surrogates import feeder_reliability as fr
 
 FAMILY_ID = "fci_saidi_caidi"
 
+
+def _schema_guard(fn):  # type: ignore[no-untyped-def]
+    from psab.families._feeder_cases import schema_guarded
+
+    return schema_guarded(FAMILY_ID)(fn)
+
 #: Answer fields: (name, what, Russian, absolute floor).
 FIELDS = (
     ("saifi_before_per_yr", "SAIFI without indicators (interruptions per customer per year)",
@@ -53,6 +59,7 @@ FIELDS = (
 )
 
 
+@_schema_guard
 def submission_schema(inputs: dict[str, Any]) -> dict[str, Any]:
     return s.submission(
         {name: s.number(what, minimum=0, ru=ru) for name, what, ru, _ in FIELDS},
@@ -89,6 +96,10 @@ def _rate(sec: dict[str, Any]) -> float:
 
 def model(inputs: dict[str, Any]) -> dict[str, Any]:
     """Arrays of the case, checked; a case that cannot be posed raises InvalidTaskError."""
+    return fc.guarded(FAMILY_ID, _model, inputs)
+
+
+def _model(inputs: dict[str, Any]) -> dict[str, Any]:
     tree = fc.section_tree_of(inputs, FAMILY_ID)
     secs = inputs["sections"]
     for i, sec in enumerate(secs):
@@ -98,6 +109,11 @@ def model(inputs: dict[str, Any]) -> dict[str, Any]:
     for j, sid in enumerate(inputs["fci_sections"]):
         fci[fc.section_index(inputs, FAMILY_ID, f"/fci_sections/{j}", sid)] = True
     customers = np.array([sec["customers"] for sec in secs], dtype=float)
+    for name in ("patrol_time_h", "repair_time_h"):
+        if any(float(sec[name]) < 0 for sec in secs):
+            raise InvalidTaskError(f"{FAMILY_ID}: /sections: a negative {name}")
+    if float(inputs["switching_time_h"]) < 0 or (customers < 0).any() or any(_rate(sec) < 0 for sec in secs):
+        raise InvalidTaskError(f"{FAMILY_ID}: /sections: negative times, customers or failure rates")
     if customers.sum() <= 0:
         raise InvalidTaskError(f"{FAMILY_ID}: /sections: the feeder serves no customers")
     tie = inputs.get("tie_bus")

@@ -36,6 +36,12 @@ from psab.surrogates import restoration as rs
 from psab.surrogates.feeders import feeder
 
 FAMILY_ID = "flisr_restoration"
+
+
+def _schema_guard(fn):  # type: ignore[no-untyped-def]
+    from psab.families._feeder_cases import schema_guarded
+
+    return schema_guarded(FAMILY_ID)(fn)
 AC_LOADING_MAX_PCT = 100.0
 #: The AC judge's allowance for the linear model's error (the plan is computed by LinDistFlow,
 #: whose voltage error at these loadings is a few 1e-3 pu; the octagon is conservative on MVA).
@@ -43,6 +49,7 @@ AC_VOLTAGE_ALLOWANCE_PU = 0.01
 AC_LOADING_ALLOWANCE_PCT = 5.0
 
 
+@_schema_guard
 def submission_schema(inputs: dict[str, Any]) -> dict[str, Any]:
     ids = [sw["id"] for sw in inputs["switches"]]
     return s.submission(
@@ -85,6 +92,12 @@ def s_rated_mva(inputs: dict[str, Any], br: dict[str, Any]) -> float:
 
 def model(inputs: dict[str, Any]) -> dict[str, Any]:
     """Arrays of the case; a case that cannot be posed raises InvalidTaskError naming the field."""
+    from psab.families._feeder_cases import guarded
+
+    return guarded(FAMILY_ID, _model, inputs)
+
+
+def _model(inputs: dict[str, Any]) -> dict[str, Any]:
     bus_ids = [b["id"] for b in inputs["buses"]]
     pos = {b: i for i, b in enumerate(bus_ids)}
     if inputs["source_bus"] not in pos:
@@ -140,10 +153,23 @@ def model(inputs: dict[str, Any]) -> dict[str, Any]:
         qf[pos[ld["bus"]]] += ld["q_mvar"]
     if not inputs["v_min_pu"] < 1.0 < inputs["v_max_pu"]:
         raise InvalidTaskError(f"{FAMILY_ID}: /v_min_pu: the band must contain 1 pu")
+    s_rated = np.array([s_rated_mva(inputs, b) for b in brs])
+    if (s_rated <= 0).any() or float(inputs["base_kv"]) <= 0 or float(inputs["switching_penalty"]) < 0:
+        raise InvalidTaskError(f"{FAMILY_ID}: /branches: ratings and base_kv must be positive, the penalty not negative")
+    if not 0.8 <= float(inputs["source_vm_pu"]) <= 1.2:
+        raise InvalidTaskError(f"{FAMILY_ID}: /source_vm_pu: outside 0.8-1.2 pu")
+    for k, br in enumerate(brs):
+        if br["kind"] != "transformer" and float(br["length_km"]) <= 0:
+            raise InvalidTaskError(f"{FAMILY_ID}: /branches/{k}/length_km: must be positive")
+        if float(br["r_ohm"]) < 0:
+            raise InvalidTaskError(f"{FAMILY_ID}: /branches/{k}/r_ohm: negative")
+    for j, ld in enumerate(inputs["loads"]):
+        if float(ld["p_mw"]) < 0 or float(ld["priority"]) < 0:
+            raise InvalidTaskError(f"{FAMILY_ID}: /loads/{j}: negative demand or priority")
     return {"bus_ids": bus_ids, "br_ids": br_ids, "f": f, "t": t, "n": n, "src": src, "sw_of": sw_of,
             "normally_closed": normally_closed, "faulted": faulted, "p": p, "q": q, "w": w, "pf": pf, "qf": qf,
             "r": np.array([b["r_ohm"] for b in brs], float), "x": np.array([b["x_ohm"] for b in brs], float),
-            "s_rated": np.array([s_rated_mva(inputs, b) for b in brs])}
+            "s_rated": s_rated}
 
 
 def _problem(inputs: dict[str, Any], m: dict[str, Any]):  # type: ignore[no-untyped-def]

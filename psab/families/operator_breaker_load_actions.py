@@ -37,11 +37,18 @@ from psab.solvers.algebra import LinearConstraint
 from psab.surrogates import dc_flow
 
 FAMILY_ID = "operator_breaker_load_actions"
+
+
+def _schema_guard(fn):  # type: ignore[no-untyped-def]
+    from psab.families._feeder_cases import schema_guarded
+
+    return schema_guarded(FAMILY_ID)(fn)
 SLACK_MW = 0.01
 AC_ITERATIONS = 8
 PRIORITIES = (1, 1, 2, 3, 5)
 
 
+@_schema_guard
 def submission_schema(inputs: dict[str, Any]) -> dict[str, Any]:
     switchable = [b["id"] for b in inputs["branches"] if b.get("switchable")]
     return s.submission(
@@ -57,6 +64,11 @@ class Case:
     """Positions and arrays of one task (shed pseudo-units at the load buses, then the import)."""
 
     def __init__(self, inputs: dict[str, Any]) -> None:
+        from psab.families._feeder_cases import guarded
+
+        guarded(FAMILY_ID, self._read, inputs)
+
+    def _read(self, inputs: dict[str, Any]) -> None:
         self.inputs = inputs
         self.bus_ids = [b["id"] for b in inputs["buses"]]
         self.branch_ids = [b["id"] for b in inputs["branches"]]
@@ -89,6 +101,14 @@ class Case:
         net_load[pos[inputs["slack_bus"]]] -= float(inputs["interconnector"]["scheduled_import_mw"])
         self.net_load = net_load
         self.slack = pos[inputs["slack_bus"]]
+        if (self.rating <= 0).any() or (self.load_p < 0).any() or (self.priority < 0).any() or float(inputs["breaker_penalty"]) < 0:
+            raise InvalidTaskError(f"{FAMILY_ID}: /branches: ratings must be positive; loads, priorities, penalty not negative")
+        if any(float(b["x_pu"]) <= 0 for b in inputs["branches"]) or float(inputs["base_mva"]) <= 0:
+            raise InvalidTaskError(f"{FAMILY_ID}: /branches: x_pu and base_mva must be positive")
+        for g in inputs["generators"]:
+            float(g["vm_pu"])
+        for ld in inputs["loads"]:
+            float(ld["q_mvar"])
         if not dc_flow.is_connected(self.net, self.in_service()):
             raise InvalidTaskError(f"{FAMILY_ID}: /contingency: the outage alone islands a bus")
 
