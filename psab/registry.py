@@ -77,6 +77,12 @@ FAMILY_MODULES: tuple[str, ...] = (
     "dispatch_uncertainty",
     "hydro_thermal_storage_uc",
     "n1_generation_commitment",
+    # 6. Reliability and restoration
+    "flisr_restoration",
+    "fault_section_localization",
+    "fci_placement",
+    "fci_saidi_caidi",
+    "operator_breaker_load_actions",
     # 7. Power quality, standards, assets, and cybersecurity
     "en50160_voltage_compliance",
     "power_quality_event_classification",
