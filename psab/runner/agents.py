@@ -183,20 +183,23 @@ CLIENT_INFRA_RULES: dict[str, tuple[InfraRule, ...]] = {
             r"The API provider timed out without returning a response",
         )),
     ),
-    # codex (openai/codex, codex-rs) reports a failed stream as "Reconnecting... N/M (<reason>)"
-    # and, when its retries are spent on a 5xx, "We're currently experiencing high demand, which
-    # may cause temporary errors."; a spent retry budget on a status reads "exceeded retry limit,
-    # last status: <status>".
+    # codex (openai/codex, codex-rs/core/src/error.rs) reports a failed stream as "Reconnecting...
+    # N/M (<reason>)" and, its retries spent on a 5xx, "We're currently experiencing high demand,
+    # which may cause temporary errors." (CodexErr::InternalServerError); a spent retry budget on
+    # a status reads "exceeded retry limit, last status: <status>", an unretried one "unexpected
+    # status <status>: <body>", a refused connection "Connection failed: <reqwest error>".
     "codex": (
         InfraRule("codex-high-demand", (r"We.re currently experiencing high demand",)),
-        InfraRule("codex-reconnect", (r"Reconnecting\.\.\. \d+/\d+", r"exceeded retry limit, last status: (429|5\d\d)",
-                                      r"unexpected status (429|5\d\d)\b")),
+        InfraRule("codex-reconnect", (r"Reconnecting\.\.\. \d+/\d+", r"exceeded retry limit, last status: (408|429|5\d\d)",
+                                      r"unexpected status (408|429|5\d\d)\b", r"Connection failed: error sending request",
+                                      r"Error while reading the server response")),
     ),
     # opencode runs on the Vercel AI SDK: a retryable provider failure surfaces as
     # AI_APICallError (with the status text) or, retries spent, AI_RetryError
     # "Failed after N attempts. Last error: ..." (vercel/ai packages/ai/src/util/retry-error.ts).
     "opencode": (
-        InfraRule("opencode-retry", (r"\bAI_RetryError\b", r"Failed after \d+ attempts?\. Last error")),
+        # "Failed after N attempts with non-retryable error" is the other RetryError: not matched
+        InfraRule("opencode-retry", (r"Failed after \d+ attempts?\. Last error", r"Provider is overloaded")),
         InfraRule("opencode-api-call", (
             r"\bAI_APICallError\b[^\n]{0,120}(Too Many Requests|Internal Server Error|Bad Gateway|"
             r"Service Unavailable|Gateway Time-?out|overloaded|rate limit)",
