@@ -56,7 +56,7 @@ OPENAI_SYSTEM = ("You solve an engineering task. Reply with the solution as one 
                  '{"answer": {...}, "rationale": "..."} in a single ```json fenced block, and nothing else.')
 
 
-def _json_in(text):
+def extract_json_object(text):
     """The first JSON object in a model's reply: a fenced block, or the whole text, or the span
     from the first '{' to the last '}'; None when there is none."""
     import re
@@ -127,7 +127,7 @@ def openai_agent(task_path, solution_path, instructions_path, options):
     usage = reply.get("usage") if isinstance(reply, dict) else None
     print(json.dumps({"model": reply.get("model"), "usage": usage, "finish_reason":
                       (reply["choices"][0] or {}).get("finish_reason")}))
-    solution = _json_in(content)
+    solution = extract_json_object(content)
     if solution is None:
         # the model's words are kept as the solution: the evaluator reports why they are not one
         write(solution_path, content)
