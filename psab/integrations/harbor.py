@@ -222,7 +222,7 @@ def add_commands(sub: Any) -> None:
 
     p = sub.add_parser("export", help="write psab's cases in another harness's task format",
                        description="Write psab's cases as task directories of another evaluation harness.",
-                       formatter_class=HelpFormatter)
+                       epilog=_EPILOG, formatter_class=HelpFormatter)
     formats = p.add_subparsers(dest="format", metavar="FORMAT", required=True)
     h = formats.add_parser("harbor", help="one Harbor task directory per case",
                            description="One Harbor task directory per case: instruction.md (what psab run tells an "
