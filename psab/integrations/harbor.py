@@ -218,7 +218,7 @@ examples:
 
 def add_commands(sub: Any) -> None:
     """Add ``export harbor`` to the ``psab`` parser."""
-    from psab.cli import HelpFormatter
+    from psab.cli import HelpFormatter, _backend_help
 
     p = sub.add_parser("export", help="write psab's cases in another harness's task format",
                        description="Write psab's cases as task directories of another evaluation harness.",
@@ -237,7 +237,7 @@ def add_commands(sub: Any) -> None:
     h.add_argument("--seed", metavar="SEED", help="the private held-out seed (or $PSAB_SEED); the keys go in tests/")
     h.add_argument("--lang", choices=("en", "ru"), default="en", help="language of instruction.md")
     h.add_argument("--presentation", choices=("guided", "expert"), default="guided", help="statement level")
-    h.add_argument("--backend", default="surrogate", metavar="NAME", help="the backend that judges (default surrogate)")
+    h.add_argument("--backend", default="surrogate", metavar="NAME", help=_backend_help("backend that judges"))
     h.add_argument("--image", default="python:3.11-slim", metavar="IMAGE", help="base image of the agent's container")
     h.add_argument("--wheel", metavar="FILE", help="a psab wheel to ship in tests/ and install in the verifier")
     h.add_argument("--install", metavar="CMD", help="the verifier's install command (default: pip install psab==VERSION)")
