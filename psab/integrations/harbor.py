@@ -1,22 +1,24 @@
 """``psab export harbor``: one Harbor task directory per psab case (``harbor`` on the package
 index runs them on its own infrastructure).
 
-Harbor's task layout (harborframework.com/docs/tasks; ``harbor tasks init`` writes the same)::
+Harbor's task layout (harborframework.com/docs/tasks; ``harbor init --task`` of harbor 0.26
+writes the same, task.toml schema 1.4)::
 
     <task>/
-      task.toml             configuration: [metadata], [verifier], [agent], [environment]
+      task.toml             [task], [metadata], [verifier], [agent], [environment], artifacts
       instruction.md        what the agent is told
       environment/          the agent's container: a Dockerfile and its build context
-      tests/test.sh         the verifier, run after the agent; writes /logs/verifier/reward.txt
+      tests/Dockerfile      the verifier's own container (environment_mode = "separate")
+      tests/test.sh         the verifier; writes /logs/verifier/reward.txt
       solution/solve.sh     the oracle (optional): the reference solution
 
 What goes where follows psab's own isolation: the agent's container holds the task's agent
-view (``/workspace/task.json``) and nothing of psab; the verifier's files (``tests/``, uploaded
-by Harbor only after the agent finishes) hold the case with its key and the instruction to
-install psab, then run ``psab evaluate`` on ``/workspace/solution.json`` and write the score
-(0 to 1) as the reward. The instruction is :func:`psab.instructions_for` with the container's
-paths — the text ``psab run`` gives every agent. A held-out export puts the keys in ``tests/``:
-keep such a directory as private as the seed.
+view (``/workspace/task.json``) and nothing of psab, and the agent works as an unprivileged
+user; the verifier runs in a container of its own, built from ``tests/`` with psab installed,
+which receives the agent's ``/workspace/solution.json`` as an artifact, runs ``psab evaluate``
+and writes the score (0 to 1) as the reward. The instruction is :func:`psab.instructions_for`
+with the container's paths — the text ``psab run`` gives every agent. A held-out export puts
+the keys in ``tests/``: keep such a directory as private as the seed.
 """
 
 from __future__ import annotations
@@ -38,16 +40,25 @@ AGENT_PATHS = {"task": f"{WORKDIR}/task.json", "instructions": f"{WORKDIR}/instr
                "solution": f"{WORKDIR}/solution.json", "workdir": WORKDIR}
 
 DOCKERFILE = """\
-# The agent's container: a Python image and the task's agent view. psab itself is not here:
-# the verifier installs it after the agent has finished (tests/test.sh).
+# The agent's container: a Python image and the task's agent view, nothing of psab (the
+# verifier judges in a container of its own, tests/Dockerfile). The agent is not root.
 FROM {image}
 WORKDIR {workdir}
 COPY task.json {workdir}/task.json
+RUN useradd --create-home agent && chown -R agent {workdir}
+"""
+
+VERIFIER_DOCKERFILE = """\
+# The verifier's container: psab and the case with its key, never shown to the agent.
+FROM {image}
+COPY . /tests/
+RUN {install}
 """
 
 TEST_SH = """\
 #!/bin/bash
-# psab's verifier for Harbor: install psab, judge the agent's solution with `psab evaluate`,
+# psab's verifier for Harbor (psab is installed in its image, tests/Dockerfile): judge the
+# agent's solution (collected from its container as an artifact) with `psab evaluate` and
 # write the score (0..1) to /logs/verifier/reward.txt. A missing or unreadable solution is
 # judged like any other (infeasible, score 0); a verifier that cannot run psab writes 0.
 set -u
@@ -55,7 +66,6 @@ LOGS="${{PSAB_HARBOR_LOGS:-/logs/verifier}}"        # Harbor's verifier log dire
 WORKSPACE="${{PSAB_HARBOR_WORKSPACE:-{workdir}}}"   # where the agent worked
 mkdir -p "$LOGS"
 TESTS="$(cd "$(dirname "$0")" && pwd)"
-{install} > "$LOGS/install.log" 2>&1 || echo "psab could not be installed" >&2
 SOLUTION="$WORKSPACE/solution.json"
 if [ ! -f "$SOLUTION" ]; then
   printf '{{}}' > "$LOGS/empty-solution.json"   # no file: judged as an empty answer (score 0)
@@ -87,12 +97,17 @@ def task_toml(task: psab.Task, split: str, *, agent_timeout_s: float, verifier_t
               allow_internet: bool, backend: str, presentation: str, lang: str) -> str:
     title = task.presentation.get(lang, task.presentation.get("en", {})).get("title", task.id)
     return "\n".join([
-        'version = "1.0"',
+        'schema_version = "1.4"',
+        # the agent's answer, carried into the separate verifier at the same path
+        f"artifacts = [{_toml_str(AGENT_PATHS['solution'])}]",
+        "",
+        "[task]",
+        f"name = {_toml_str('psab/' + task.id)}",
+        f"version = {_toml_str(psab.__version__)}",
+        f"description = {_toml_str(str(title))}",
+        f"keywords = {json.dumps(['psab', 'electric-power-engineering', task.family, split])}",
         "",
         "[metadata]",
-        'author_name = "psab"',
-        'category = "electric-power-engineering"',
-        f"tags = {json.dumps(['psab', task.family, split])}",
         f"psab_family = {_toml_str(task.family)}",
         f"psab_family_version = {_toml_str(str(task.family_version))}",
         f"psab_task_id = {_toml_str(task.id)}",
@@ -101,20 +116,21 @@ def task_toml(task: psab.Task, split: str, *, agent_timeout_s: float, verifier_t
         f"psab_backend = {_toml_str(backend)}",
         f"psab_presentation = {_toml_str(presentation)}",
         f"psab_lang = {_toml_str(lang)}",
-        f"psab_title = {_toml_str(str(title))}",
         "",
         "[verifier]",
         f"timeout_sec = {float(verifier_timeout_s)}",
+        'environment_mode = "separate"',
         "",
         "[agent]",
         f"timeout_sec = {float(agent_timeout_s)}",
+        'user = "agent"',
         "",
         "[environment]",
+        f"network_mode = {_toml_str('public' if allow_internet else 'no-network')}",
         "build_timeout_sec = 600.0",
         "cpus = 1",
         "memory_mb = 2048",
         "storage_mb = 10240",
-        f"allow_internet = {'true' if allow_internet else 'false'}",
         "",
     ])
 
@@ -146,11 +162,12 @@ def export_case(task: psab.Task, out: Path, split: str = "public", *, lang: str 
         (case / "key.json").write_text(json.dumps(task.key, indent=2, sort_keys=True), encoding="utf-8")
     if wheel is not None:
         shutil.copy2(wheel, tests / wheel.name)
-        install = f'python3 -m pip install --quiet "$TESTS/{wheel.name}"'
+        install = f"python3 -m pip install --no-cache-dir /tests/{wheel.name}"
     elif install is None:
-        install = f'python3 -m pip install --quiet "psab=={psab.__version__}"'
+        install = f'python3 -m pip install --no-cache-dir "psab=={psab.__version__}"'
+    (tests / "Dockerfile").write_text(VERIFIER_DOCKERFILE.format(image=image, install=install), encoding="utf-8")
     test_sh = tests / "test.sh"
-    test_sh.write_text(TEST_SH.format(install=install, workdir=WORKDIR, backend=backend), encoding="utf-8")
+    test_sh.write_text(TEST_SH.format(workdir=WORKDIR, backend=backend), encoding="utf-8")
     test_sh.chmod(0o755)
     if oracle:
         sol = d / "solution"
@@ -226,8 +243,9 @@ def add_commands(sub: Any) -> None:
     formats = p.add_subparsers(dest="format", metavar="FORMAT", required=True)
     h = formats.add_parser("harbor", help="one Harbor task directory per case",
                            description="One Harbor task directory per case: instruction.md (what psab run tells an "
-                                       "agent), environment/ (the agent view, no psab), tests/test.sh (installs psab, "
-                                       "runs psab evaluate, writes the reward) and solution/solve.sh (the reference).",
+                                       "agent), environment/ (the agent view, no psab), tests/ (a separate verifier image "
+                                       "with psab; test.sh runs psab evaluate and writes the reward) and solution/solve.sh "
+                                       "(the reference).",
                            epilog=_EPILOG, formatter_class=HelpFormatter)
     h.add_argument("--out", required=True, metavar="DIR", help="directory for the task directories")
     h.add_argument("--family", action="append", metavar="ID", help="only these families (repeatable)")
@@ -238,11 +256,13 @@ def add_commands(sub: Any) -> None:
     h.add_argument("--lang", choices=("en", "ru"), default="en", help="language of instruction.md")
     h.add_argument("--presentation", choices=("guided", "expert"), default="guided", help="statement level")
     h.add_argument("--backend", default="surrogate", metavar="NAME", help=_backend_help("backend that judges"))
-    h.add_argument("--image", default="python:3.11-slim", metavar="IMAGE", help="base image of the agent's container")
+    h.add_argument("--image", default="python:3.11-slim", metavar="IMAGE",
+                   help="base image of both containers (pin it by digest for reproducible builds)")
     h.add_argument("--wheel", metavar="FILE", help="a psab wheel to ship in tests/ and install in the verifier")
-    h.add_argument("--install", metavar="CMD", help="the verifier's install command (default: pip install psab==VERSION)")
+    h.add_argument("--install", metavar="CMD",
+                   help="how the verifier's image installs psab (default: pip install psab==VERSION)")
     h.add_argument("--agent-timeout", type=float, default=600.0, metavar="S", help="agent timeout (default 600 s)")
-    h.add_argument("--no-internet", action="store_true", help="allow_internet = false for the agent")
+    h.add_argument("--no-internet", action="store_true", help="network_mode = \"no-network\" for the agent")
     h.add_argument("--no-oracle", action="store_true", help="no solution/solve.sh")
     h.add_argument("--force", action="store_true", help="write into a non-empty directory")
     h.set_defaults(func=cmd_export_harbor)

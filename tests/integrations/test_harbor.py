@@ -33,12 +33,16 @@ def exported(tmp_path):
 
 def test_layout_is_harbors(exported):
     files = {str(p.relative_to(exported)) for p in exported.rglob("*") if p.is_file()}
-    assert {"task.toml", "instruction.md", "environment/Dockerfile", "environment/task.json", "tests/test.sh",
-            "solution/solve.sh", "tests/case/task.json"} == files
+    assert {"task.toml", "instruction.md", "environment/Dockerfile", "environment/task.json", "tests/Dockerfile",
+            "tests/test.sh", "solution/solve.sh", "tests/case/task.json"} == files
     cfg = tomllib.loads((exported / "task.toml").read_text())
-    assert cfg["version"] == "1.0" and {"metadata", "verifier", "agent", "environment"} <= set(cfg)
+    assert cfg["schema_version"] == "1.4" and {"task", "metadata", "verifier", "agent", "environment"} <= set(cfg)
+    assert cfg["task"]["name"] == f"psab/{FAMILY}-public" and cfg["metadata"]["psab_task_id"] == f"{FAMILY}-public"
     assert cfg["agent"]["timeout_sec"] > 0 and cfg["verifier"]["timeout_sec"] > 0
-    assert cfg["metadata"]["psab_task_id"] == f"{FAMILY}-public"
+    # the verifier judges in its own container, which receives the agent's solution as an artifact
+    assert cfg["verifier"]["environment_mode"] == "separate" and cfg["artifacts"] == [AGENT_PATHS["solution"]]
+    assert cfg["agent"]["user"] == "agent" and "useradd --create-home agent" in (exported / "environment/Dockerfile").read_text()
+    assert "COPY . /tests/" in (exported / "tests/Dockerfile").read_text()
     for script in ("tests/test.sh", "solution/solve.sh"):
         assert os.access(exported / script, os.X_OK)
         subprocess.run(["bash", "-n", str(exported / script)], check=True)
@@ -50,8 +54,9 @@ def test_agent_sees_what_psab_run_gives_and_no_key(exported):
     assert (exported / "instruction.md").read_text() == psab.instructions_for(task, paths=AGENT_PATHS)
     view = json.loads((exported / "environment/task.json").read_text())
     assert view["id"] == task.id and "key" not in view
-    assert "psab" not in (exported / "environment/Dockerfile").read_text().split("FROM")[1].split("\n", 1)[1].lower() \
-        .replace("psab's", "").replace("psab itself", "")
+    instructions = [line for line in (exported / "environment/Dockerfile").read_text().splitlines()
+                    if line and not line.startswith("#")]
+    assert not any("psab" in line.lower() for line in instructions)  # nothing of psab in the agent's image
 
 
 def _verify(exported, tmp_path, solution: str | None) -> float:
