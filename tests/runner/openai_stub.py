@@ -83,7 +83,8 @@ def _handler(state: StubState) -> type[BaseHTTPRequestHandler]:
             elif mode == "wrong":
                 self._send(200, _completion('```json\n{"answer": {"nothing": 1}, "rationale": "guess"}\n```', model))
             else:
-                self._send(200, _completion("```json\n" + state.reply + "\n```", model))
+                # the file name before the block is aider's "whole" edit format; others ignore it
+                self._send(200, _completion("solution.json\n```json\n" + state.reply + "\n```", model))
 
     return Handler
 
