@@ -282,8 +282,9 @@ def _evaluate(task: Task, settings: Settings, cls: str, rule: str | None, reason
     elif rule == "exit-status":
         first.append(Violation("", "the agent must exit with status 0", "exit status 0", reason))
     if data is None:
-        first.append(Violation("", "the agent must write its solution file", "solution.json",
-                               "no file" if not present else "not a regular file"))
+        found = ("the placeholder, untouched" if rule == "no-solution" and "placeholder" in reason
+                 else "no file" if not present else "not a regular file")
+        first.append(Violation("", "the agent must write its solution file", "solution.json", found))
         rest: tuple[Violation, ...] = ()
     else:
         rest = result.violations

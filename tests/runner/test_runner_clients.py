@@ -92,6 +92,7 @@ def test_untouched_placeholder_is_no_solution_and_a_provider_error_beside_it_is_
     a = recs["lazy"]["attempts"][0]
     assert (a["class"], a["rule"], recs["lazy"]["n_attempts"]) == (AGENT_FAILURE, "no-solution", 1)
     assert "placeholder" in a["reason"] and recs["lazy"]["result"]["score"] == 0.0
+    assert "the placeholder, untouched" in recs["lazy"]["result"]["violations"][0]
     assert [x["class"] for x in recs["limited"]["attempts"]] == [INFRA_FAILURE, INFRA_FAILURE]
     assert recs["limited"]["attempts"][0]["rule"] == "aider-litellm"
     assert recs["edits"]["final_class"] == SCORED
