@@ -10,6 +10,7 @@ completion), ``429`` or ``500`` (the provider's error, in OpenAI's error shape),
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -36,6 +37,21 @@ def _completion(text: str, model: str) -> dict[str, Any]:
             "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
 
 
+def _solution_path(body: dict[str, Any]) -> str:
+    """Where the instructions in the request say the solution goes (psab's own words)."""
+    for m in body.get("messages") or []:
+        content = m.get("content")
+        text = content if isinstance(content, str) else json.dumps(content)
+        found = re.search(r"Write your solution to `([^`]+)`", text)
+        if found:
+            return found.group(1)
+    return "solution.json"
+
+
+def _tool_names(body: dict[str, Any]) -> set[str]:
+    return {str((t.get("function") or {}).get("name")) for t in body.get("tools") or [] if isinstance(t, dict)}
+
+
 def _handler(state: StubState) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         timeout = REQUEST_TIMEOUT_S
@@ -50,6 +66,43 @@ def _handler(state: StubState) -> type[BaseHTTPRequestHandler]:
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)
+
+        def _stream(self, message: dict[str, Any], finish: str, model: str) -> None:
+            """The same reply as server-sent events (``stream: true``): one delta, then the end."""
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            delta = {"role": "assistant", **{k: v for k, v in message.items() if k != "role"}}
+            if "tool_calls" in delta:
+                delta["tool_calls"] = [{**c, "index": i} for i, c in enumerate(delta["tool_calls"])]
+            for chunk in ({"choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
+                          {"choices": [{"index": 0, "delta": {}, "finish_reason": finish}],
+                           "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}):
+                data = {"id": "chatcmpl-stub", "object": "chat.completion.chunk", "created": 0, "model": model, **chunk}
+                self.wfile.write(b"data: " + json.dumps(data).encode() + b"\n\n")
+            self.wfile.write(b"data: [DONE]\n\n")
+            self.wfile.flush()
+
+        def _reply(self, body: dict[str, Any], text: str, model: str) -> None:
+            """A perfect reply: a tool-using client (one that offers a ``write`` tool) gets a call
+            writing the solution file, then, once the tool has run, a closing word."""
+            messages = body.get("messages") or []
+            message: dict[str, Any] = {"role": "assistant", "content": text}
+            finish = "stop"
+            if "write" in _tool_names(body) and not (messages and messages[-1].get("role") == "tool"):
+                args = {"filePath": _solution_path(body), "content": text.split("```json\n", 1)[-1].rsplit("```", 1)[0]}
+                message = {"role": "assistant", "content": None, "tool_calls": [
+                    {"id": f"call_{len(state.requests)}", "type": "function",
+                     "function": {"name": "write", "arguments": json.dumps(args)}}]}
+                finish = "tool_calls"
+            elif messages and messages[-1].get("role") == "tool":
+                message = {"role": "assistant", "content": "Done: the solution file is written."}
+            if body.get("stream"):
+                self._stream(message, finish, model)
+            else:
+                done = _completion("", model)
+                done["choices"][0].update(message=message, finish_reason=finish)
+                self._send(200, done)
 
         def do_GET(self) -> None:  # noqa: N802 - http.server's naming
             if self.path.rstrip("/").endswith("/models"):
@@ -79,12 +132,12 @@ def _handler(state: StubState) -> type[BaseHTTPRequestHandler]:
             elif mode == "malformed":
                 self._send(200, b"<html>upstream returned something else</html>")
             elif mode == "garbage":
-                self._send(200, _completion("I am not sure. Maybe the admittance is large?", model))
+                self._reply({**body, "tools": []}, "I am not sure. Maybe the admittance is large?", model)
             elif mode == "wrong":
-                self._send(200, _completion('```json\n{"answer": {"nothing": 1}, "rationale": "guess"}\n```', model))
+                self._reply(body, '```json\n{"answer": {"nothing": 1}, "rationale": "guess"}\n```', model)
             else:
                 # the file name before the block is aider's "whole" edit format; others ignore it
-                self._send(200, _completion("solution.json\n```json\n" + state.reply + "\n```", model))
+                self._reply(body, "solution.json\n```json\n" + state.reply + "\n```", model)
 
     return Handler
 
