@@ -2,7 +2,7 @@
 against the stub OpenAI-compatible server on 127.0.0.1 (issue 15): a perfect model scores 1,
 garbage is the agent's failure or a scored zero, a provider's 429 and 500 are infrastructure
 failures and are retried. Only the server's address and the clients' install directory are
-replaced; the clients must be installed (``$PSAB_CLIENTS``, default ``/opt/psab-clients``, laid
+replaced; opencode's run also fetches its provider package from npm. The clients must be installed (``$PSAB_CLIENTS``, default ``/opt/psab-clients``, laid
 out as docs/runner.md says) — a client that is not is skipped, not failed: they come from the
 package indexes (PyPI, npm), not from psab's own dependencies."""
 
@@ -25,7 +25,10 @@ from runner_helpers import FAMILY, by_agent, records, run
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "agents"
 CLIENTS = Path(os.environ.get("PSAB_CLIENTS", "/opt/psab-clients"))
-BINARIES = {"llm": "llm/bin/llm", "aider": "aider/bin/aider"}
+BINARIES = {"llm": "llm/bin/llm", "aider": "aider/bin/aider", "opencode": "npm/bin/opencode"}
+#: Clients that retry a provider error inside themselves for about 90 s before giving up (twice
+#: per case, as the runner retries once): their 429/500 cases run only with PSAB_THOROUGH=1.
+SELF_RETRYING = ("aider", "opencode")
 EXAMPLE_URL = "http://127.0.0.1:8000/v1"
 
 
@@ -58,10 +61,8 @@ OUTCOMES = {
 @pytest.mark.parametrize("client", sorted(BINARIES))
 @pytest.mark.parametrize("mode", ["perfect", "garbage", "429", "500"])
 def test_recipe_end_to_end(tmp_path, stub, client, mode):
-    if client == "aider" and mode in ("429", "500") and not THOROUGH:
-        # aider retries a provider error inside itself for about 90 s before it gives up, twice
-        # per case (the runner retries once): over 3 minutes each, beyond the everyday budget
-        pytest.skip("aider's own retries take ~190 s per case: run with PSAB_THOROUGH=1")
+    if client in SELF_RETRYING and mode in ("429", "500") and not THOROUGH:
+        pytest.skip(f"{client}'s own retries take ~3 minutes per case: run with PSAB_THOROUGH=1")
     url, state = stub
     state.mode = mode
     agent = _agent(tmp_path, client, url)
@@ -69,7 +70,8 @@ def test_recipe_end_to_end(tmp_path, stub, client, mode):
     classes = [a["class"] for a in rec["attempts"]]
     detail = json.dumps(rec["attempts"], indent=1)[:3000]
     if mode == "garbage":
-        # prose is no JSON object: the agent's failure (llm writes it; aider leaves the placeholder)
+        # prose is no JSON object: the agent's failure (llm writes it; aider leaves the placeholder;
+        # opencode writes nothing)
         assert classes == ["agent_failure"], detail
         assert rec["result"]["score"] == 0.0
         return
