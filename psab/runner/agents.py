@@ -167,8 +167,8 @@ CLIENT_INFRA_RULES: dict[str, tuple[InfraRule, ...]] = {
     # message is "Connection error." (simonw/llm#508), APITimeoutError's "Request timed out.",
     # and an APIStatusError's "Error code: <status> - <body>" (openai-python _exceptions.py).
     "llm": (
-        InfraRule("llm-transport", (r"^Error: Connection error\.", r"^Error: Request timed out\.")),
-        InfraRule("llm-status", (r"^Error: Error code: (408|409|429|5\d\d)\b",)),
+        InfraRule("llm-transport", (r"(?m)^Error: Connection error\.", r"(?m)^Error: Request timed out\.")),
+        InfraRule("llm-status", (r"(?m)^Error: Error code: (408|409|429|5\d\d)\b",)),
     ),
     # aider prints litellm's exception as ``litellm.<Name>: ...`` and its own explanation, on
     # stdout, retries inside itself for about a minute and then exits 0 (issue 15). The names
@@ -200,6 +200,10 @@ CLIENT_INFRA_RULES: dict[str, tuple[InfraRule, ...]] = {
     "opencode": (
         # "Failed after N attempts with non-retryable error" is the other RetryError: not matched
         InfraRule("opencode-retry", (r"Failed after \d+ attempts?\. Last error", r"Provider is overloaded")),
+        # once its own retries are spent opencode prints only the provider's message, with no
+        # status: this is OpenAI's for a 500 ("... Sorry about that!"), as OpenAI-compatible
+        # servers copy it (seen with opencode 1.18.33 against the stub, issue 15)
+        InfraRule("opencode-provider-500", (r"(?m)^Error: The server had an error while processing your request",)),
         InfraRule("opencode-api-call", (
             r"\bAI_APICallError\b[^\n]{0,120}(Too Many Requests|Internal Server Error|Bad Gateway|"
             r"Service Unavailable|Gateway Time-?out|overloaded|rate limit)",
