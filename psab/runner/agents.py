@@ -60,6 +60,9 @@ ANSWER_KINDS = ("reference", "mutant", "flaky")
 
 PLACEHOLDERS = ("task", "instructions", "solution", "workdir")
 
+#: ANSI escape sequences (CSI ... final byte, and two-byte ESC sequences).
+_ANSI = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|[@-Z\\-_])")
+
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$")
 
 
@@ -96,6 +99,9 @@ class InfraRule:
             return False
         if self.patterns:
             text = "\n".join(stderr if s == "stderr" else stdout for s in self.streams)
+            # terminal colours split what a client prints ("\x1b[91m\x1b[1mError: \x1b[0mThe server
+            # had an error", opencode): rules read the text without them
+            text = _ANSI.sub("", text)
             return any(re.search(p, text, re.IGNORECASE) for p in self.patterns)
         return True
 
