@@ -38,13 +38,12 @@ from psab.errors import (
     UnknownBackendError,
     UnknownFamilyError,
 )
+from psab.version import __version__
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from psab.registry import FamilySpec
-
-__version__ = "0.1.0"
 
 __all__ = [
     "BackendError",

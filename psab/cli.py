@@ -22,7 +22,7 @@ from psab.backends import BACKENDS
 from psab.errors import PsabError
 
 #: Modules that contribute subcommands: each defines ``add_commands(subparsers)``.
-COMMAND_MODULES: tuple[str, ...] = ("psab.generators.cli", "psab.runner.cli", "psab.reports.cli",
+COMMAND_MODULES: tuple[str, ...] = ("psab.generators.cli", "psab.runner.cli", "psab.reports.cli", "psab.fleet.cli",
                                      "psab.integrations.harbor")
 
 
@@ -301,7 +301,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.version:
-        from psab import __version__
+        from psab.version import __version__
 
         print(f"psab {__version__}")
         return 0

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from psab.errors import InvalidArgumentError, InvalidTaskError
+from psab.jsonpointer import pointer
 
 SCHEMA_VERSION = 1
 SCORING_KINDS = ("exact", "optimize", "classify", "comply", "forecast")
@@ -170,13 +171,8 @@ def schema_errors(name: str, instance: Any) -> list[tuple[str, str]]:
     """Validate ``instance`` against artifact schema ``name``; return ``(pointer, message)`` pairs."""
     out = []
     for err in sorted(_validator(name).iter_errors(instance), key=lambda e: list(map(str, e.absolute_path))):
-        pointer = "".join(f"/{_escape(p)}" for p in err.absolute_path)
-        out.append((pointer, err.message))
+        out.append((pointer(err.absolute_path), err.message))
     return out
-
-
-def _escape(part: Any) -> str:
-    return str(part).replace("~", "~0").replace("/", "~1")
 
 
 # --------------------------------------------------------------------------- artifacts

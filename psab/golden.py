@@ -21,6 +21,7 @@ from typing import Any
 
 from psab.contract import Task, read_json
 from psab.io import load_case
+from psab.jsonpointer import get, parse
 
 
 @dataclass(frozen=True)
@@ -58,13 +59,6 @@ def _number_or_value(v: Any) -> Any:
     return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v
 
 
-def _at(doc: Any, pointer: str) -> Any:
-    for part in pointer.split("/")[1:]:
-        part = part.replace("~1", "/").replace("~0", "~")
-        doc = doc[int(part)] if isinstance(doc, list) else doc[part]
-    return doc
-
-
 def check_golden(case: GoldenCase, backend: str) -> list[str]:
     """Every published number the reference misses (empty when the case passes)."""
     from psab.evaluators.kernel import reference_entry
@@ -75,7 +69,7 @@ def check_golden(case: GoldenCase, backend: str) -> list[str]:
     problems = []
     for pointer, want in case.values.items():
         try:
-            value = _at(entry.reference.answer, pointer)
+            value = get(entry.reference.answer, parse(pointer))
         except (KeyError, IndexError, TypeError, ValueError):
             problems.append(f"{case.name}: reference answer has no {pointer}")
             continue

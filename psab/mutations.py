@@ -9,10 +9,11 @@ the ``builtin:mutant`` agent submits one of them; ``psab qc`` reports the share 
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from psab.jsonpointer import get, pointer, removed, replaced, schema_at, walk
 
 KINDS = ("scale_1.05", "scale_1000", "sign_flip", "drop_field", "shift_series", "swap_choice", "flip_bool")
 
@@ -31,51 +32,6 @@ class Mutation:
         return f"{self.kind} at {self.pointer or '/'}"
 
 
-def _get(doc: Any, parts: list[str]) -> Any:
-    for p in parts:
-        doc = doc[int(p)] if isinstance(doc, list) else doc[p]
-    return doc
-
-
-def _with(answer: dict[str, Any], pointer: str, new: Any, *, drop: bool = False) -> dict[str, Any]:
-    out = copy.deepcopy(answer)
-    parts = pointer.split("/")[1:]
-    parent = _get(out, parts[:-1])
-    last = parts[-1]
-    if drop:
-        if isinstance(parent, list):
-            del parent[int(last)]
-        else:
-            del parent[last]
-    elif isinstance(parent, list):
-        parent[int(last)] = new
-    else:
-        parent[last] = new
-    return out
-
-
-def _walk(value: Any, pointer: str = "") -> Iterator[tuple[str, Any]]:
-    yield pointer, value
-    if isinstance(value, Mapping):
-        for k, v in value.items():
-            yield from _walk(v, f"{pointer}/{k}")
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            yield from _walk(v, f"{pointer}/{i}")
-
-
-def _schema_at(schema: Mapping[str, Any] | None, pointer: str) -> Mapping[str, Any] | None:
-    node = schema
-    for part in pointer.split("/")[1:]:
-        if node is None:
-            return None
-        if node.get("type") == "array" or "items" in node:
-            node = node.get("items")
-        else:
-            node = node.get("properties", {}).get(part)
-    return node
-
-
 def mutations(answer: Mapping[str, Any], schema: Mapping[str, Any] | None = None) -> Iterator[Mutation]:
     """Every single-mistake variant of ``answer`` (each changes exactly one thing).
 
@@ -83,32 +39,31 @@ def mutations(answer: Mapping[str, Any], schema: Mapping[str, Any] | None = None
     allowed value. Mutations that would not change the answer (scaling a zero) are skipped.
     """
     base = dict(answer)
-    for pointer, value in _walk(base):
-        if pointer == "":
+    for path, value in walk(base):
+        if not path:
             continue
+        where = pointer(path)
         if isinstance(value, bool):
-            yield Mutation("flip_bool", pointer, _with(base, pointer, not value), value, not value)
+            yield Mutation("flip_bool", where, replaced(base, path, not value), value, not value)
         elif isinstance(value, (int, float)):
             if value == 0:
                 continue
             for kind, new in (("scale_1.05", value * 1.05), ("scale_1000", value * 1000), ("sign_flip", -value)):
                 if isinstance(value, int) and kind == "scale_1.05":
                     new = value + (1 if value > 0 else -1)
-                yield Mutation(kind, pointer, _with(base, pointer, new), value, new)
+                yield Mutation(kind, where, replaced(base, path, new), value, new)
         elif isinstance(value, str):
-            node = _schema_at(schema, pointer)
+            node = schema_at(schema, path)
             choices = [c for c in (node or {}).get("enum", []) if c != value]
             if choices:
-                yield Mutation("swap_choice", pointer, _with(base, pointer, choices[0]), value, choices[0])
+                yield Mutation("swap_choice", where, replaced(base, path, choices[0]), value, choices[0])
         elif isinstance(value, list) and len(value) > 1:
             shifted = value[-1:] + value[:-1]
             if shifted != value:
-                yield Mutation("shift_series", pointer, _with(base, pointer, shifted), "series", "shifted by one step")
+                yield Mutation("shift_series", where, replaced(base, path, shifted), "series", "shifted by one step")
         # dropping: every object field (top level and nested)
-        parent_ptr, _, last = pointer.rpartition("/")
-        parent = _get(base, parent_ptr.split("/")[1:]) if parent_ptr else base
-        if isinstance(parent, Mapping):
-            yield Mutation("drop_field", pointer, _with(base, pointer, None, drop=True), last, None)
+        if isinstance(get(base, path[:-1]), Mapping):
+            yield Mutation("drop_field", where, removed(base, path), path[-1], None)
 
 
 def realistic_mistake(answer: Mapping[str, Any], schema: Mapping[str, Any] | None, task_id: str,

@@ -75,3 +75,96 @@ def test_surrogate_evaluation_never_loads_simulators() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "", f"the surrogate path of closed-form families loaded {out}"
+
+
+# ------------------------------------------------------------------ import circles
+#
+# The rule: the import statements among psab's modules form no circle — module-level imports
+# and the deferred ones inside functions alike (a deferred import keeps ``import psab`` light;
+# it is still a dependency, and a circle of them is two modules that cannot be understood,
+# tested or moved one without the other). An edge is an import statement naming a psab module
+# (``from psab.x import name`` names ``psab.x.name`` when that is a module, else ``psab.x``);
+# the parent packages Python initialises on the way are not edges, and neither is a module
+# loaded by name (the registry's ``importlib.import_module`` of the listed family modules).
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(PSAB.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _import_graph() -> dict[str, set[str]]:
+    modules = {_module_name(p): p for p in PSAB.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        targets: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets.update(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    base = ".".join(anchor + ([node.module] if node.module else []))
+                for a in node.names:
+                    targets.add(f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base)
+        graph[name] = {t for t in targets if t in modules and t != name}
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            v, successors = work[-1]
+            w = next(successors, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    on_stack.add(w)
+                    work.append((w, iter(sorted(graph[w]))))
+                elif w in on_stack:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                component = []
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    component.append(w)
+                    if w == v:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def test_cycle_finder_finds_a_circle() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert _cycles(graph) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_psab_imports_form_no_circle() -> None:
+    graph = _import_graph()
+    assert "psab.registry" in graph["psab.families"]  # the graph sees deferred and package imports
+    assert "psab.generators.worker" in graph["psab.generators.parallel"]
+    circles = _cycles(graph)
+    assert not circles, "import circles among psab modules (let the dependency run one way): " + "; ".join(
+        " <-> ".join(c) for c in circles)

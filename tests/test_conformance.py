@@ -25,7 +25,8 @@ from psab.contract import schema_errors
 from psab.evaluators.cache import clear_reference_cache
 from psab.evaluators.kernel import reference_entry
 from psab.evaluators.tolerance import Tolerance, field_pattern
-from psab.mutations import _schema_at, mutations
+from psab.jsonpointer import parse, schema_at
+from psab.mutations import mutations
 from psab.paths import case_dir
 
 from conftest import budget, need_backend
@@ -195,7 +196,7 @@ def _corruptions(answer: dict[str, Any], schema: dict[str, Any] | None = None) -
                            ("huge", 1e300), ("nested", {"value": 1.0})):
             out.append((f"{label} at {pointer}", _set(answer, pointer, bad)))
     for pointer, value in _list_pointers(answer):
-        node = _schema_at(schema, pointer) if schema is not None else None
+        node = schema_at(schema, parse(pointer)) if schema is not None else None
         fixed = node is None or node.get("minItems") == node.get("maxItems")
         if fixed or node.get("uniqueItems"):
             out.append((f"too long {pointer}", _set(answer, pointer, value + value[-1:])))

@@ -5,8 +5,10 @@ out of service (N-1 loops, switching actions).
 
 Imported only when a pandapower evaluation runs. The net is built once per case (kept in
 :data:`psab.backends.pandapower_net.NETS` with its branch elements, :func:`prepared`) and every
-check works on a deep copy whose ``in_service`` flags are toggled and restored, so an N-1 loop
-costs one ``runpp`` per outage.
+check works on that net itself, under its lock: :func:`flows` toggles ``in_service`` flags and
+generator set-points and restores them, so an N-1 loop costs one ``runpp`` per outage and a
+check costs no deep copy of the net (about 18 ms each; ``runpp`` starts from its DC initial
+guess, not from the previous results, so a reused net gives the same flows).
 Islanding is judged by pandapower's own graph search (:func:`pandapower.topology.unsupplied_buses`),
 independently of the DC kernel's LODF test.
 
@@ -18,9 +20,9 @@ when power leaves the bus.
 
 from __future__ import annotations
 
-import copy
+import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -46,6 +48,9 @@ class AcCase:
     slack_bus: int
     slack_vm_pu: float = 1.0
     frequency_hz: float = 50.0
+    #: Bus shunts ``(bus, g_pu, b_pu)`` on ``base_mva`` at 1 pu voltage (MATPOWER's Gs, Bs over
+    #: baseMVA): G consumes active power, B > 0 injects reactive power (a capacitor).
+    shunts: tuple[tuple[int, float, float], ...] = ()
 
     @classmethod
     def from_case(cls, inputs: dict[str, Any], gen_p_mw: Sequence[float] | None = None) -> AcCase:
@@ -73,6 +78,8 @@ class AcCase:
             slack_bus=slack,
             slack_vm_pu=float(slack_vm[0]) if slack_vm else float(inputs.get("slack_vm_pu", 1.0)),
             frequency_hz=float(inputs.get("frequency_hz", 50.0)),
+            shunts=tuple((pos[sh["bus"]], float(sh.get("g_pu", 0.0)), float(sh.get("b_pu", 0.0)))
+                         for sh in inputs.get("shunts", ())),
         )
 
 
@@ -99,11 +106,13 @@ class AcFlows:
 
 @dataclass
 class PreparedNet:
-    """A deep copy of a case's net with its branch elements (``("line"|"trafo", index)``)."""
+    """A case's net with its branch elements (``("line"|"trafo", index)``), its generators,
+    and the lock every check on it holds (pandapower is not thread-safe)."""
 
     net: Any
     elements: list[tuple[str, int]]
     gen_index: list[int]
+    lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
 
 
 def build_net(case: AcCase) -> PreparedNet:
@@ -121,14 +130,17 @@ def build_net(case: AcCase) -> PreparedNet:
     if case.gens:
         gens = [int(i) for i in pp.create_gens(net, [int(b) for b, _, _ in case.gens], p_mw=[float(p) for _, p, _ in case.gens],
                                                 vm_pu=[float(v) for _, _, v in case.gens])]
+    for b, g, bsh in case.shunts:
+        # pandapower's shunt: p_mw and q_mvar consumed at 1 pu voltage (q < 0 for a capacitor)
+        pp.create_shunt(net, int(b), q_mvar=-float(bsh) * case.base_mva, p_mw=float(g) * case.base_mva)
     pp.create_ext_grid(net, int(case.slack_bus), vm_pu=float(case.slack_vm_pu))
     return PreparedNet(net, elements, gens)
 
 
 def prepared(key: Any, case: AcCase) -> PreparedNet:
-    """A fresh deep copy of the net of ``case``, built once per ``key`` in this process."""
-    template = ppn.NETS.get_or_compute(("pandapower_ac_checks", key), lambda: build_net(case))
-    return PreparedNet(copy.deepcopy(template.net), list(template.elements), list(template.gen_index))
+    """The net of ``case``, built once per ``key`` in this process and shared: check it only
+    through :func:`flows`, which leaves it as it found it."""
+    return ppn.NETS.get_or_compute(("pandapower_ac_checks", key), lambda: build_net(case))
 
 
 def _set_in_service(p: PreparedNet, positions: Sequence[int], value: bool) -> None:
@@ -145,6 +157,11 @@ def flows(p: PreparedNet, out_of_service: Sequence[int] = (), gen_p_mw: Sequence
     their connection to the slack, no power flow is run and the buses are reported. Raises
     :class:`~psab.errors.SolverError` if the Newton-Raphson power flow does not converge.
     """
+    with p.lock:
+        return _flows(p, out_of_service, gen_p_mw)
+
+
+def _flows(p: PreparedNet, out_of_service: Sequence[int], gen_p_mw: Sequence[float] | None) -> AcFlows:
     pp = ppn.pandapower()
     net = p.net
     saved_p = None

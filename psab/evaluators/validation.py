@@ -24,6 +24,7 @@ from typing import Any
 
 from psab.contract import MAX_ECHO_INT_BITS, OversizedNumber, Violation
 from psab.evaluators.tolerance import field_pattern
+from psab.jsonpointer import escape, pointer
 
 #: Largest magnitude accepted for any number in an answer.
 MAX_MAGNITUDE = 1e12
@@ -48,10 +49,6 @@ def nesting_depth(value: Any, limit: int = MAX_DEPTH) -> int:
     return deepest
 
 
-def _pointer(parts: Any) -> str:
-    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
-
-
 def number_violations(value: Any, pointer: str = "") -> list[Violation]:
     """Non-finite or absurdly large numbers anywhere in ``value``."""
     out: list[Violation] = []
@@ -71,7 +68,7 @@ def number_violations(value: Any, pointer: str = "") -> list[Violation]:
         elif isinstance(v, OversizedNumber):
             out.append(Violation(ptr, f"magnitude must not exceed {MAX_MAGNITUDE:g}", f"|x| <= {MAX_MAGNITUDE:g}", repr(v)))
         elif isinstance(v, Mapping):
-            stack.extend((f"{ptr}/{_pointer([k])[1:]}", x) for k, x in v.items())
+            stack.extend((f"{ptr}/{escape(k)}", x) for k, x in v.items())
         elif isinstance(v, (list, tuple)):
             stack.extend((f"{ptr}/{i}", x) for i, x in enumerate(v))
     out.sort(key=lambda x: x.field)
@@ -128,20 +125,20 @@ def schema_violations(schema: Mapping[str, Any], instance: Any) -> list[Violatio
         if err.validator == "required" and isinstance(err.instance, Mapping):
             for name in err.validator_value:
                 if name not in err.instance:
-                    ptr = _pointer([*base, name])
+                    ptr = pointer([*base, name])
                     by_pointer.setdefault(ptr, Violation(ptr, "required field is missing", "present", None))
             continue
         if err.validator == "additionalProperties" and isinstance(err.instance, Mapping):
             allowed = set(err.schema.get("properties", {}))
             for name in err.instance:
                 if name not in allowed:
-                    ptr = _pointer([*base, name])
+                    ptr = pointer([*base, name])
                     by_pointer.setdefault(
                         ptr,
                         Violation(ptr, "unexpected field (not in the submission schema)", sorted(allowed), name),
                     )
             continue
-        ptr = _pointer(base)
+        ptr = pointer(base)
         if ptr in by_pointer:
             continue
         constraint, expected = _describe(err)
@@ -156,7 +153,10 @@ _NUMBER_KEYWORDS = {"minimum": lambda x, b: x >= b, "maximum": lambda x, b: x <=
                     "exclusiveMinimum": lambda x, b: x > b, "exclusiveMaximum": lambda x, b: x < b}
 _FAST_KEYWORDS = {"type", "enum", "const", "items", "properties", "required", "additionalProperties",
                   "minItems", "maxItems", "uniqueItems", *_NUMBER_KEYWORDS,
-                  "description", "title", "$schema", "unit", "$comment"}
+                  "description", "title", "$schema", "unit", "$comment",
+                  # annotations only: the Russian wording of descriptions and titles
+                  # (psab.evaluators.answer_schema.RU and RU_TITLE)
+                  "x-description-ru", "x-title-ru"}
 
 
 class _Unsupported(Exception):
@@ -430,7 +430,7 @@ class _Reader:
             if isinstance(k, str):
                 k = str.__str__(k)
             else:
-                self.own(f"{ptr}/{_pointer([_key_text(k)])[1:]}", "object keys must be strings", "string", type(k).__name__)
+                self.own(f"{ptr}/{escape(_key_text(k))}", "object keys must be strings", "string", type(k).__name__)
                 continue
             if outside:
                 child = _OUTSIDE
@@ -439,7 +439,7 @@ class _Reader:
             else:
                 child = _OUTSIDE if closed else None
             out[k] = None
-            stack.append((v, child, f"{ptr}/{_pointer([k])[1:]}", depth + 1, out, k))
+            stack.append((v, child, f"{ptr}/{escape(k)}", depth + 1, out, k))
         return out
 
     def _sequence(self, value: list[Any] | tuple[Any, ...], sch: Any, ptr: str, depth: int, stack: list[Any]) -> Any:

@@ -1,36 +1,15 @@
 """One module per family, each ending with ``SPEC = register(FamilySpec(...))``.
 
-:data:`FAMILY_MODULES` is the explicit list the registry loads, in catalogue order
-(``docs/families.md``); a test checks it against the files in this directory.
+The explicit list the registry loads, in catalogue order (``docs/families.md``), is
+:data:`psab.registry.FAMILY_MODULES`, re-exported here; a test checks it against the files in
+this directory. The dependency runs one way: this package and its modules import
+:mod:`psab.registry`, which imports none of them by name (it loads the listed modules with
+:func:`importlib.import_module`).
 """
 
-FAMILY_MODULES: tuple[str, ...] = (
-    # 1. Network analysis and operating constraints
-    "ybus_construction",
-    "pf_voltage_repair",
-    "contingency_screening",
-    "corrective_transmission_switching",
-    "dynamic_thermal_rating",
-    # 2. Short circuit and protection
-    "three_phase_short_circuit",
-    "earth_fault_calculation",
-    "breaker_relay_short_circuit",
-    "distance_protection_settings",
-    "overcurrent_protection",
-    "cable_ampacity_sizing",
-    # 5. Microgrids and dispatch
-    "microgrid_economic_dispatch",
-    "rolling_microgrid_dispatch",
-    "islanded_microgrid_pq_dispatch",
-    "dispatch_uncertainty",
-    "hydro_thermal_storage_uc",
-    "n1_generation_commitment",
-    # 7. Power quality, standards, assets, and cybersecurity
-    "en50160_voltage_compliance",
-    "power_quality_event_classification",
-    "harmonic_ieee519_compliance",
-    "transformer_thermal_loading",
-)
+from psab.registry import FAMILY_MODULES, families
+
+__all__ = ["FAMILY_MODULES"]
 
 
 # ``psab.families()`` is the public API, and ``psab.families`` is also this package: once a
@@ -42,8 +21,6 @@ def _install_call() -> None:
 
     class _FamiliesPackage(types.ModuleType):
         def __call__(self):  # type: ignore[no-untyped-def]
-            from psab.registry import families
-
             return families()
 
     sys.modules[__name__].__class__ = _FamiliesPackage

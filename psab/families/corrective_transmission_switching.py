@@ -35,6 +35,7 @@ import numpy as np
 from psab.contract import Task
 from psab.errors import SolverError
 from psab.evaluators import answer_schema as s
+from psab.evaluators import input_checks as ic
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.solvers.algebra import LinearConstraint, check, equal_to, values
 from psab.surrogates import dc_flow
@@ -211,6 +212,25 @@ INPUTS_SCHEMA = s.obj({
                                  "down_cost_usd_per_mw": s.NONNEGATIVE, "vm_pu": s.POSITIVE}), "generators", min_items=1),
 })
 
+
+def input_problems(inputs: dict[str, Any]) -> list[str]:
+    """Ids unique, every element on a known bus, the contingency a branch of the case, a cost
+    for every switchable branch, and p_min_mw ≤ p_mw ≤ p_max_mw for every unit."""
+    p = ic.Problems()
+    ic.bus_branch_problems(p, inputs, slack="slack_bus", attached=("loads", "generators"))
+    p.refers("/interconnector/bus", inputs["interconnector"]["bus"], {b["id"] for b in inputs["buses"]}, "bus")
+    branch_ids = {b["id"] for b in inputs["branches"]}
+    p.refers("/contingency/branch_id", inputs["contingency"]["branch_id"], branch_ids, "branch")
+    for k, br in enumerate(inputs["branches"]):
+        if br["switchable"] and "switching_cost_usd" not in br:
+            p.add(ic.pointer("branches", k, "switching_cost_usd"), "a switchable branch needs its switching cost")
+    p.unique_ids("/loads", inputs["loads"])
+    p.unique_ids("/generators", inputs["generators"])
+    for g, gen in enumerate(inputs["generators"]):
+        p.ordered(ic.pointer("generators", g, "p_max_mw"), gen["p_min_mw"], gen["p_max_mw"], "p_min_mw")
+        p.within(ic.pointer("generators", g, "p_mw"), gen["p_mw"], gen["p_min_mw"], gen["p_max_mw"], "the unit's limits")
+    return p
+
 # ---------------------------------------------------------------------------- data
 
 
@@ -299,11 +319,24 @@ def network_rows(case: Case, rating: np.ndarray | None = None) -> list[LinearCon
     )
 
 
-def action_cost(case: Case, open_mask: np.ndarray, p: np.ndarray) -> tuple[float, float]:
-    """(switching cost, redispatch cost) of an action, USD."""
-    switching = float(sum(case.switch_cost[k] for k in case.switchable if open_mask[k]))
-    redispatch = float(np.sum(case.cost_up * np.maximum(p - case.p0, 0.0) + case.cost_down * np.maximum(case.p0 - p, 0.0)))
-    return switching, redispatch
+# The objective, written once: the MILP reads these bodies through
+# :func:`~psab.solvers.algebra.linear_objective` (``v`` its variables, ``z`` = 1 for a closed
+# switch), the evaluator calls them on the answer's arrays.
+
+
+def switching_cost(case: Case, v: Any) -> Any:
+    """Switching cost (USD): the cost of every switchable branch opened (``z = 0``)."""
+    return sum(case.switch_cost[k] * (1 - v.z[k]) for k in case.switchable)
+
+
+def redispatch_cost(case: Case, v: Any) -> Any:
+    """Redispatch cost (USD): each unit's MW moved up and down at its own prices."""
+    return np.sum(case.cost_up * v.up + case.cost_down * v.down)
+
+
+def total_cost(case: Case, v: Any) -> Any:
+    """The objective: switching plus redispatch cost (USD)."""
+    return switching_cost(case, v) + redispatch_cost(case, v)
 
 
 # ---------------------------------------------------------------------------- reference
@@ -314,7 +347,7 @@ def build_model(case: Case, rating: np.ndarray | None = None) -> Any:
     connectivity rows; objective switching + redispatch cost."""
     import pyomo.environ as pyo
 
-    from psab.solvers.algebra import add_constraints
+    from psab.solvers.algebra import add_constraints, linear_objective
     from psab.solvers.network import connectivity_rows, pyomo_vars
 
     n_g, n_b, n_k = len(case.unit_ids), len(case.bus_ids), len(case.branch_ids)
@@ -324,11 +357,7 @@ def build_model(case: Case, rating: np.ndarray | None = None) -> Any:
                z=(case.switchable, "binary"))
     add_constraints(m, decision_rows(case) + network_rows(case, rating)
                     + connectivity_rows(case.grid(rating), case.in_service(), case.switchable))
-    m.cost = pyo.Objective(
-        expr=sum(case.switch_cost[k] * (1 - m.z[k]) for k in case.switchable)
-        + sum(case.cost_up[g] * m.up[g] + case.cost_down[g] * m.down[g] for g in range(n_g)),
-        sense=pyo.minimize,
-    )
+    m.cost = linear_objective(m, lambda v: total_cost(case, v))
     return m
 
 
@@ -405,9 +434,11 @@ def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
         open_mask[k] = bool(answer["switch_open"][case.branch_ids[k]])
     p = np.array([float(answer["p_mw"][u]) for u in case.unit_ids])
     up, down = np.maximum(p - case.p0, 0.0), np.maximum(case.p0 - p, 0.0)
+    z = (~open_mask).astype(float)
+    decisions = values(p=p, up=up, down=down, z=z)
     checks = ctx.checks()
     slack = ctx.tol.slack
-    violations = check(values(p=p, up=up, down=down), decision_rows(case), slack)
+    violations = check(decisions, decision_rows(case), slack)
     # The network is judged for an admissible dispatch only: with an imbalance the slack would
     # absorb it and every flow violation would restate the balance violation; outside the unit
     # limits the set-points are not an operating point the AC power flow should be asked about.
@@ -433,11 +464,10 @@ def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
                 evidence["max_loading_pct"] = round(float(np.nanmax(flows[on] / case.rating[on])) * 100.0, 3)
         else:
             sol = dc_flow.dc_power_flow(case.net, case.injections(p), in_service=on)
-            z = (~open_mask).astype(float)
             state = values(p=p, theta=sol.theta_rad, f=sol.flow_mw, z=z)
             violations += check(state, network_rows(case), slack)
             evidence["max_loading_pct"] = round(float(np.max(np.abs(sol.flow_mw[on]) / case.rating[on])) * 100.0, 3)
-    switching, redispatch = action_cost(case, open_mask, p)
+    switching, redispatch = float(switching_cost(case, decisions)), float(redispatch_cost(case, decisions))
     evidence.update(switching_cost_usd=switching, redispatch_cost_usd=round(redispatch, 6),
                     opened=[case.branch_ids[k] for k in case.switchable if open_mask[k]])
     return Assessment(violations=violations + checks.violations, objective=switching + redispatch, evidence=evidence)
@@ -653,6 +683,7 @@ SPEC = register(
         generate=generate,
         accept=accept,
         inputs_schema=INPUTS_SCHEMA,
+        validate_inputs=input_problems,
         objective_sense="minimize",
         objective_unit="USD",
         objective_scale_floor=100.0,

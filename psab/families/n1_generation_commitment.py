@@ -29,6 +29,7 @@ import numpy as np
 from psab.contract import Task
 from psab.errors import GenerationError
 from psab.evaluators import answer_schema as s
+from psab.evaluators import input_checks as ic
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.solvers.algebra import check, values
 from psab.surrogates import dc_flow
@@ -122,6 +123,18 @@ INPUTS_SCHEMA = s.obj({
                             "startup_cost_usd": s.NONNEGATIVE, "initially_on": {"type": "boolean"}}), "units", min_items=2),
 })
 
+
+def input_problems(inputs: dict[str, Any]) -> list[str]:
+    """Ids unique, every load and unit on a known bus, a connected network, and
+    p_min_mw ≤ p_max_mw for every unit."""
+    p = ic.Problems()
+    ic.bus_branch_problems(p, inputs, slack="slack_bus", attached=("loads", "units"))
+    p.unique_ids("/loads", inputs["loads"])
+    p.unique_ids("/units", inputs["units"])
+    for g, u in enumerate(inputs["units"]):
+        p.ordered(ic.pointer("units", g, "p_max_mw"), u["p_min_mw"], u["p_max_mw"], "p_min_mw")
+    return p
+
 # ---------------------------------------------------------------------------- data
 
 
@@ -163,8 +176,14 @@ class Case:
         return n1_generation_rows(self.grid, self.ptdf, self.shift, self.units, self.demand, self.normal, self.emergency,
                                   unit_field=lambda g, what: f"/units/{self.unit_ids[g]}/{what}")
 
-    def cost(self, u: np.ndarray, p: np.ndarray) -> float:
-        return float(self.fixed_cost @ u + self.energy_cost @ p)
+    def cost(self, v: Any) -> Any:
+        """The hour's cost (USD): no-load and start-up of the committed units plus their energy.
+
+        The one definition of the objective: the MILP's (``v`` the model's variables, read by
+        :func:`~psab.solvers.algebra.linear_objective`) and the evaluator's (``v`` the answer's
+        arrays ``u``, ``p``).
+        """
+        return self.fixed_cost @ v.u + self.energy_cost @ v.p
 
 
 # ---------------------------------------------------------------------------- reference
@@ -175,7 +194,7 @@ def build_model(case: Case, secure: bool = True) -> Any:
     judge whether a draw's security constraints matter)."""
     import pyomo.environ as pyo
 
-    from psab.solvers.algebra import add_constraints
+    from psab.solvers.algebra import add_constraints, linear_objective
     from psab.solvers.network import pyomo_vars
 
     n = case.units.n
@@ -186,8 +205,7 @@ def build_model(case: Case, secure: bool = True) -> Any:
     if not secure:
         rows = [r for r in rows if r.name in ("balance", "p_max", "p_min", "base_flow")]
     add_constraints(m, rows)
-    m.cost = pyo.Objective(expr=sum(case.fixed_cost[g] * m.u[g] + case.energy_cost[g] * m.p[g] for g in range(n)),
-                           sense=pyo.minimize)
+    m.cost = linear_objective(m, case.cost)
     return m
 
 
@@ -229,7 +247,7 @@ def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
                                    for g, uid in enumerate(case.unit_ids)},
         "committed": [uid for g, uid in enumerate(case.unit_ids) if u[g]],
     }
-    return Assessment(violations=violations, objective=case.cost(u, p), evidence=evidence)
+    return Assessment(violations=violations, objective=float(case.cost(values(u=u, p=p))), evidence=evidence)
 
 
 # ---------------------------------------------------------------------------- held-out draws
@@ -397,6 +415,7 @@ SPEC = register(
         generate=generate,
         accept=accept,
         inputs_schema=INPUTS_SCHEMA,
+        validate_inputs=input_problems,
         objective_sense="minimize",
         objective_unit="USD",
         objective_scale_floor=100.0,

@@ -40,6 +40,18 @@ from psab.errors import (
     SolverError,
 )
 from psab.generators.rng import family_rng
+from psab.jsonpointer import (
+    Path,
+    arrays,
+    clone,
+    get,
+    leaves,
+    pointer,
+    put,
+    replaced,
+    resolve_schema,
+    schema_at,
+)
 from psab.registry import FamilySpec, get_family
 
 #: Relative and absolute size of the default neighbourhood's nudges of continuous decisions.
@@ -48,9 +60,6 @@ NUDGE_ABSOLUTE = 1e-3
 
 #: Why a draw was redrawn, in the order the checks run.
 REJECTION_KINDS = ("public", "solver", "reference", "family", "trivial", "neighbourhood")
-
-Path = tuple[str | int, ...]
-
 
 @dataclass(frozen=True)
 class Rejection:
@@ -102,81 +111,6 @@ def instance_digest(task: Task) -> str:
     return digest({"public_inputs": task.public_inputs, "key": task.key})
 
 
-# ---------------------------------------------------------------------------- JSON paths
-
-
-def pointer(path: Path) -> str:
-    """The JSON pointer (RFC 6901) of ``path``."""
-    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path)
-
-
-def _leaves(value: Any, path: Path = ()) -> Iterator[tuple[Path, Any]]:
-    if isinstance(value, Mapping):
-        for k, v in value.items():
-            yield from _leaves(v, (*path, k))
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            yield from _leaves(v, (*path, i))
-    else:
-        yield path, value
-
-
-def _arrays(value: Any, path: Path = ()) -> Iterator[tuple[Path, list[Any]]]:
-    if isinstance(value, Mapping):
-        for k, v in value.items():
-            yield from _arrays(v, (*path, k))
-    elif isinstance(value, list):
-        yield path, value
-        for i, v in enumerate(value):
-            yield from _arrays(v, (*path, i))
-
-
-def clone(value: Any) -> Any:
-    """A deep copy of plain JSON data (several times faster than :func:`copy.deepcopy`)."""
-    if isinstance(value, dict):
-        return {k: clone(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [clone(v) for v in value]
-    return value
-
-
-def replaced(answer: Mapping[str, Any], path: Path, new: Any) -> dict[str, Any]:
-    """A copy of ``answer`` with the value at ``path`` replaced by ``new``."""
-    out = clone(dict(answer))
-    target: Any = out
-    for p in path[:-1]:
-        target = target[p]
-    target[path[-1]] = new
-    return out
-
-
-def _schema_at(schema: Mapping[str, Any] | None, path: Path) -> Mapping[str, Any] | None:
-    node = _resolve(schema)
-    for p in path:
-        if node is None:
-            return None
-        if isinstance(p, int):
-            prefix = node.get("prefixItems")
-            node = prefix[p] if isinstance(prefix, list) and p < len(prefix) else node.get("items")
-        else:
-            node = (node.get("properties") or {}).get(p)
-        node = _resolve(node)
-    return node
-
-
-def _resolve(node: Any) -> Mapping[str, Any] | None:
-    """The first non-null alternative of an ``anyOf``/``oneOf`` node (nullable fields)."""
-    if not isinstance(node, Mapping):
-        return None
-    for key in ("anyOf", "oneOf"):
-        options = node.get(key)
-        if isinstance(options, list):
-            for option in options:
-                if isinstance(option, Mapping) and option.get("type") != "null":
-                    return _resolve(option)
-    return node
-
-
 def _types(node: Mapping[str, Any] | None) -> set[str]:
     t = (node or {}).get("type")
     return {t} if isinstance(t, str) else set(t or ())
@@ -184,7 +118,7 @@ def _types(node: Mapping[str, Any] | None) -> set[str]:
 
 def _is_set(node: Mapping[str, Any] | None) -> bool:
     """An array of unique enumerated ids: a chosen subset (switches to open, FCI sites)."""
-    items = _resolve((node or {}).get("items"))
+    items = resolve_schema((node or {}).get("items"))
     return bool(node and node.get("uniqueItems") and items and isinstance(items.get("enum"), list))
 
 
@@ -245,14 +179,14 @@ def default_neighbourhood(answer: Mapping[str, Any], schema: Mapping[str, Any] |
     base = dict(answer)
     sets: dict[Path, Mapping[str, Any]] = {}
     if schema is not None:
-        for path, _ in _arrays(base):
-            node = _schema_at(schema, path)
+        for path, _ in arrays(base):
+            node = schema_at(schema, path)
             if _is_set(node):
                 sets[path] = node  # type: ignore[assignment]
-    for path, value in _leaves(base):
+    for path, value in leaves(base):
         if not path or path[:-1] in sets:
             continue
-        node = _schema_at(schema, path) if schema is not None else None
+        node = schema_at(schema, path) if schema is not None else None
         where = pointer(path)
         if isinstance(value, bool):
             yield f"{where} flipped", replaced(base, path, not value)
@@ -271,11 +205,8 @@ def default_neighbourhood(answer: Mapping[str, Any], schema: Mapping[str, Any] |
 
 
 def _set_moves(answer: dict[str, Any], path: Path, node: Mapping[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
-    target: Any = answer
-    for p in path:
-        target = target[p]
-    chosen = list(target)
-    universe = _resolve(node.get("items"))["enum"]  # type: ignore[index]
+    chosen = list(get(answer, path))
+    universe = resolve_schema(node.get("items"))["enum"]  # type: ignore[index]
     absent = [e for e in universe if e not in chosen]
     lo = int(node.get("minItems", 0))
     hi = int(node.get("maxItems", len(universe)))
@@ -300,25 +231,15 @@ def transfers(answer: Mapping[str, Any], groups: Iterable[Sequence[Path]], *,
     and ``b`` up by ``max(relative·max(|a|, |b|), absolute)``, so the sum is kept.
     """
     base = dict(answer)
-
-    def get(path: Path) -> Any:
-        v: Any = base
-        for p in path:
-            v = v[p]
-        return v
-
     for group in groups:
         for a in group:
             for b in group:
                 if a == b:
                     continue
-                va, vb = get(a), get(b)
+                va, vb = get(base, a), get(base, b)
                 step = max(relative * max(abs(va), abs(vb)), absolute)
                 out = replaced(base, a, float(va - step))
-                target: Any = out
-                for p in b[:-1]:
-                    target = target[p]
-                target[b[-1]] = float(vb + step)
+                put(out, b, float(vb + step))
                 yield f"{step:g} moved from {pointer(a)} to {pointer(b)}", out
 
 
@@ -356,7 +277,7 @@ def trivial_answer(schema: Mapping[str, Any]) -> dict[str, Any] | None:
 
 
 def _trivial(node: Any) -> Any:
-    node = _resolve(node)
+    node = resolve_schema(node)
     if node is None:
         raise _Undefined
     if "const" in node:
@@ -369,7 +290,7 @@ def _trivial(node: Any) -> Any:
         return {k: _trivial(props.get(k)) for k in node.get("required", [])}
     if "array" in types or "items" in node:
         n = int(node.get("minItems", 0))
-        items = _resolve(node.get("items"))
+        items = resolve_schema(node.get("items"))
         if n == 0:
             return []
         if node.get("uniqueItems"):
@@ -402,11 +323,11 @@ def _is_single_choice(schema: Mapping[str, Any], answer: Mapping[str, Any]) -> b
     Guessing such an answer is right 1/n of the time by nature; rejecting the draws where the
     first choice is right would only bias the held-out distribution away from it.
     """
-    leaves = list(_leaves(dict(answer)))
-    if len(leaves) != 1:
+    found = list(leaves(dict(answer)))
+    if len(found) != 1:
         return False
-    path, value = leaves[0]
-    node = _schema_at(schema, path)
+    path, value = found[0]
+    node = schema_at(schema, path)
     return isinstance(value, bool) or isinstance((node or {}).get("enum"), list)
 
 

@@ -33,11 +33,10 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Any
 
-from psab.contract import Task
 from psab.errors import GenerationError, InvalidArgumentError, PsabError
+from psab.generators.jobs import DrawJob, DrawOutcome, code_fingerprint
 from psab.generators.seeds import PrivateSeed
 
 #: Jobs per worker each family's indices are split into: enough that the last, slowest jobs
@@ -48,69 +47,7 @@ JOBS_PER_WORKER = 8
 WARM_MODULES = ("psab.generators.worker",)
 
 
-@dataclass(frozen=True)
-class DrawJob:
-    """Draw cases ``indices`` of ``family`` under ``seed`` (what one worker does at a time).
-
-    ``validate`` also re-solves each accepted case from a cold reference cache and evaluates
-    that reference, an independent check on the acceptance loop. ``expect`` pins what the
-    caller runs — psab's version and :func:`code_fingerprint` of the family — since a worker
-    with other code would draw other cases: such a worker reports an error instead.
-    """
-
-    family: str
-    indices: tuple[int, ...]
-    seed: PrivateSeed
-    backend: str = "surrogate"
-    validate: bool = False
-    expect: tuple[str, str] = ("", "")
-
-
-_FINGERPRINTS: dict[str, str] = {}
-
-
-def code_fingerprint(family_id: str) -> str:
-    """A digest of the code a family's draws depend on: the family's module (generator,
-    solver, evaluator, spec) and the generation kernel (rng, acceptance), as source bytes.
-
-    Family versions are bumped by hand and psab's version rarely; this catches a worker that
-    runs an older checkout of the same version (shared physics modules are not covered).
-    """
-    hit = _FINGERPRINTS.get(family_id)
-    if hit is None:
-        import hashlib
-        import sys
-
-        from psab.generators import acceptance, rng
-        from psab.registry import get_family
-
-        spec = get_family(family_id)
-        h = hashlib.sha256(f"{family_id}@{spec.version}".encode())
-        for module in (sys.modules.get(spec.generate.__module__), sys.modules.get(spec.solve.__module__), acceptance, rng):
-            path = getattr(module, "__file__", None)
-            if path:
-                with open(path, "rb") as fh:
-                    h.update(fh.read())
-        hit = _FINGERPRINTS[family_id] = h.hexdigest()[:16]
-    return hit
-
-
-@dataclass(frozen=True)
-class DrawOutcome:
-    """One draw: the accepted task (``None`` on error), its attempts and rejection kinds,
-    the fresh reference check (validation only), the worker's wall-clock and CPU time for it
-    (they differ on a loaded machine), or the error."""
-
-    family: str
-    index: int
-    task: Task | None
-    attempts: int = 0
-    rejection_kinds: tuple[str, ...] = ()
-    reference_feasible: bool | None = None
-    reference_score: float | None = None
-    seconds: float = 0.0
-    error: str | None = None
-    cpu_seconds: float = 0.0
+__all__ = ["DrawJob", "DrawOutcome", "code_fingerprint", "draw", "first_error", "plan_jobs", "run_job", "run_jobs"]
 
 
 def run_job(job: DrawJob) -> list[DrawOutcome]:
@@ -121,7 +58,7 @@ def run_job(job: DrawJob) -> list[DrawOutcome]:
 
 
 def plan_jobs(families: Sequence[str], indices: Sequence[int], *, seed: PrivateSeed, backend: str = "surrogate",
-              validate: bool = False, workers: int = 1, chunk: int | None = None) -> list[DrawJob]:
+              validate: bool = False, workers: int = 1, chunk: int | None = None, level: int = 1) -> list[DrawJob]:
     """Jobs for every (family, index), chunked by family, in (family, index) order.
 
     One job per family when serial; otherwise chunks of at most ``chunk`` indices, by default
@@ -130,7 +67,7 @@ def plan_jobs(families: Sequence[str], indices: Sequence[int], *, seed: PrivateS
     of a second (commitment MILPs): sizing chunks on the total left a dispatch family in a
     mixed round with a handful of multi-second jobs, and the workers idle while the last ran.
     """
-    from psab import __version__
+    from psab.version import __version__
 
     idx = list(indices)
     if workers <= 1:
@@ -143,7 +80,7 @@ def plan_jobs(families: Sequence[str], indices: Sequence[int], *, seed: PrivateS
     for fid in families:
         expect = (__version__, code_fingerprint(fid))
         for k in range(0, len(idx), size):
-            jobs.append(DrawJob(fid, tuple(idx[k:k + size]), seed, backend, validate, expect))
+            jobs.append(DrawJob(fid, tuple(idx[k:k + size]), seed, backend, validate, expect, level))
     return jobs
 
 
@@ -315,8 +252,9 @@ def _run_dask(jobs: Sequence[DrawJob], dask: Any, done: OnBatch = _noop) -> list
 
 def draw(families: Sequence[str], indices: Iterable[int], seed: int | str | PrivateSeed, *,
          backend: str = "surrogate", validate: bool = False, workers: int = 1, dask: Any = None,
-         chunk: int | None = None, on_batch: OnBatch | None = None) -> list[DrawOutcome]:
-    """Draw (and with ``validate`` re-check) every (family, index), in (family, index) order.
+         chunk: int | None = None, on_batch: OnBatch | None = None, level: int = 1) -> list[DrawOutcome]:
+    """Draw (and with ``validate`` re-check) every (family, index) at difficulty ``level``, in
+    (family, index) order.
 
     On Dask the jobs are sized for the cluster's worker threads, locally for ``workers``.
     ``on_batch`` sees each job's outcomes as it finishes (progress display).
@@ -327,11 +265,13 @@ def draw(families: Sequence[str], indices: Iterable[int], seed: int | str | Priv
     if workers > 1 or dask is not None:
         _loadable_by_workers(fams)
     if dask is None:
-        jobs = plan_jobs(fams, idx, seed=private, backend=backend, validate=validate, workers=workers, chunk=chunk)
+        jobs = plan_jobs(fams, idx, seed=private, backend=backend, validate=validate, workers=workers, chunk=chunk,
+                         level=level)
         return run_jobs(jobs, workers=workers, on_batch=on_batch)
     with dask_client(dask) as client:
         threads = max(2, sum(client.nthreads().values()))
-        jobs = plan_jobs(fams, idx, seed=private, backend=backend, validate=validate, workers=threads, chunk=chunk)
+        jobs = plan_jobs(fams, idx, seed=private, backend=backend, validate=validate, workers=threads, chunk=chunk,
+                         level=level)
         return run_jobs(jobs, dask=client, on_batch=on_batch)
 
 

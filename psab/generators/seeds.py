@@ -20,7 +20,7 @@ COMMITMENT_SCHEME = "psab-seed-commitment-v1"
 
 def benchmark_version() -> str:
     """The version a commitment binds: psab's version (family versions are in the manifest)."""
-    from psab import __version__
+    from psab.version import __version__
 
     return __version__
 

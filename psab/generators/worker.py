@@ -16,6 +16,7 @@ import time
 import traceback
 
 from psab.errors import GenerationError
+from psab.generators.jobs import DrawJob, DrawOutcome
 
 #: Environment variable naming ``backend:family,family,...`` to warm up at import.
 WARM_ENV = "PSAB_WARM_FAMILIES"
@@ -59,13 +60,13 @@ def _where(exc: BaseException) -> str:
     return f" at {last.filename.rsplit('/', 1)[-1]}:{last.lineno}"
 
 
-def draw_job(job):  # type: ignore[no-untyped-def] # DrawJob -> list[DrawOutcome]
-    from psab import __version__
+def draw_job(job: DrawJob) -> list[DrawOutcome]:
     from psab.evaluators.cache import clear_reference_cache
     from psab.evaluators.kernel import evaluate, solve
     from psab.generators.acceptance import generate
-    from psab.generators.parallel import DrawOutcome, code_fingerprint
+    from psab.generators.jobs import DrawOutcome, code_fingerprint
     from psab.registry import get_family
+    from psab.version import __version__
 
     try:
         get_family(job.family)
@@ -83,7 +84,7 @@ def draw_job(job):  # type: ignore[no-untyped-def] # DrawJob -> list[DrawOutcome
     for index in job.indices:
         started, cpu = time.perf_counter(), time.process_time()
         try:
-            d = generate(job.family, seed, index, job.backend)
+            d = generate(job.family, seed, index, job.backend, job.level)
         except GenerationError as exc:
             kinds = tuple(getattr(exc, "rejection_kinds", ()))
             out.append(DrawOutcome(job.family, index, None, len(kinds), kinds, seconds=time.perf_counter() - started,
@@ -107,6 +108,10 @@ def draw_job(job):  # type: ignore[no-untyped-def] # DrawJob -> list[DrawOutcome
                 continue
         out.append(DrawOutcome(job.family, index, d.task, d.attempts, d.kinds, feasible, score,
                                time.perf_counter() - started, cpu_seconds=time.process_time() - cpu))
+    if job.level != 1:
+        import dataclasses
+
+        out = [dataclasses.replace(o, level=job.level) for o in out]
     return out
 
 

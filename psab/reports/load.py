@@ -83,8 +83,7 @@ class Entry:
     def attempt_dir(self, n: int | None = None) -> Path:
         """The artifacts directory of attempt ``n`` (the final attempt by default)."""
         n = n if n is not None else int(self.final_attempt.get("n", len(self.attempts)))
-        root = self.run.rundir.artifacts_root(self.split)
-        return root / str(self.record["agent"]) / self.task_id / f"attempt-{n}"
+        return self.run.rundir.attempt_dir(self.split, str(self.record["agent"]), self.task_id, n)
 
     def full_result(self, n: int | None = None) -> dict[str, Any] | None:
         """The evaluator's full result of an attempt (``result.json``), or ``None``."""

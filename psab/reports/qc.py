@@ -289,18 +289,28 @@ def judge(failures: Sequence[Failure]) -> tuple[str, str]:
     return DIFFERENT_WAYS, f"{len(sigs)} different violation signatures and {len(digests)} different answers"
 
 
-def unanimous_failures(runs: Runs, exclude: Sequence[str] = ()) -> list[Unanimous]:
+def unanimous_cases(runs: Runs, exclude: Sequence[str] = ()) -> list[tuple[tuple[str, str], list[Entry], tuple[str, ...]]]:
+    """The cases (split, task digest) that at least two agents attempted and none scored 1 on:
+    each with its entries and its agents (in the collection's order), in order of first
+    appearance. ``exclude`` leaves agents out (the reference agent, for instance). The one
+    grouping behind ``psab qc``'s unanimous failures and the report's count of unsolved cases."""
     groups: dict[tuple[str, str], list[Entry]] = {}
     for e in runs.entries:
         if e.agent in exclude:
             continue
         groups.setdefault(e.case_key, []).append(e)
+    out = []
+    for key, es in groups.items():
+        agents = tuple(a for a in runs.agents if any(e.agent == a for e in es))
+        if len(agents) >= 2 and not any(e.final.perfect for e in es):
+            out.append((key, es, agents))
+    return out
+
+
+def unanimous_failures(runs: Runs, exclude: Sequence[str] = ()) -> list[Unanimous]:
     fam_order = {f: i for i, f in enumerate(runs.families())}
     out = []
-    for (split, digest), es in groups.items():
-        agents = tuple(a for a in runs.agents if any(e.agent == a for e in es))
-        if len(agents) < 2 or any(e.final.perfect for e in es):
-            continue
+    for (split, digest), es, agents in unanimous_cases(runs, exclude):
         fails = [_failure(e) for e in es]
         verdict, why = judge(fails)
         e0 = es[0]

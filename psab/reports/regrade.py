@@ -22,7 +22,6 @@ its private records present.
 
 from __future__ import annotations
 
-import copy
 import datetime as _dt
 import json
 from dataclasses import asdict, dataclass, field
@@ -30,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from psab.errors import RunnerError
+from psab.jsonpointer import clone
 from psab.reports import tasks as _tasks
 from psab.reports.qc import _case_name
 from psab.runner.execute import SCORED, _summary
@@ -38,6 +38,7 @@ from psab.runner.store import (
     RECORDS,
     SPLITS,
     RunDir,
+    attempt_path,
     check_seed,
     record_line,
     write_atomic,
@@ -137,13 +138,12 @@ def regrade(run_dir: str | Path, *, seed: str | None = None, write: bool = False
     new_files: dict[str, dict[str, bytes]] = {s: {} for s in splits}
     for split in splits:
         for rec in rd.records(split):
-            out_rec = copy.deepcopy(rec)
+            out_rec = clone(rec)
             if split == "public":
                 got = _tasks.public_task(rec, cache, stored=rd.stored_task_dir(str(rec["task_id"])))
             else:
                 assert seed is not None
                 got = _tasks.heldout_task(rec, seed, backend, cache)
-            base = rd.artifacts_root(split) / str(rec["agent"]) / str(rec["task_id"])
             attempts = out_rec.get("attempts") or []
             for att in attempts:
                 if att.get("class") != SCORED:
@@ -154,7 +154,7 @@ def regrade(run_dir: str | Path, *, seed: str | None = None, write: bool = False
                     continue
                 assert got.task is not None
                 n = int(att.get("n", 1))
-                adir = base / f"attempt-{n}"
+                adir = rd.attempt_dir(split, str(rec["agent"]), str(rec["task_id"]), n)
                 sol_path = adir / "solution.json"
                 try:
                     data = sol_path.read_bytes()
@@ -181,7 +181,7 @@ def regrade(run_dir: str | Path, *, seed: str | None = None, write: bool = False
                 att["regrade"] = {"old_result": old, "old_evaluator_version": old_version,
                                   "evaluator_version": new_version, "case": got.status}
                 att["result"] = _summary(result)
-                prefix = f"{rec['agent']}/{rec['task_id']}/attempt-{n}/"
+                prefix = attempt_path(str(rec["agent"]), str(rec["task_id"]), n) + "/"
                 new_files[split][prefix + "solution.json"] = data
                 new_files[split][prefix + "result.json"] = result.to_json().encode()
             if attempts:

@@ -18,6 +18,7 @@ from typing import Any
 from psab.reports import analysis, doc
 from psab.reports.doc import Block, Heading, Image, Items, Para, Table, b, c, cell, t, tone
 from psab.reports.load import Entry, Runs, condition, load_runs
+from psab.reports.qc import unanimous_cases
 from psab.reports.stats import CONFIDENCE, FEW_CASES, RESAMPLES, SEED, Interval
 from psab.runner.execute import AGENT_FAILURE, INFRA_FAILURE
 
@@ -170,13 +171,9 @@ def _glance_section(runs: Runs, rows: list[analysis.SplitRow]) -> list[Block]:
 
 
 def _unanimous_count(runs: Runs) -> dict[str, int]:
-    groups: dict[tuple[str, str], list[Entry]] = {}
-    for e in runs.entries:
-        groups.setdefault(e.case_key, []).append(e)
     out = {s: 0 for s in runs.splits}
-    for (split, _), es in groups.items():
-        if len({e.agent for e in es}) >= 2 and not any(e.final.perfect for e in es):
-            out[split] += 1
+    for (split, _), _, _ in unanimous_cases(runs):
+        out[split] += 1
     return out
 
 

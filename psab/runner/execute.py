@@ -50,6 +50,7 @@ from psab.runner.sandbox import (
     system_python,
     temp_root,
 )
+from psab.runner.store import attempt_name
 from psab.views import agent_view
 
 SCORED = "scored"
@@ -372,7 +373,7 @@ def run_attempt(job: CaseJob, task: Task, n: int, payload: dict[str, Any] | None
         attempt["note"] = payload["note"]
     if result is not None and "evaluator_error" in result.evidence:
         attempt["evaluator_error"] = result.evidence["evaluator_error"]
-    prefix = f"attempt-{n}/"
+    prefix = attempt_name(n) + "/"
     files = {prefix + "stderr.txt": run.stderr_scan.encode(), prefix + "stdout.txt": run.stdout_scan.encode()}
     if data is not None:
         files[prefix + "solution.json"] = data

@@ -385,9 +385,9 @@ def resume(run_dir: str | Path, *, seed: str | None = None, workers: int = 1, da
 def _execute(rd: RunDir, manifest: dict[str, Any], opts: RunOptions, isolation: str, tasks: list[PlannedTask],
              executor: _Executor, progress: str, stream: TextIO | None) -> RunReport:
     remove_stale(temp_root())
-    for split in SPLITS:
-        rd.repair(split)
-    done = {(r["split"], r["task_id"], r["agent"]) for r in rd.records()}
+    # The one read of the records: repaired, parsed and kept up to date by every append, so
+    # the summary at the end reads them from memory.
+    done = {(r["split"], r["task_id"], r["agent"]) for r in rd.load_records()}
     settings = _settings(opts, isolation, rd.path)
     jobs = [
         CaseJob(agent=a, split=t.split, index=t.index, task=t.task, task_key=t.key, settings=settings)

@@ -7,6 +7,7 @@ Layout::
                          manifest of case digests (never the seed)
       records.jsonl      one line per finished public case
       artifacts/<agent>/<task id>/attempt-<n>/   solution.json, result.json, stdout/stderr tails
+                         (RunDir.attempt_dir)
       summary.json       aggregates per agent and split (publishable)
       summary.md
       private/           held-out per-case material — never publish:
@@ -84,6 +85,17 @@ def check_seed(seed: str, version: str | None, heldout: dict[str, Any]) -> None:
         raise RunnerError("this seed does not match the run's seed commitment; give the run's own seed")
 
 
+def attempt_name(n: int) -> str:
+    """The directory of attempt ``n`` among a case's artifacts: ``attempt-<n>``."""
+    return f"attempt-{n}"
+
+
+def attempt_path(agent: str, task_id: str, n: int) -> str:
+    """Where attempt ``n`` of a case keeps its artifacts, relative to a split's artifacts root
+    (``<agent>/<task id>/attempt-<n>``)."""
+    return f"{agent}/{task_id}/{attempt_name(n)}"
+
+
 def _safe(part: str) -> str:
     if not part or part in (".", "..") or "/" in part or "\0" in part:
         raise RunnerError(f"unsafe path component {part!r}")
@@ -97,6 +109,9 @@ class RunDir:
         self.path = Path(path)
         self._lock_fd: int | None = None
         self._files: dict[str, Any] = {}
+        #: Each split's records once :meth:`load_records` has read them; :meth:`append` keeps
+        #: them current, so a run reads its records once, however often it asks.
+        self._records: dict[str, list[dict[str, Any]]] | None = None
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -173,47 +188,62 @@ class RunDir:
     def artifacts_root(self, split: str) -> Path:
         return (self.path / PRIVATE / "artifacts") if split == "heldout" else (self.path / "artifacts")
 
+    def case_artifacts(self, split: str, agent: str, task_id: str) -> Path:
+        """The artifacts directory of one case (an agent on a task): one ``attempt-<n>`` per attempt."""
+        return self.artifacts_root(split) / agent / task_id
+
+    def attempt_dir(self, split: str, agent: str, task_id: str, n: int) -> Path:
+        """The artifacts of attempt ``n`` of a case (``solution.json``, ``result.json``, output tails)."""
+        return self.artifacts_root(split) / attempt_path(agent, task_id, n)
+
     def repair(self, split: str) -> int:
         """Cut a torn last line off the split's records (a write the process did not finish).
 
         Returns the number of bytes removed.
         """
+        return self._repaired(split)[1]
+
+    def _repaired(self, split: str) -> tuple[bytes, int]:
+        """The split's records file as it stands after :meth:`repair` (read once), and the
+        number of bytes cut off."""
         p = self.records_path(split)
         if not p.is_file():
-            return 0
+            return b"", 0
         data = p.read_bytes()
         if not data or data.endswith(b"\n"):
-            return 0
+            return data, 0
         keep = data.rfind(b"\n") + 1
         with open(p, "r+b") as f:
             f.truncate(keep)
             f.flush()
             os.fsync(f.fileno())
-        return len(data) - keep
+        return data[:keep], len(data) - keep
+
+    def load_records(self) -> list[dict[str, Any]]:
+        """Repair every split's records and read them — one read of each file — and keep them:
+        from now on :meth:`records` answers from memory and :meth:`append` adds to it. For the
+        run's own writer (it holds the lock, so nobody else appends meanwhile)."""
+        self._records = {}
+        for split in SPLITS:
+            data, _ = self._repaired(split)
+            self._records[split] = list(_parse_records(self.records_path(split), data))
+        return [r for split in SPLITS for r in self._records[split]]
 
     def records(self, split: str | None = None) -> Iterator[dict[str, Any]]:
         """Every complete record (a torn or unparsable last line is skipped)."""
         splits = [split] if split else list(SPLITS)
         for sp in splits:
-            p = self.records_path(sp)
-            if not p.is_file():
+            if self._records is not None:
+                yield from self._records[sp]
                 continue
-            lines = p.read_bytes().split(b"\n")
-            for i, line in enumerate(lines):
-                if not line.strip():
-                    continue
-                try:
-                    rec = json.loads(line)
-                except ValueError:
-                    if i >= len(lines) - 2:
-                        continue  # the torn tail of an interrupted write
-                    raise RunnerError(f"{p}: line {i + 1} is not valid JSON; the records are damaged") from None
-                yield rec
+            p = self.records_path(sp)
+            if p.is_file():
+                yield from _parse_records(p, p.read_bytes())
 
     def append(self, record: dict[str, Any], artifacts: dict[str, bytes]) -> None:
         """Write a case's artifacts, then its record line — flushed and fsync'd."""
         split = record["split"]
-        base = self.artifacts_root(split) / _safe(record["agent"]) / _safe(record["task_id"])
+        base = self.case_artifacts(split, _safe(record["agent"]), _safe(record["task_id"]))
         for rel, content in artifacts.items():
             target = base.joinpath(*(_safe(p) for p in rel.split("/")))
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -226,12 +256,33 @@ class RunDir:
                 readme = p.parent / "README.txt"
                 if not readme.exists():
                     readme.write_text(_PRIVATE_README, encoding="utf-8")
-            self.repair(split)
+            if self._records is None:  # load_records repaired the file already
+                self.repair(split)
             new = not p.exists()
             f = open(p, "a", encoding="utf-8")  # noqa: SIM115 - kept open for the run
             self._files[split] = f
             if new:
                 _fsync_dir(p.parent)
-        f.write(record_line(record) + "\n")
+        line = record_line(record)
+        f.write(line + "\n")
         f.flush()
         os.fsync(f.fileno())
+        if self._records is not None:
+            # the record as a reader of the file would get it back (plain JSON values)
+            self._records[split].append(json.loads(line))
+
+
+def _parse_records(path: Path, data: bytes) -> Iterator[dict[str, Any]]:
+    """The records in ``data`` (the bytes of ``path``): a torn or unparsable last line is
+    skipped, any other unparsable line means the records are damaged."""
+    lines = data.split(b"\n")
+    for i, line in enumerate(lines):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            if i >= len(lines) - 2:
+                continue  # the torn tail of an interrupted write
+            raise RunnerError(f"{path}: line {i + 1} is not valid JSON; the records are damaged") from None
+        yield rec

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from psab.solvers.algebra import LinearConstraint
+from psab.solvers.algebra import LinearConstraint, values
 
 
 @dataclass(frozen=True)
@@ -85,22 +85,33 @@ def coordination_constraints(p: CoordinationProblem) -> list[LinearConstraint]:
     ]
 
 
+def total_time(p: CoordinationProblem, v: Any) -> Any:
+    """Σ a_i · TMS_i: the sum of primary operating times at the near-end faults (s).
+
+    The one definition of the objective: the LP's (``v`` the model's variables, read by
+    :func:`~psab.solvers.algebra.linear_objective`) and the evaluator's (:func:`objective_value`).
+    """
+    return sum(a * v.tms[i] for i, a in enumerate(p.primary_coeff_s))
+
+
 def objective_value(p: CoordinationProblem, tms: Sequence[float]) -> float:
-    """Σ a_i · TMS_i: the sum of primary operating times at the near-end faults (s)."""
-    return float(sum(a * t for a, t in zip(p.primary_coeff_s, tms, strict=True)))
+    """:func:`total_time` of a submitted TMS vector (s)."""
+    if len(tms) != len(p.primary_coeff_s):
+        raise ValueError(f"{len(tms)} TMS values for {len(p.primary_coeff_s)} relays")
+    return float(total_time(p, values(tms=tms)))
 
 
 def build_coordination(p: CoordinationProblem) -> Any:
     """The Pyomo model of the LP (variables ``tms[i]``, i = 0..n-1)."""
     import pyomo.environ as pyo
 
-    from psab.solvers.algebra import add_constraints
+    from psab.solvers.algebra import add_constraints, linear_objective
 
     m = pyo.ConcreteModel(name="overcurrent_coordination")
     m.relays = pyo.RangeSet(0, len(p.relay_ids) - 1)
     m.tms = pyo.Var(m.relays, domain=pyo.NonNegativeReals)
     add_constraints(m, coordination_constraints(p))
-    m.total_time = pyo.Objective(expr=sum(p.primary_coeff_s[i] * m.tms[i] for i in m.relays), sense=pyo.minimize)
+    m.total_time = linear_objective(m, lambda v: total_time(p, v))
     return m
 
 

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from psab.contract import Violation
+from psab.jsonpointer import clone, get, put
 from psab.solvers import algebra
 from psab.solvers.algebra import LinearConstraint, equal_to
 from psab.surrogates.dispatch import Polygon
@@ -714,12 +715,7 @@ def clean(x: float) -> float:
 
 def shift(answer: dict[str, Any], moves: Sequence[tuple[tuple[Any, ...], float]]) -> dict[str, Any]:
     """A copy of ``answer`` with ``delta`` added at each path (keys and list positions)."""
-    import copy
-
-    out = copy.deepcopy(answer)
+    out = clone(answer)
     for path, delta in moves:
-        target: Any = out
-        for key in path[:-1]:
-            target = target[key]
-        target[path[-1]] = target[path[-1]] + delta
+        put(out, path, get(out, path) + delta)
     return out

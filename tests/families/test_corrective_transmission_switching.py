@@ -139,3 +139,24 @@ def test_pandapower_reference_is_ac_feasible_and_not_cheaper_than_the_dc_optimum
     # the DC optimum loads L4-5 to its rating in DC; the losses push it over in AC
     dc_in_ac = psab.evaluate(task, {"answer": dc.answer}, backend="pandapower")
     assert not dc_in_ac.feasible
+
+
+def test_checks_on_the_shared_prepared_net_match_a_freshly_built_one() -> None:
+    """The AC checks reuse one net per case (no deep copy per check): after other checks with
+    other branches open and other set-points, a check gives bit-identical flows to the same
+    check on a net built from scratch."""
+    need_backend("pandapower")
+    from psab.backends import pandapower_ac_checks as acc
+
+    task = psab.get_family("corrective_transmission_switching").public_task()
+    case = acc.AcCase.from_case(task.public_inputs)
+    p0 = [float(g["p_mw"]) for g in task.public_inputs["generators"]]
+    shared = acc.prepared(("test-reuse", task.digest), case)
+    acc.flows(shared, (0,), gen_p_mw=[x * 1.1 for x in p0])
+    acc.n_minus_1(shared, (1, 2))
+    again = acc.flows(shared, (3,), gen_p_mw=p0)
+    fresh = acc.flows(acc.build_net(case), (3,), gen_p_mw=p0)
+    assert np.array_equal(again.p_from_mw, fresh.p_from_mw, equal_nan=True)
+    assert np.array_equal(again.p_to_mw, fresh.p_to_mw, equal_nan=True)
+    assert again.slack_p_mw == fresh.slack_p_mw
+    assert acc.prepared(("test-reuse", task.digest), case) is shared

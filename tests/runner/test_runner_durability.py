@@ -227,3 +227,31 @@ def test_run_dir_outside_sandbox_root(tmp_path, monkeypatch):
     with pytest.raises(RunnerError, match="overlaps"):
         check_temp_root(run_dir / "tmp", hidden_roots(run_dir))
     check_temp_root(Path("/tmp/elsewhere"), hidden_roots(run_dir))
+
+
+def test_a_run_reads_its_records_once_per_split(tmp_path, monkeypatch):
+    """``psab run`` repairs, reads and summarises its records from one read of each file: a
+    resume that runs the one missing case per split reads each records.jsonl exactly once,
+    and its summary still counts every record, old and new."""
+    seed = "read-once-seed"
+    first = run(tmp_path, ["builtin:reference", "builtin:mutant"], splits=["public", "heldout"], seed=seed)
+    run_dir = first.run_dir
+    for p in (run_dir / "records.jsonl", run_dir / "private" / "records.jsonl"):
+        lines = p.read_bytes().splitlines(keepends=True)
+        p.write_bytes(b"".join(lines[:-1]))  # the last case of each split is to run again
+    reads: list[str] = []
+    original = Path.read_bytes
+
+    def counting(self: Path) -> bytes:
+        if self.name == "records.jsonl":
+            reads.append(str(self))
+        return original(self)
+
+    monkeypatch.setattr(Path, "read_bytes", counting)
+    again = resume_run(run_dir, seed=seed)
+    monkeypatch.undo()
+    assert again.ran == 2 and again.skipped == 2
+    assert sorted(reads) == sorted({str(run_dir / "records.jsonl"), str(run_dir / "private" / "records.jsonl")})
+    assert again.summary["recorded"] == len(records(run_dir)) == 4
+    assert [(r["agent"], r["cases"]) for r in again.summary["rows"] if r["basis"] == "retries"] == \
+        [(r["agent"], r["cases"]) for r in first.summary["rows"] if r["basis"] == "retries"]
