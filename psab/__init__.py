@@ -66,6 +66,7 @@ __all__ = [
     "families",
     "generate",
     "get_family",
+    "instructions_for",
     "load_case",
     "solve",
 ]
@@ -113,6 +114,16 @@ def evaluate(
     from psab.evaluators.kernel import evaluate as _evaluate
 
     return _evaluate(task, solution, backend)
+
+
+def instructions_for(task: Task, lang: str = "en", presentation: str = "guided", backend: str = "surrogate",
+                     paths: Mapping[str, str] | None = None) -> str:
+    """The instructions an agent sees for ``task`` (what ``psab run`` writes to
+    ``instructions.md``): statement at ``presentation`` level, how ``backend`` judges it, where
+    to write what, the answer's JSON Schema — in ``lang`` (``en`` or ``ru``)."""
+    from psab.runner.instructions import instructions_for as _instructions_for
+
+    return _instructions_for(task, lang, presentation, backend, paths)
 
 
 def generate(family_id: str, seed: int | str, index: int, backend: str = "surrogate", level: int = 1) -> Task:

@@ -41,6 +41,100 @@ def provider_error(options):
     sys.exit(int(options.get("exit", 75)))
 
 
+# ----------------------------------------------------------------------------- openai
+#
+# One chat-completions request to an OpenAI-compatible server, over the standard library: the
+# sandbox has only the system interpreter (psab's environment, where the ``openai`` package
+# would live, is hidden from agents on purpose), and the request is a single JSON POST, so
+# urllib speaks the same protocol the official client does. How each failure is reported is
+# what the runner's classification reads: a provider or transport failure prints a line the
+# default infrastructure rules recognise and exits 75 (EX_TEMPFAIL: retried); a reply that is
+# not a chat completion exits 1 (the agent's failure); the model's text, whatever it is, is
+# written as the solution only when it holds a JSON object (else it is the agent's failure too).
+
+OPENAI_SYSTEM = ("You solve an engineering task. Reply with the solution as one JSON object "
+                 '{"answer": {...}, "rationale": "..."} in a single ```json fenced block, and nothing else.')
+
+
+def extract_json_object(text):
+    """The first JSON object in a model's reply: a fenced block, or the whole text, or the span
+    from the first '{' to the last '}'; None when there is none."""
+    import re
+
+    candidates = [m.group(1) for m in re.finditer(r"```(?:json)?\s*\n(.*?)```", text, re.S)]
+    candidates.append(text)
+    if "{" in text and "}" in text:
+        candidates.append(text[text.index("{"):text.rindex("}") + 1])
+    for c in candidates:
+        try:
+            value = json.loads(c)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            return value
+    return None
+
+
+def openai_agent(task_path, solution_path, instructions_path, options):
+    import urllib.error
+    import urllib.request
+
+    with open(instructions_path, encoding="utf-8") as f:
+        instructions = f.read()
+    with open(task_path, encoding="utf-8") as f:
+        task_text = f.read()
+    user = (instructions + "\n\n## The task file (`task.json`)\n\n```json\n" + task_text + "\n```\n\n"
+            "You cannot run tools: reply with the solution object itself; it will be written to the "
+            "solution file for you.")
+    body = {"model": options["model"], "max_tokens": int(options["max_tokens"]),
+            "temperature": float(options["temperature"]),
+            "messages": [{"role": "system", "content": OPENAI_SYSTEM}, {"role": "user", "content": user}]}
+    key = os.environ.get(str(options["api_key_env"])) or "none"  # local servers take any key
+    req = urllib.request.Request(str(options["base_url"]).rstrip("/") + "/chat/completions",
+                                 data=json.dumps(body).encode(), method="POST",
+                                 headers={"Content-Type": "application/json", "Authorization": "Bearer " + key})
+    try:
+        with urllib.request.urlopen(req, timeout=float(options["request_timeout_s"])) as resp:
+            raw = resp.read(16 << 20)
+    except urllib.error.HTTPError as exc:
+        detail = exc.read(2000).decode("utf-8", "replace").replace("\n", " ")
+        status = exc.code
+        if status == 429:
+            print(f"Error: provider returned HTTP 429 Too Many Requests (rate limit): {detail}", file=sys.stderr)
+            sys.exit(75)
+        if status >= 500 or status in (408, 409):
+            print(f"Error: provider returned HTTP {status} {exc.reason} (server error): {detail}", file=sys.stderr)
+            sys.exit(75)
+        if status in (401, 403):
+            print(f"Error: provider returned HTTP {status} Unauthorized (authentication failed): {detail}",
+                  file=sys.stderr)
+            sys.exit(75)
+        print(f"Error: provider refused the request: HTTP {status} {exc.reason}: {detail}", file=sys.stderr)
+        sys.exit(1)
+    except (urllib.error.URLError, TimeoutError, ConnectionError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        print(f"Error: connection to the provider failed (APIConnectionError): {reason}", file=sys.stderr)
+        sys.exit(75)
+    try:
+        reply = json.loads(raw)
+        content = reply["choices"][0]["message"]["content"]
+        if not isinstance(content, str):
+            raise TypeError("message content is not text")
+    except (ValueError, KeyError, IndexError, TypeError) as exc:
+        print(f"Error: malformed reply from the provider ({type(exc).__name__}: {exc}): {raw[:300]!r}",
+              file=sys.stderr)
+        sys.exit(1)
+    usage = reply.get("usage") if isinstance(reply, dict) else None
+    print(json.dumps({"model": reply.get("model"), "usage": usage, "finish_reason":
+                      (reply["choices"][0] or {}).get("finish_reason")}))
+    solution = extract_json_object(content)
+    if solution is None:
+        # the model's words are kept as the solution: the evaluator reports why they are not one
+        write(solution_path, content)
+        return
+    write(solution_path, json.dumps(solution))
+
+
 # ----------------------------------------------------------------------------- escape probes
 #
 # Every finding names the route, the path it concerns and why it counts; the test suite asserts
@@ -426,7 +520,7 @@ def escape(solution_path, payload, options):
 
 
 def main():
-    kind, task_path, solution_path = sys.argv[1], sys.argv[2], sys.argv[3]
+    kind, task_path, solution_path, instructions_path = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
     raw = sys.stdin.read()
     payload = json.loads(raw) if raw.strip() else {}
     options = payload.get("options") or {}
@@ -461,6 +555,8 @@ def main():
         provider_error(options)
     elif kind == "escape":
         escape(solution_path, payload, options)
+    elif kind == "openai":
+        openai_agent(task_path, solution_path, instructions_path, options)
     else:
         print(f"unknown built-in agent {kind}", file=sys.stderr)
         sys.exit(2)

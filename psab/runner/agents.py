@@ -44,15 +44,24 @@ BUILTIN_KINDS: dict[str, str] = {
     "provider-error": "prints a provider error (status=429|502|quota|none) and exits (exit=75)",
     "flaky": "fails its first attempt with '502 Bad Gateway', then writes the reference answer",
     "escape": "tries every route out of the sandbox it knows and writes what it found (walk=0: no file-system search)",
+    "openai": "asks an OpenAI-compatible chat-completions server once (model=, base_url=, api_key_env=, max_tokens=, temperature=, request_timeout_s=)",
 }
 
 #: Built-in options: ``builtin:KIND,key=value,...``.
-BUILTIN_OPTIONS = {"sleep": float, "status": str, "exit": int, "walk": int}
+BUILTIN_OPTIONS = {"sleep": float, "status": str, "exit": int, "walk": int, "model": str, "base_url": str,
+                   "api_key_env": str, "max_tokens": int, "temperature": float, "request_timeout_s": float}
+
+#: Options only ``builtin:openai`` takes, and its defaults (``model`` has none: it must be named).
+OPENAI_OPTIONS = {"model": None, "base_url": "https://api.openai.com/v1", "api_key_env": "OPENAI_API_KEY",
+                  "max_tokens": 4096, "temperature": 0.0, "request_timeout_s": 300.0}
 
 #: Kinds whose process receives the reference answer (computed outside the sandbox).
 ANSWER_KINDS = ("reference", "mutant", "flaky")
 
 PLACEHOLDERS = ("task", "instructions", "solution", "workdir")
+
+#: ANSI escape sequences (CSI ... final byte, and two-byte ESC sequences).
+_ANSI = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|[@-Z\\-_])")
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$")
 
@@ -70,7 +79,8 @@ class InfraRule:
     name: str
     patterns: tuple[str, ...] = ()
     exit_codes: tuple[int, ...] = ()
-    streams: tuple[str, ...] = ("stderr",)
+    #: Both by default (issue 15): aider prints litellm's exceptions on stdout and exits 0.
+    streams: tuple[str, ...] = ("stderr", "stdout")
 
     def __post_init__(self) -> None:
         if not self.patterns and not self.exit_codes:
@@ -89,6 +99,9 @@ class InfraRule:
             return False
         if self.patterns:
             text = "\n".join(stderr if s == "stderr" else stdout for s in self.streams)
+            # terminal colours split what a client prints ("\x1b[91m\x1b[1mError: \x1b[0mThe server
+            # had an error", opencode): rules read the text without them
+            text = _ANSI.sub("", text)
             return any(re.search(p, text, re.IGNORECASE) for p in self.patterns)
         return True
 
@@ -110,7 +123,7 @@ class InfraRule:
         codes = data.get("exit_codes", ())
         if isinstance(codes, int):
             codes = (codes,)
-        streams = data.get("streams", ("stderr",))
+        streams = data.get("streams", ("stderr", "stdout"))
         if isinstance(streams, str):
             streams = (streams,)
         try:
@@ -151,6 +164,66 @@ DEFAULT_INFRA_RULES: tuple[InfraRule, ...] = (
     InfraRule("exit-75-tempfail", exit_codes=(75,)),
 )
 
+#: Per-client rules: what each real client prints when its provider fails, beyond the defaults.
+#: Each pattern is taken from the client's source or its issue tracker; the messages themselves
+#: are recorded, with where each came from, in ``tests/runner/fixtures/clients/`` and every rule
+#: is tested against them. Selected in an agents file with ``client = "NAME"``.
+CLIENT_INFRA_RULES: dict[str, tuple[InfraRule, ...]] = {
+    # llm (simonw/llm) wraps the openai SDK and prints ``Error: <message>``: APIConnectionError's
+    # message is "Connection error." (simonw/llm#508), APITimeoutError's "Request timed out.",
+    # and an APIStatusError's "Error code: <status> - <body>" (openai-python _exceptions.py).
+    "llm": (
+        InfraRule("llm-transport", (r"(?m)^Error: Connection error\.", r"(?m)^Error: Request timed out\.")),
+        InfraRule("llm-status", (r"(?m)^Error: Error code: (408|409|429|5\d\d)\b",)),
+    ),
+    # aider prints litellm's exception as ``litellm.<Name>: ...`` and its own explanation, on
+    # stdout, retries inside itself for about a minute and then exits 0 (issue 15). The names
+    # are those aider marks retryable in aider/exceptions.py.
+    "aider": (
+        InfraRule("aider-litellm", (
+            r"\blitellm\.(RateLimitError|APIConnectionError|InternalServerError|ServiceUnavailableError|"
+            r"Timeout|BadGatewayError|RouterRateLimitError)\b",
+        )),
+        InfraRule("aider-explained", (
+            r"The API provider has rate limited you", r"The API provider's servers are down or overloaded",
+            r"The API provider timed out without returning a response",
+        )),
+    ),
+    # codex (openai/codex, codex-rs/core/src/error.rs) reports a failed stream as "Reconnecting...
+    # N/M (<reason>)" and, its retries spent on a 5xx, "We're currently experiencing high demand,
+    # which may cause temporary errors." (CodexErr::InternalServerError); a spent retry budget on
+    # a status reads "exceeded retry limit, last status: <status>", an unretried one "unexpected
+    # status <status>: <body>", a refused connection "Connection failed: <reqwest error>".
+    "codex": (
+        InfraRule("codex-high-demand", (r"We.re currently experiencing high demand",)),
+        InfraRule("codex-reconnect", (r"Reconnecting\.\.\. \d+/\d+", r"exceeded retry limit, last status: (408|429|5\d\d)",
+                                      r"unexpected status (408|429|5\d\d)\b", r"Connection failed: error sending request",
+                                      r"Error while reading the server response")),
+    ),
+    # opencode runs on the Vercel AI SDK: a retryable provider failure surfaces as
+    # AI_APICallError (with the status text) or, retries spent, AI_RetryError
+    # "Failed after N attempts. Last error: ..." (vercel/ai packages/ai/src/util/retry-error.ts).
+    "opencode": (
+        # "Failed after N attempts with non-retryable error" is the other RetryError: not matched
+        InfraRule("opencode-retry", (r"Failed after \d+ attempts?\. Last error", r"Provider is overloaded")),
+        # once its own retries are spent opencode prints only the provider's message, with no
+        # status: this is OpenAI's for a 500 ("... Sorry about that!"), as OpenAI-compatible
+        # servers copy it (seen with opencode 1.18.33 against the stub, issue 15)
+        InfraRule("opencode-provider-500", (r"(?m)^Error: The server had an error while processing your request",)),
+        InfraRule("opencode-api-call", (
+            r"\bAI_APICallError\b[^\n]{0,120}(Too Many Requests|Internal Server Error|Bad Gateway|"
+            r"Service Unavailable|Gateway Time-?out|overloaded|rate limit)",
+        )),
+    ),
+}
+
+
+def client_rules(name: str, where: str = "") -> tuple[InfraRule, ...]:
+    """The infrastructure rules of one known client (``CLIENT_INFRA_RULES``)."""
+    if name not in CLIENT_INFRA_RULES:
+        raise RunnerError(f"{where}client {name!r}: known clients are {', '.join(CLIENT_INFRA_RULES)}")
+    return CLIENT_INFRA_RULES[name]
+
 
 @dataclass(frozen=True)
 class AgentSpec:
@@ -164,6 +237,10 @@ class AgentSpec:
     or directories copied into the sandbox's ``$HOME`` at the same relative place (an agent's
     login, e.g. ``~/.codex/auth.json``). ``memory_limit_mb`` and ``file_limit_mb`` replace the
     run's resource limits for this agent (0: none; see :class:`psab.runner.sandbox.Limits`).
+    ``placeholder`` is text the runner writes at ``{solution}`` before the agent starts (a
+    code-editing harness such as aider needs a file to edit): a file still holding exactly
+    that text afterwards counts as no solution — the infrastructure rules are consulted, and
+    otherwise the attempt is the agent's failure ``no-solution``, never a scored zero.
     """
 
     name: str
@@ -179,6 +256,7 @@ class AgentSpec:
     retry_delay_s: float = 5.0
     memory_limit_mb: float | None = None
     file_limit_mb: float | None = None
+    placeholder: str | None = None
 
     def __post_init__(self) -> None:
         if not _NAME.match(self.name):
@@ -230,6 +308,7 @@ class AgentSpec:
             "retry_delay_s": self.retry_delay_s,
             "memory_limit_mb": self.memory_limit_mb,
             "file_limit_mb": self.file_limit_mb,
+            "placeholder": self.placeholder,
         }
 
     @classmethod
@@ -250,6 +329,7 @@ class AgentSpec:
             retry_delay_s=float(data.get("retry_delay_s", 5.0)),
             memory_limit_mb=data.get("memory_limit_mb"),
             file_limit_mb=data.get("file_limit_mb"),
+            placeholder=data.get("placeholder"),
         )
 
 
@@ -271,7 +351,31 @@ def builtin_agent(kind: str, options: Mapping[str, Any] | None = None, name: str
             raise RunnerError(f"builtin:{kind}: option {k}={v!r} is not a {BUILTIN_OPTIONS[k].__name__}") from None
     if kind not in BUILTIN_KINDS:
         raise RunnerError(f"unknown built-in agent {kind!r}; known: {', '.join(BUILTIN_KINDS)}")
+    wrong = sorted(k for k in opts if (k in OPENAI_OPTIONS) != (kind == "openai") and k != "sleep")
+    if wrong:
+        raise RunnerError(f"builtin:{kind}: option(s) {', '.join(wrong)} do not apply to this kind")
+    if kind == "openai":
+        return _openai_agent(opts, name)
     return AgentSpec(name=name or kind, builtin=kind, options=opts, retry_delay_s=0.0)
+
+
+def _openai_agent(opts: dict[str, Any], name: str | None) -> AgentSpec:
+    """``builtin:openai``: the options completed with their defaults; the key's variable is
+    passed through by name (its value is never recorded); a real provider's hiccup waits
+    ``retry_delay_s`` before the one retry, like any command agent."""
+    full = {k: opts.get(k, v) for k, v in OPENAI_OPTIONS.items()}
+    if "sleep" in opts:
+        full["sleep"] = opts["sleep"]
+    if not full["model"]:
+        raise RunnerError("builtin:openai needs model=NAME (the model id the server knows)")
+    if not re.match(r"^https?://[^\s]+$", str(full["base_url"])):
+        raise RunnerError(f"builtin:openai: base_url={full['base_url']!r} is not an http(s) URL")
+    if not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", str(full["api_key_env"])):
+        raise RunnerError(f"builtin:openai: api_key_env={full['api_key_env']!r} is not an environment variable name")
+    if full["max_tokens"] <= 0 or full["request_timeout_s"] <= 0:
+        raise RunnerError("builtin:openai: max_tokens and request_timeout_s must be positive")
+    return AgentSpec(name=name or "openai", builtin="openai", options=full, pass_env=(str(full["api_key_env"]),),
+                     retry_delay_s=5.0)
 
 
 def parse_agent_arg(text: str, named: Mapping[str, AgentSpec] | None = None) -> AgentSpec:
@@ -314,7 +418,7 @@ def _parse_builtin(text: str, name: str | None) -> AgentSpec:
 
 _AGENT_KEYS = {"command", "argv", "builtin", "options", "timeout_s", "pass_env", "infra_rules",
                "default_infra_rules", "expose", "copy_home", "network", "retry_delay_s", "memory_limit_mb",
-               "file_limit_mb"}
+               "file_limit_mb", "client", "placeholder"}
 
 
 def load_agents_file(path: str | Path) -> dict[str, AgentSpec]:
@@ -354,6 +458,10 @@ def agent_from_entry(name: str, entry: Mapping[str, Any], where: str = "") -> Ag
         raise RunnerError(f"{where}infra_rules must be a list of tables")
     # The agent's own rules come first, so the record names the most specific rule.
     rules = [InfraRule.from_dict(r, where) for r in extra] + rules
+    if "client" in entry:  # the client's known messages, between the agent's own and the defaults
+        clients = entry["client"] if isinstance(entry["client"], list) else [entry["client"]]
+        known = [r for c in clients for r in client_rules(str(c), where)]
+        rules = rules[:len(extra)] + known + rules[len(extra):]
     if "builtin" in entry:
         spec = builtin_agent(str(entry["builtin"]), entry.get("options"), name)
     elif "command" in entry or "argv" in entry:
@@ -380,6 +488,12 @@ def agent_from_entry(name: str, entry: Mapping[str, Any], where: str = "") -> Ag
                 raise RunnerError(f"{where}{key} must be a number") from None
     if "network" in entry:
         changes["network"] = bool(entry["network"])
+    if "placeholder" in entry:
+        if not isinstance(entry["placeholder"], str):
+            raise RunnerError(f"{where}placeholder must be a string (the text written at {{solution}} first)")
+        changes["placeholder"] = entry["placeholder"]
+    if "pass_env" in changes and spec.builtin == "openai":
+        changes["pass_env"] = tuple(dict.fromkeys((*spec.pass_env, *changes["pass_env"])))
     return replace(spec, **changes)
 
 

@@ -12,7 +12,9 @@ from psab.errors import RunnerError
 _EPILOG = """\
 agents (--agent, repeatable):
   builtin:KIND[,key=value...]   a built-in agent: reference, mutant, malformed, silent, crash, hang,
-                                provider-error, flaky, escape (options: sleep=S, status=429|502|quota, exit=N)
+                                provider-error, flaky, escape (options: sleep=S, status=429|502|quota, exit=N);
+                                openai: one chat completion (model=M, base_url=URL, api_key_env=VAR,
+                                max_tokens=N, temperature=T, request_timeout_s=S)
   NAME=builtin:KIND[,...]       the same under another name
   cmd:NAME=TEMPLATE             a command; placeholders {task} {instructions} {solution} {workdir}
   NAME=TEMPLATE                 the same

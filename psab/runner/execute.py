@@ -124,10 +124,12 @@ def script_source() -> str:
 
 def classify(
     run: Launch, present: bool, parsed: Any, rules: tuple[InfraRule, ...], note: str = "", *,
-    limits: Limits = NO_LIMITS, timeout_s: float | None = None,
+    limits: Limits = NO_LIMITS, timeout_s: float | None = None, untouched: bool = False,
 ) -> tuple[str, str | None, str]:
     """(class, rule, reason) of one attempt; see the module docstring. ``limits`` and
-    ``timeout_s`` are what the attempt ran under, named in the reason when they ended it."""
+    ``timeout_s`` are what the attempt ran under, named in the reason when they ended it;
+    ``untouched``: the solution file still holds the agent's placeholder (so ``present`` is
+    False and ``parsed`` None: it is no solution, and an infrastructure rule may yet match)."""
     if run.timed_out:
         within = f"within {timeout_s:g} s" if timeout_s else "within its time limit"
         return AGENT_FAILURE, "timeout", f"the agent did not finish {within}"
@@ -140,6 +142,8 @@ def classify(
         return AGENT_FAILURE, "file-limit", f"the agent wrote past the file-size limit of {limits.file_mb:g} MB (SIGXFSZ)"
     if run.exit_code != 0:
         return AGENT_FAILURE, "exit-status", f"the agent exited with status {run.exit_code}"
+    if untouched:
+        return AGENT_FAILURE, "no-solution", "the agent exited 0 leaving the placeholder solution file untouched"
     if not present:
         return AGENT_FAILURE, "no-solution", "the agent exited 0 without writing a solution file"
     return AGENT_FAILURE, "malformed-solution", note or "the solution file is not a JSON object"
@@ -279,8 +283,9 @@ def _evaluate(task: Task, settings: Settings, cls: str, rule: str | None, reason
     elif rule == "exit-status":
         first.append(Violation("", "the agent must exit with status 0", "exit status 0", reason))
     if data is None:
-        first.append(Violation("", "the agent must write its solution file", "solution.json",
-                               "no file" if not present else "not a regular file"))
+        found = ("the placeholder, untouched" if rule == "no-solution" and "placeholder" in reason
+                 else "no file" if not present else "not a regular file")
+        first.append(Violation("", "the agent must write its solution file", "solution.json", found))
         rest: tuple[Violation, ...] = ()
     else:
         rest = result.violations
@@ -302,6 +307,9 @@ def run_attempt(job: CaseJob, task: Task, n: int, payload: dict[str, Any] | None
         (sb.box / "task.json").write_text(view.to_json(), encoding="utf-8")
         (sb.box / "instructions.md").write_text(instructions(view, s.lang, paths), encoding="utf-8")
         copy_home(sb, agent.copy_home)
+        if agent.placeholder is not None:
+            # a file for a code-editing harness to edit; left as it is, it is no solution
+            sb.solution.write_text(agent.placeholder, encoding="utf-8")
         if s.isolation == "bwrap":
             tmpdir = "/tmp"
             visible: tuple[Path, ...] | None = (Path("/usr"), Path("/bin"), Path("/sbin"), *expose)
@@ -321,6 +329,9 @@ def run_attempt(job: CaseJob, task: Task, n: int, payload: dict[str, Any] | None
                      timeout_s=timeout, stdin_bytes=stdin, limits=limits)
         t2 = time.perf_counter()
         present, data, note = read_solution(sb.solution, SOLUTION_LIMIT)
+        untouched = agent.placeholder is not None and data == agent.placeholder.encode("utf-8")
+        if untouched:
+            present, data, note = False, None, "the placeholder solution file was left untouched"
         parsed: Any = None
         if data is not None and not note:
             try:
@@ -328,7 +339,8 @@ def run_attempt(job: CaseJob, task: Task, n: int, payload: dict[str, Any] | None
                 parsed = parse_solution_text(data)
             except SolutionProblem:
                 parsed = None
-        cls, rule, reason = classify(run, present, parsed, agent.infra_rules, note, limits=limits, timeout_s=timeout)
+        cls, rule, reason = classify(run, present, parsed, agent.infra_rules, note, limits=limits, timeout_s=timeout,
+                                     untouched=untouched)
         t3 = time.perf_counter()
         result, result_json, summary = _evaluated(task, s, cls, rule, reason, present, data, parsed, sb.io)
         t4 = time.perf_counter()

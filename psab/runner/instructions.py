@@ -82,3 +82,22 @@ def instructions(task: Task, lang: str, paths: Mapping[str, str]) -> str:
     schema = json.dumps(localized(task.submission_schema, lang), indent=2, ensure_ascii=False, sort_keys=True)
     parts += ["", f"## {words['schema']}", "", "```json", schema, "```", ""]
     return "\n".join(parts)
+
+
+#: Where the files are when no sandbox names them (a harness that hands the agent the text).
+DEFAULT_PATHS = {"task": "task.json", "instructions": "instructions.md", "solution": "solution.json", "workdir": "."}
+
+
+def instructions_for(task: Task, lang: str = "en", presentation: str = "guided", backend: str = "surrogate",
+                     paths: Mapping[str, str] | None = None) -> str:
+    """The instructions an agent sees for ``task``: its agent view at ``presentation`` level,
+    judged by ``backend`` (:func:`psab.views.agent_view`), in ``lang``, with ``paths`` (default:
+    the file names relative to the working directory). ``psab run`` gives every agent exactly
+    this text with the sandbox's paths; harnesses (inspect-ai, Harbor) use it as it is."""
+    from psab.errors import InvalidArgumentError
+    from psab.views import agent_view
+
+    if lang not in LANGS:
+        raise InvalidArgumentError(f"lang must be one of {', '.join(LANGS)}, not {lang!r}")
+    view = agent_view(task, presentation=presentation, backend=backend)
+    return instructions(view, lang, {**DEFAULT_PATHS, **(paths or {})})

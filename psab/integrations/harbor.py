@@ -1,0 +1,268 @@
+"""``psab export harbor``: one Harbor task directory per psab case (``harbor`` on the package
+index runs them on its own infrastructure).
+
+Harbor's task layout (harborframework.com/docs/tasks; ``harbor init --task`` of harbor 0.26
+writes the same, task.toml schema 1.4)::
+
+    <task>/
+      task.toml             [task], [metadata], [verifier], [agent], [environment], artifacts
+      instruction.md        what the agent is told
+      environment/          the agent's container: a Dockerfile and its build context
+      tests/Dockerfile      the verifier's own container (environment_mode = "separate")
+      tests/test.sh         the verifier; writes /logs/verifier/reward.txt
+      solution/solve.sh     the oracle (optional): the reference solution
+
+What goes where follows psab's own isolation: the agent's container holds the task's agent
+view (``/workspace/task.json``) and nothing of psab, and the agent works as an unprivileged
+user; the verifier runs in a container of its own, built from ``tests/`` with psab installed,
+which receives the agent's ``/workspace/solution.json`` as an artifact, runs ``psab evaluate``
+and writes the score (0 to 1) as the reward. The instruction is :func:`psab.instructions_for`
+with the container's paths — the text ``psab run`` gives every agent. A held-out export puts
+the keys in ``tests/``: keep such a directory as private as the seed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import psab
+from psab.errors import PsabError
+
+WORKDIR = "/workspace"
+
+#: The paths the agent sees inside the container (instructions name them).
+AGENT_PATHS = {"task": f"{WORKDIR}/task.json", "instructions": f"{WORKDIR}/instruction.md",
+               "solution": f"{WORKDIR}/solution.json", "workdir": WORKDIR}
+
+DOCKERFILE = """\
+# The agent's container: a Python image and the task's agent view, nothing of psab (the
+# verifier judges in a container of its own, tests/Dockerfile). The agent is not root.
+FROM {image}
+WORKDIR {workdir}
+COPY task.json {workdir}/task.json
+RUN useradd --create-home agent && chown -R agent {workdir}
+"""
+
+VERIFIER_DOCKERFILE = """\
+# The verifier's container: psab and the case with its key, never shown to the agent.
+FROM {image}
+COPY . /tests/
+RUN {install}
+"""
+
+TEST_SH = """\
+#!/bin/bash
+# psab's verifier for Harbor (psab is installed in its image, tests/Dockerfile): judge the
+# agent's solution (collected from its container as an artifact) with `psab evaluate` and
+# write the score (0..1) to /logs/verifier/reward.txt. A missing or unreadable solution is
+# judged like any other (infeasible, score 0); a verifier that cannot run psab writes 0.
+set -u
+LOGS="${{PSAB_HARBOR_LOGS:-/logs/verifier}}"        # Harbor's verifier log directory
+WORKSPACE="${{PSAB_HARBOR_WORKSPACE:-{workdir}}}"   # where the agent worked
+mkdir -p "$LOGS"
+TESTS="$(cd "$(dirname "$0")" && pwd)"
+SOLUTION="$WORKSPACE/solution.json"
+if [ ! -f "$SOLUTION" ]; then
+  printf '{{}}' > "$LOGS/empty-solution.json"   # no file: judged as an empty answer (score 0)
+  SOLUTION="$LOGS/empty-solution.json"
+fi
+if psab evaluate "$TESTS/case" "$SOLUTION" --backend {backend} --json > "$LOGS/result.json"; then
+  python3 -c 'import json,sys; print(float(json.load(open(sys.argv[1]))["score"]))' "$LOGS/result.json" \\
+    > "$LOGS/reward.txt" || echo 0 > "$LOGS/reward.txt"
+else
+  echo 0 > "$LOGS/reward.txt"
+fi
+cat "$LOGS/result.json" 2>/dev/null || true
+"""
+
+SOLVE_SH = """\
+#!/bin/bash
+# The oracle: psab's reference solution for this case.
+cat > "${{PSAB_HARBOR_WORKSPACE:-{workdir}}}/solution.json" <<'PSAB_REFERENCE'
+{solution}
+PSAB_REFERENCE
+"""
+
+
+def _toml_str(s: str) -> str:
+    return json.dumps(s)  # a JSON string is a valid TOML basic string
+
+
+def task_toml(task: psab.Task, split: str, *, agent_timeout_s: float, verifier_timeout_s: float,
+              allow_internet: bool, backend: str, presentation: str, lang: str) -> str:
+    title = task.presentation.get(lang, task.presentation.get("en", {})).get("title", task.id)
+    return "\n".join([
+        'schema_version = "1.4"',
+        # the agent's answer, carried into the separate verifier at the same path
+        f"artifacts = [{_toml_str(AGENT_PATHS['solution'])}]",
+        "",
+        "[task]",
+        f"name = {_toml_str('psab/' + task.id)}",
+        f"version = {_toml_str(psab.__version__)}",
+        f"description = {_toml_str(str(title))}",
+        f"keywords = {json.dumps(['psab', 'electric-power-engineering', task.family, split])}",
+        "",
+        "[metadata]",
+        f"psab_family = {_toml_str(task.family)}",
+        f"psab_family_version = {_toml_str(str(task.family_version))}",
+        f"psab_task_id = {_toml_str(task.id)}",
+        f"psab_task_digest = {_toml_str(task.digest)}",
+        f"psab_split = {_toml_str(split)}",
+        f"psab_backend = {_toml_str(backend)}",
+        f"psab_presentation = {_toml_str(presentation)}",
+        f"psab_lang = {_toml_str(lang)}",
+        "",
+        "[verifier]",
+        f"timeout_sec = {float(verifier_timeout_s)}",
+        'environment_mode = "separate"',
+        "",
+        "[agent]",
+        f"timeout_sec = {float(agent_timeout_s)}",
+        'user = "agent"',
+        "",
+        "[environment]",
+        f"network_mode = {_toml_str('public' if allow_internet else 'no-network')}",
+        "build_timeout_sec = 600.0",
+        "cpus = 1",
+        "memory_mb = 2048",
+        "storage_mb = 10240",
+        "",
+    ])
+
+
+def export_case(task: psab.Task, out: Path, split: str = "public", *, lang: str = "en", presentation: str = "guided",
+                backend: str = "surrogate", image: str = "python:3.11-slim", install: str | None = None,
+                wheel: Path | None = None, agent_timeout_s: float = 600.0, verifier_timeout_s: float = 300.0,
+                allow_internet: bool = True, oracle: bool = True) -> Path:
+    """Write one Harbor task directory for ``task`` under ``out`` and return it."""
+    from psab.views import agent_view
+
+    d = out / f"psab-{task.id}"
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "instruction.md").write_text(psab.instructions_for(task, lang, presentation, backend, AGENT_PATHS),
+                                      encoding="utf-8")
+    (d / "task.toml").write_text(task_toml(task, split, agent_timeout_s=agent_timeout_s,
+                                           verifier_timeout_s=verifier_timeout_s, allow_internet=allow_internet,
+                                           backend=backend, presentation=presentation, lang=lang), encoding="utf-8")
+    env = d / "environment"
+    env.mkdir(exist_ok=True)
+    (env / "Dockerfile").write_text(DOCKERFILE.format(image=image, workdir=WORKDIR), encoding="utf-8")
+    (env / "task.json").write_text(agent_view(task, presentation=presentation, backend=backend).to_json(),
+                                   encoding="utf-8")
+    tests = d / "tests"
+    case = tests / "case"
+    case.mkdir(parents=True, exist_ok=True)
+    (case / "task.json").write_text(task.to_json(), encoding="utf-8")
+    if task.key is not None:
+        (case / "key.json").write_text(json.dumps(task.key, indent=2, sort_keys=True), encoding="utf-8")
+    if wheel is not None:
+        shutil.copy2(wheel, tests / wheel.name)
+        install = f"python3 -m pip install --no-cache-dir /tests/{wheel.name}"
+    elif install is None:
+        install = f'python3 -m pip install --no-cache-dir "psab=={psab.__version__}"'
+    (tests / "Dockerfile").write_text(VERIFIER_DOCKERFILE.format(image=image, install=install), encoding="utf-8")
+    test_sh = tests / "test.sh"
+    test_sh.write_text(TEST_SH.format(workdir=WORKDIR, backend=backend), encoding="utf-8")
+    test_sh.chmod(0o755)
+    if oracle:
+        sol = d / "solution"
+        sol.mkdir(exist_ok=True)
+        reference = psab.solve(task, backend)
+        text = json.dumps({"answer": reference.answer, "rationale": "psab reference"}, indent=2, sort_keys=True)
+        (sol / "solve.sh").write_text(SOLVE_SH.format(workdir=WORKDIR, solution=text), encoding="utf-8")
+        (sol / "solve.sh").chmod(0o755)
+    return d
+
+
+def export(out: str | Path, families: list[str] | None = None, split: str = "public", count: int = 1, start: int = 0,
+           seed: str | None = None, force: bool = False, **kw: Any) -> list[Path]:
+    """One Harbor task directory per case: every selected family's public case, or ``count``
+    held-out draws per family under ``seed``."""
+    from psab.errors import InvalidArgumentError
+
+    out = Path(out)
+    if out.exists() and any(out.iterdir()) and not force:
+        raise InvalidArgumentError(f"{out} is not empty (use --force to write into it)")
+    backend = kw.get("backend", "surrogate")
+    ids = families or [s.id for s in psab.families() if backend in s.backends]
+    for f in ids:
+        psab.get_family(f)
+    written = []
+    if split == "public":
+        for f in ids:
+            written.append(export_case(psab.get_family(f).public_task(), out, "public", **kw))
+    elif split == "heldout":
+        if not seed:
+            raise InvalidArgumentError("the held-out split needs a private seed: --seed or $PSAB_SEED")
+        for f in ids:
+            for i in range(start, start + count):
+                written.append(export_case(psab.generate(f, seed, i, backend=backend), out, "heldout", **kw))
+    else:
+        raise InvalidArgumentError(f"split must be public or heldout, not {split!r}")
+    return written
+
+
+def cmd_export_harbor(args: argparse.Namespace) -> int:
+    import os
+
+    seed = args.seed or os.environ.get("PSAB_SEED")
+    wheel = Path(args.wheel) if args.wheel else None
+    if wheel is not None and not wheel.is_file():
+        raise PsabError(f"--wheel {wheel}: no such file")
+    dirs = export(args.out, args.family, args.split, args.count, args.start, seed, args.force, lang=args.lang,
+                  presentation=args.presentation, backend=args.backend, image=args.image, install=args.install,
+                  wheel=wheel, agent_timeout_s=args.agent_timeout, allow_internet=not args.no_internet,
+                  oracle=not args.no_oracle)
+    for d in dirs:
+        print(d)
+    print(f"wrote {len(dirs)} Harbor task director{'y' if len(dirs) == 1 else 'ies'} under {args.out}", file=sys.stderr)
+    return 0
+
+
+_EPILOG = """\
+examples:
+  psab export harbor --out harbor-tasks
+  psab export harbor --out harbor-tasks --family ybus_construction --wheel dist/psab-0.1.0-py3-none-any.whl
+  PSAB_SEED=... psab export harbor --out private/harbor --split heldout --count 3
+  harbor run -p harbor-tasks/psab-ybus_construction-public -a oracle
+"""
+
+
+def add_commands(sub: Any) -> None:
+    """Add ``export harbor`` to the ``psab`` parser."""
+    from psab.cli import HelpFormatter, _backend_help
+
+    p = sub.add_parser("export", help="write psab's cases in another harness's task format",
+                       description="Write psab's cases as task directories of another evaluation harness.",
+                       epilog=_EPILOG, formatter_class=HelpFormatter)
+    formats = p.add_subparsers(dest="format", metavar="FORMAT", required=True)
+    h = formats.add_parser("harbor", help="one Harbor task directory per case",
+                           description="One Harbor task directory per case: instruction.md (what psab run tells an "
+                                       "agent), environment/ (the agent view, no psab), tests/ (a separate verifier image "
+                                       "with psab; test.sh runs psab evaluate and writes the reward) and solution/solve.sh "
+                                       "(the reference).",
+                           epilog=_EPILOG, formatter_class=HelpFormatter)
+    h.add_argument("--out", required=True, metavar="DIR", help="directory for the task directories")
+    h.add_argument("--family", action="append", metavar="ID", help="only these families (repeatable)")
+    h.add_argument("--split", choices=("public", "heldout"), default="public", help="public (default) or heldout")
+    h.add_argument("--count", type=int, default=1, metavar="N", help="held-out cases per family (default 1)")
+    h.add_argument("--start", type=int, default=0, metavar="N", help="first held-out index (default 0)")
+    h.add_argument("--seed", metavar="SEED", help="the private held-out seed (or $PSAB_SEED); the keys go in tests/")
+    h.add_argument("--lang", choices=("en", "ru"), default="en", help="language of instruction.md")
+    h.add_argument("--presentation", choices=("guided", "expert"), default="guided", help="statement level")
+    h.add_argument("--backend", default="surrogate", metavar="NAME", help=_backend_help("backend that judges"))
+    h.add_argument("--image", default="python:3.11-slim", metavar="IMAGE",
+                   help="base image of both containers (pin it by digest for reproducible builds)")
+    h.add_argument("--wheel", metavar="FILE", help="a psab wheel to ship in tests/ and install in the verifier")
+    h.add_argument("--install", metavar="CMD",
+                   help="how the verifier's image installs psab (default: pip install psab==VERSION)")
+    h.add_argument("--agent-timeout", type=float, default=600.0, metavar="S", help="agent timeout (default 600 s)")
+    h.add_argument("--no-internet", action="store_true", help="network_mode = \"no-network\" for the agent")
+    h.add_argument("--no-oracle", action="store_true", help="no solution/solve.sh")
+    h.add_argument("--force", action="store_true", help="write into a non-empty directory")
+    h.set_defaults(func=cmd_export_harbor)

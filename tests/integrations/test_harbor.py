@@ -1,0 +1,104 @@
+"""``psab export harbor`` (issue 15): the layout Harbor documents for a task directory
+(harborframework.com/docs/tasks: task.toml, instruction.md, environment/Dockerfile,
+tests/test.sh writing /logs/verifier/reward.txt, solution/solve.sh), checked here without
+installing harbor (it needs Python >= 3.12; docs/runner.md says how the export was validated
+with Harbor's own loader) — and the verifier script itself, run on the oracle's answer
+(reward 1), on garbage and on no answer (reward 0)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+import psab
+from psab.cli import main
+from psab.integrations.harbor import AGENT_PATHS, export
+from psab.paths import case_dir
+
+FAMILY = "ybus_construction"
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def exported(tmp_path):
+    (d,) = export(tmp_path / "harbor", [FAMILY], install="true")
+    return d
+
+
+def test_layout_is_harbors(exported):
+    files = {str(p.relative_to(exported)) for p in exported.rglob("*") if p.is_file()}
+    assert {"task.toml", "instruction.md", "environment/Dockerfile", "environment/task.json", "tests/Dockerfile",
+            "tests/test.sh", "solution/solve.sh", "tests/case/task.json"} == files
+    cfg = tomllib.loads((exported / "task.toml").read_text())
+    assert cfg["schema_version"] == "1.4" and {"task", "metadata", "verifier", "agent", "environment"} <= set(cfg)
+    assert cfg["task"]["name"] == f"psab/{FAMILY}-public" and cfg["metadata"]["psab_task_id"] == f"{FAMILY}-public"
+    assert cfg["agent"]["timeout_sec"] > 0 and cfg["verifier"]["timeout_sec"] > 0
+    # the verifier judges in its own container, which receives the agent's solution as an artifact
+    assert cfg["verifier"]["environment_mode"] == "separate" and cfg["artifacts"] == [AGENT_PATHS["solution"]]
+    assert cfg["agent"]["user"] == "agent" and "useradd --create-home agent" in (exported / "environment/Dockerfile").read_text()
+    assert "COPY . /tests/" in (exported / "tests/Dockerfile").read_text()
+    for script in ("tests/test.sh", "solution/solve.sh"):
+        assert os.access(exported / script, os.X_OK)
+        subprocess.run(["bash", "-n", str(exported / script)], check=True)
+    assert "COPY task.json /workspace/task.json" in (exported / "environment/Dockerfile").read_text()
+
+
+def test_agent_sees_what_psab_run_gives_and_no_key(exported):
+    task = psab.load_case(case_dir(FAMILY))
+    assert (exported / "instruction.md").read_text() == psab.instructions_for(task, paths=AGENT_PATHS)
+    view = json.loads((exported / "environment/task.json").read_text())
+    assert view["id"] == task.id and "key" not in view
+    instructions = [line for line in (exported / "environment/Dockerfile").read_text().splitlines()
+                    if line and not line.startswith("#")]
+    assert not any("psab" in line.lower() for line in instructions)  # nothing of psab in the agent's image
+
+
+def _verify(exported, tmp_path, solution: str | None) -> float:
+    work, logs, bin_ = tmp_path / "work", tmp_path / "logs", tmp_path / "bin"
+    for d in (work, logs, bin_):
+        d.mkdir(exist_ok=True)
+    # `psab` as the verifier's pip install would put it on PATH
+    shim = bin_ / "psab"
+    shim.write_text(f"#!/bin/sh\nPYTHONPATH={ROOT} exec {sys.executable} -m psab.cli \"$@\"\n")
+    shim.chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_}:{os.environ['PATH']}", "PSAB_HARBOR_WORKSPACE": str(work),
+           "PSAB_HARBOR_LOGS": str(logs)}
+    if solution == "oracle":
+        subprocess.run(["bash", str(exported / "solution/solve.sh")], env=env, check=True, timeout=60)
+    elif solution is not None:
+        (work / "solution.json").write_text(solution)
+    subprocess.run(["bash", str(exported / "tests/test.sh")], env=env, check=True, timeout=120, capture_output=True)
+    return float((logs / "reward.txt").read_text())
+
+
+def test_verifier_rewards_the_oracle_one_and_garbage_zero(exported, tmp_path):
+    assert _verify(exported, tmp_path, "oracle") == 1.0
+    assert _verify(exported, tmp_path, "not json at all") == 0.0
+    assert _verify(exported, tmp_path, '{"answer": {"Y_bus": 3}}') == 0.0
+    (tmp_path / "work" / "solution.json").unlink()
+    assert _verify(exported, tmp_path, None) == 0.0
+
+
+def test_cli_export_and_refusals(tmp_path, capsys):
+    out = tmp_path / "cli"
+    assert main(["export", "harbor", "--out", str(out), "--family", FAMILY, "--no-oracle"]) == 0
+    assert (out / f"psab-{FAMILY}-public" / "task.toml").is_file()
+    assert not (out / f"psab-{FAMILY}-public" / "solution").exists()
+    assert main(["export", "harbor", "--out", str(out), "--family", FAMILY]) != 0  # not empty
+    assert "not empty" in capsys.readouterr().err
+
+
+def test_heldout_export_keeps_the_key_in_tests_only(tmp_path):
+    (d,) = export(tmp_path / "h", [FAMILY], split="heldout", seed="harbor-test-seed", install="true")
+    task = psab.generate(FAMILY, "harbor-test-seed", 0)
+    assert (d / "tests/case/key.json").is_file() == (task.key is not None)
+    assert psab.load_case(d / "tests/case").digest == task.digest
+    assert _verify(d, tmp_path, "oracle") == 1.0
+    assert "key" not in json.loads((d / "environment/task.json").read_text())
+    assert "harbor-test-seed" not in "".join(p.read_text() for p in d.rglob("*") if p.is_file())
