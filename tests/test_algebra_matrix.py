@@ -159,3 +159,21 @@ def test_a_unit_limit_breach_shows_the_output_and_the_limit_in_mw() -> None:
     [v] = [v for v in result.violations if v.field == f"/schedule/{step}/{unit['id']}/p_mw" and "P_min" in v.constraint]
     assert v.found == low
     assert v.expected == f">= {unit['p_min_mw']:.6g} MW (P_min, unit on)"
+
+
+def test_a_storage_recursion_breach_shows_the_required_and_the_submitted_energy() -> None:
+    """A wrong stored energy in one step (everything else the optimal schedule's) is reported
+    with the energy the recursion requires — the optimal schedule's own value at that step —
+    and the submitted one, in MWh, not as a residual against 0."""
+    import psab
+    from psab.paths import case_dir
+
+    task = psab.load_case(case_dir("microgrid_economic_dispatch"))
+    answer = psab.solve(task).answer
+    step = 5
+    required = answer["schedule"][step]["soc_mwh"]
+    answer["schedule"][step]["soc_mwh"] = round(required + 0.5, 6)
+    result = psab.evaluate(task, {"answer": answer})
+    [v] = [v for v in result.violations if v.field == f"/schedule/{step}/soc_mwh" and "recursion" in v.constraint]
+    assert v.found == round(required + 0.5, 6)
+    assert v.expected == f"= {required:.6g} MWh"

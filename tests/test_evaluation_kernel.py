@@ -203,3 +203,15 @@ _printable = st.recursive(
 @given(value=_printable.filter(lambda v: isinstance(v, (list, dict))), limit=st.sampled_from([0, 20, 80, 200]))
 def test_longer_than_agrees_with_printing(value: object, limit: int) -> None:
     assert _longer_than(value, limit) == (len(str(value)) > limit)  # type: ignore[arg-type]
+
+
+def test_editing_a_solved_answer_leaves_the_cached_reference_alone() -> None:
+    """psab.solve hands out a copy: a caller that perturbs the reference answer in place (as a
+    mutation study does) must not change the reference every later evaluation is scored by."""
+    from psab.paths import case_dir
+
+    task = psab.load_case(case_dir("microgrid_economic_dispatch"))
+    first = psab.solve(task)
+    first.answer["schedule"][0]["soc_mwh"] += 5.0
+    assert psab.solve(task).answer != first.answer
+    assert psab.evaluate(task, psab.solve(task)).perfect

@@ -97,7 +97,11 @@ def solve(task: Task | Mapping[str, Any] | str | Path, backend: str = "surrogate
     spec = _spec_for(t, backend)
     ref = reference_entry(spec, t, backend).reference
     method = ref.method or f"{spec.id} reference solver ({backend})"
-    return Solution(answer=ref.answer, rationale=f"reference: {method}", task_id=t.id)
+    # A copy: the caller may edit the answer (perturb it, mutate it), and the cached reference
+    # that scores every later answer must not change with it.
+    from psab.jsonpointer import clone
+
+    return Solution(answer=clone(ref.answer), rationale=f"reference: {method}", task_id=t.id)
 
 
 #: Longest text echoed from an answer as a violation's ``found`` (and longest field pointer):

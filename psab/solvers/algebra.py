@@ -47,6 +47,11 @@ class LinearConstraint:
         ``i -> JSON pointer`` of the answer field a breach is reported at.
     slack
         Name of the feasibility tolerance in the task's ``tolerances.feasibility``.
+    solves_for, unit
+        For an equality row that determines the reported field (a storage recursion
+        ``E_t − E_(t−1) − … = 0``): ``(v, i) -> the submitted value of that field`` (its
+        coefficient in ``body`` is +1) and the field's unit. A breach then shows the value the
+        row requires of the field (``= 4.98 MWh``) and the submitted value, not the residual.
     shown
         Optional ``(v, i) -> (expected, found)`` in the terms of the reported field, for a row
         whose body is not the field's value (``p − P_min·u ≥ 0`` would otherwise report the
@@ -63,6 +68,8 @@ class LinearConstraint:
     field: Callable[[Any], str] = lambda i: ""
     slack: str = "default"
     shown: Callable[[Any, Any], tuple[Any, Any]] | None = None
+    solves_for: Callable[[Any, Any], Any] | None = None
+    unit: str = ""
 
     def bounds(self, i: Any) -> tuple[float | None, float | None]:
         lo = self.lower(i) if callable(self.lower) else self.lower
@@ -100,11 +107,15 @@ def check(values: Any, constraints: Iterable[LinearConstraint], slack: Callable[
                 continue
             if (lo is not None and got < lo - tol) or (hi is not None and got > hi + tol):
                 expected, found = _expected(lo, hi), round(got, 9)
-                if c.shown is not None:
-                    try:
+                try:
+                    if c.shown is not None:
                         expected, found = c.shown(values, i)
-                    except (ArithmeticError, IndexError, KeyError, TypeError, ValueError):
-                        pass  # a wording slip never hides the breach: the row's own terms stay
+                    elif c.solves_for is not None and lo is not None and lo == hi:
+                        submitted = float(c.solves_for(values, i))
+                        expected = f"= {submitted - (got - lo):.6g} {c.unit}".rstrip()
+                        found = round(submitted, 9)
+                except (ArithmeticError, IndexError, KeyError, TypeError, ValueError):
+                    pass  # a wording slip never hides the breach: the row's own terms stay
                 out.append(Violation(c.field(i), c.describe(i), expected, found))
     return out
 

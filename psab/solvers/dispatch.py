@@ -370,6 +370,7 @@ def add_storage(f: Formulation, s: Storage, *, charge: str, discharge: str, soc:
             words=f"{label} energy recursion in step {{0}}: E_t = E_(t-1) + η_c·P_ch·Δt − P_dis·Δt/η_d",
             index=list(range(f.steps)), body=recursion, **equal_to(0.0),
             field=lambda t: field(soc, t), slack=ENERGY,
+            solves_for=lambda v, t: getattr(v, soc)[t], unit="MWh",
         ),
         LinearConstraint(
             name=f"{soc}_terminal",

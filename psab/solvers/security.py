@@ -149,7 +149,10 @@ def n1_generation_rows(
                          field=lambda i: unit_field(i[1], "committed")),
         LinearConstraint("headroom", "after the loss of {2}, {3} picks up its governor share within its capacity", pairs,
                          lambda v, i: v.p[i[1]] + K[i[1]] * v.y[i[0], i[1]] - pmax[i[1]] * v.u[i[1]], upper=0.0,
-                         field=lambda i: unit_field(i[1], "p_mw")),
+                         field=lambda i: unit_field(i[1], "p_mw"),
+                         # the unit's output after its pickup, against its capacity (not the overshoot)
+                         shown=lambda v, i: unit_limit_shown("<=", pmax[i[1]], "p_max_mw", v.u[i[1]],
+                                                             v.p[i[1]] + K[i[1]] * v.y[i[0], i[1]])),
         ptdf_flow_rows("post_flow", "after the loss of {2}, active flow of {3} within its emergency rating",
                        [(g, k, ids[g], br[k]) for g in range(n) for k in lines], S, fixed, post_injection, everyone,
                        rating=lambda i: emergency_rating_mw[i[1]], field=lambda i: unit_field(i[0], "p_mw")),
