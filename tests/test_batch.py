@@ -160,3 +160,28 @@ def test_dask_is_byte_identical(pairs: list[tuple[psab.Task, Any]], expected: li
             distributed.Client(cluster) as client:
         got = [r.to_json() for r in evaluate_many(pairs, dask=client, chunk=16)]
     assert got == expected
+
+
+def test_cli_judges_a_jsonl_and_a_directory_in_input_order(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                           workers: None) -> None:
+    from psab.cli import main
+    from psab.paths import case_dir
+
+    case = case_dir("three_phase_short_circuit")
+    task = psab.load_case(case)
+    ref = psab.solve(task).to_dict()
+    docs = [json.dumps(ref), "{broken", json.dumps({"answer": {}}), json.dumps(ref)] * 40
+    (tmp_path / "answers.jsonl").write_text("\n".join(docs) + "\n")
+    expected = [_evaluate_bytes(task, d.encode() + b"\n") for d in docs]
+    for extra in ([], ["--workers", "2"]):
+        status = main(["evaluate", str(case), str(tmp_path / "answers.jsonl"), "--json", "--strict", *extra])
+        lines = capsys.readouterr().out.splitlines()
+        assert [json.loads(line) for line in lines] == [json.loads(t) for t in expected]
+        assert status == 4  # the worst verdict: infeasible
+    d = tmp_path / "dir"
+    d.mkdir()
+    for k, doc in enumerate(docs[:4]):
+        (d / f"{k:02d}.json").write_text(doc)
+    assert main(["evaluate", str(case), str(d), "--json"]) == 0
+    got = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert got == [json.loads(psab.evaluate(task, d / f"{k:02d}.json").to_json()) for k in range(4)]
