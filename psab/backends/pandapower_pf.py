@@ -41,6 +41,7 @@ import os
 import threading
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -81,8 +82,11 @@ TOLERANCE_MVA = 1e-8
 def fast_path_enabled() -> bool:
     """Whether :func:`run` may use lightsim2grid (installed, and not turned off by
     ``PSAB_LIGHTSIM2GRID=0``)."""
-    if os.environ.get("PSAB_LIGHTSIM2GRID", "1") == "0":
-        return False
+    return os.environ.get("PSAB_LIGHTSIM2GRID", "1") != "0" and _lightsim2grid_installed()
+
+
+@cache
+def _lightsim2grid_installed() -> bool:
     import importlib.util
 
     return importlib.util.find_spec("lightsim2grid") is not None
