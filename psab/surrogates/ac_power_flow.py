@@ -256,7 +256,12 @@ class SparseJacobian:
         from scipy import sparse
 
         n = Y.shape[0]
-        Y = sparse.csr_matrix(Y + sparse.diags(np.zeros(n), format="csr") * 0)  # explicit diagonal
+        coo = sparse.coo_matrix(Y)
+        missing = np.setdiff1d(np.arange(n), coo.row[coo.row == coo.col])
+        if missing.size:  # every bus needs a diagonal entry to carry the diagonal terms (kept as 0)
+            coo = sparse.coo_matrix((np.concatenate([coo.data, np.zeros(missing.size)]),
+                                     (np.concatenate([coo.row, missing]), np.concatenate([coo.col, missing]))), shape=(n, n))
+        Y = coo.tocsr()
         Y.sum_duplicates()
         Y.sort_indices()
         self.Y = Y
