@@ -20,14 +20,6 @@ Control*, §14.3.3): since ``f(x) = 0`` must keep holding when the specified inj
 are zero; reactive injections at PV or slack buses are absorbed by their generators, so
 those columns are zero too.
 
-Sparse form (issue 24): from :data:`SPARSE_MIN_BUSES` buses up, :func:`solve_ac` builds
-``Y_bus`` as a SciPy sparse matrix (:meth:`AcNetwork.ybus_sparse`) and :func:`newton_raphson`
-then forms the same Jacobian from the same formulas as sparse matrices (MATPOWER's
-``dSbus_dV`` in sparse form) and solves each step with SciPy's sparse LU (SuperLU, ``splu``).
-The iterates are the dense ones up to rounding (equal to 1e-10 pu, checked in
-``tests/surrogates/test_ac_power_flow.py``); below the threshold — every family's case — the
-dense path is kept as it was, bit for bit, and is also the faster one there.
-
 Everything is per unit on ``base_mva`` inside; networks are described in MW, Mvar and per
 unit impedances as in :mod:`psab.surrogates.ybus` (π model, tap and phase shift on the
 from side).
@@ -36,17 +28,13 @@ from side).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from psab.surrogates.ybus import build_ybus
-
-#: Networks of at least this many buses are solved with a sparse Y_bus, Jacobian and LU
-#: (:func:`newton_raphson`); measured on case57/case118 (benchmarks/bench_scaling.py) the
-#: sparse step overtakes the dense one between about 60 and 120 buses.
-SPARSE_MIN_BUSES = 100
 
 #: Bus types, numbered as in MATPOWER's ``BUS_TYPE`` column.
 PQ, PV, SLACK = 1, 2, 3
@@ -120,30 +108,6 @@ class AcNetwork:
             self.n_bus, self.from_idx, self.to_idx, self.r_pu, self.x_pu, self.b_pu,
             self.tap_ratio, self.phase_shift_deg, self.shunt_g_pu, self.shunt_b_pu,
         )
-
-    def ybus_sparse(self) -> Any:
-        """``Y_bus`` as a SciPy CSR matrix: the stamps of :func:`psab.surrogates.ybus.build_ybus`
-        (π model, tap and phase shift on the from side), summed by ``coo → csr``."""
-        from scipy import sparse
-
-        n = self.n_bus
-        f = np.asarray(self.from_idx, dtype=int)
-        t = np.asarray(self.to_idx, dtype=int)
-        z = np.asarray(self.r_pu, dtype=float) + 1j * np.asarray(self.x_pu, dtype=float)
-        if np.any(z == 0):
-            raise ValueError("every branch needs a non-zero series impedance")
-        tau = np.asarray(self.tap_ratio, dtype=float)
-        if np.any(tau <= 0):
-            raise ValueError("tap ratios must be positive")
-        ys = 1.0 / z
-        tap = tau * np.exp(1j * np.deg2rad(np.asarray(self.phase_shift_deg, dtype=float)))
-        ytt = ys + 0.5j * np.asarray(self.b_pu, dtype=float)
-        yff = ytt / (tau * tau)
-        ysh = np.asarray(self.shunt_g_pu, dtype=float) + 1j * np.asarray(self.shunt_b_pu, dtype=float)
-        rows = np.concatenate([f, f, t, t, np.arange(n)])
-        cols = np.concatenate([f, t, f, t, np.arange(n)])
-        vals = np.concatenate([yff, -ys / np.conj(tap), -ys / tap, ytt, ysh])
-        return sparse.coo_matrix((vals, (rows, cols)), shape=(n, n)).tocsr()
 
     def s_spec_pu(self, extra_p_mw: np.ndarray | None = None, extra_q_mvar: np.ndarray | None = None) -> np.ndarray:
         """Specified net complex injection per bus (generation − load), per unit."""
@@ -242,64 +206,6 @@ def jacobian(Y: np.ndarray, V: np.ndarray, pvpq: np.ndarray, pq: np.ndarray) -> 
     return np.block([[j11, j12], [j21, j22]])
 
 
-class SparseJacobian:
-    """:func:`jacobian` for a sparse ``Y`` as a SciPy CSC matrix (same rows and columns), with
-    the pattern worked out once per solve and only the values refreshed per iteration.
-
-    Every nonzero ``y_ij`` of ``Y`` (kept with an explicit diagonal) contributes
-    ``∂S_i/∂θ_j = −j V_i conj(y_ij V_j)`` and ``∂S_i/∂|V_j| = V_i conj(y_ij V_j/|V_j|)``; the
-    diagonal adds ``j V_i conj(I_i)`` and ``conj(I_i) V_i/|V_i|`` — the entries of
-    ``j diag(V) conj(diag(I) − Y diag(V))`` and ``diag(V) conj(Y diag(V/|V|)) + conj(diag(I))
-    diag(V/|V|)`` (MATPOWER Technical Note 2, eqs. (16)-(17))."""
-
-    def __init__(self, Y: Any, pvpq: np.ndarray, pq: np.ndarray) -> None:
-        from scipy import sparse
-
-        n = Y.shape[0]
-        coo = sparse.coo_matrix(Y)
-        missing = np.setdiff1d(np.arange(n), coo.row[coo.row == coo.col])
-        if missing.size:  # every bus needs a diagonal entry to carry the diagonal terms (kept as 0)
-            coo = sparse.coo_matrix((np.concatenate([coo.data, np.zeros(missing.size)]),
-                                     (np.concatenate([coo.row, missing]), np.concatenate([coo.col, missing]))), shape=(n, n))
-        Y = coo.tocsr()
-        Y.sum_duplicates()
-        Y.sort_indices()
-        self.Y = Y
-        coo = Y.tocoo()
-        self.rows, self.cols, self.diag = coo.row, coo.col, np.flatnonzero(coo.row == coo.col)
-        self.diag_bus = coo.row[self.diag]
-        pos_a = np.full(n, -1)
-        pos_a[pvpq] = np.arange(len(pvpq))
-        pos_m = np.full(n, -1)
-        pos_m[pq] = len(pvpq) + np.arange(len(pq))
-        ra, ca, rm, cm = pos_a[self.rows], pos_a[self.cols], pos_m[self.rows], pos_m[self.cols]
-        # the four blocks: (which derivative, real or imaginary part, entries kept, J rows, J cols)
-        self.blocks = []
-        for deriv, part, r, c in (("va", "real", ra, ca), ("vm", "real", ra, cm), ("va", "imag", rm, ca), ("vm", "imag", rm, cm)):
-            keep = np.flatnonzero((r >= 0) & (c >= 0))
-            self.blocks.append((deriv, part, keep, r[keep], c[keep]))
-        rows = np.concatenate([b[3] for b in self.blocks])
-        cols = np.concatenate([b[4] for b in self.blocks])
-        m = len(pvpq) + len(pq)
-        order = sparse.csc_matrix((np.arange(1, len(rows) + 1, dtype=float), (rows, cols)), shape=(m, m))
-        self.perm = order.data.astype(int) - 1  # CSC storage position → entry of the concatenation
-        self.J = order
-
-    def __call__(self, V: np.ndarray) -> Any:
-        Y = self.Y
-        current = Y @ V
-        yv = Y.data * V[self.cols]
-        ds_dva = -1j * V[self.rows] * np.conj(yv)
-        ds_dvm = V[self.rows] * np.conj(yv / np.abs(V[self.cols]))
-        b = self.diag_bus
-        ds_dva[self.diag] += 1j * V[b] * np.conj(current[b])
-        ds_dvm[self.diag] += np.conj(current[b]) * V[b] / np.abs(V[b])
-        parts = {"va": ds_dva, "vm": ds_dvm}
-        values = np.concatenate([getattr(parts[d][keep], part) for d, part, keep, _, _ in self.blocks])
-        self.J.data = values[self.perm]
-        return self.J
-
-
 @dataclass(frozen=True)
 class NewtonResult:
     """A Newton-Raphson solve: complex bus voltages and how it got there."""
@@ -311,27 +217,27 @@ class NewtonResult:
 
 
 def newton_raphson(
-    Y: np.ndarray,
+    Y: Any,
     s_spec_pu: np.ndarray,
     bus_type: np.ndarray,
     V0: np.ndarray,
     *,
     tol_pu: float = 1e-10,
     max_iter: int = 30,
+    step: Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray] | None = None,
 ) -> NewtonResult:
     """Solve the AC power flow from the start ``V0`` (which carries the PV/slack magnitudes
-    and the slack angle); returns the voltages whether or not it converged. A sparse ``Y``
-    (SciPy) gives a sparse Jacobian solved by sparse LU; a dense one the dense solve."""
-    is_sparse = not isinstance(Y, np.ndarray)  # a SciPy sparse matrix (scipy not imported for dense)
+    and the slack angle); returns the voltages whether or not it converged.
+
+    ``step(V, pvpq, pq, F)``, when given, returns the Newton step ``J⁻¹(−F)`` in place of the
+    dense Jacobian and solve — :mod:`psab.backends.sparse_power_flow` passes a sparse one with
+    a sparse ``Y`` (this module itself stays numpy-only); it raises ``ArithmeticError`` for a
+    singular Jacobian."""
     types = np.asarray(bus_type)
     pv = np.flatnonzero(types == PV)
     pq = np.flatnonzero(types == PQ)
     pvpq = np.concatenate([pv, pq])
     n_a = len(pvpq)
-    if is_sparse:
-        from scipy.sparse.linalg import splu
-
-        sparse_jacobian = SparseJacobian(Y, pvpq, pq)
     V = np.array(V0, dtype=complex)
     Va = np.angle(V)
     Vm = np.abs(V)
@@ -346,11 +252,11 @@ def newton_raphson(
     while norm > tol_pu and it < max_iter:
         it += 1
         try:
-            if is_sparse:
-                dx = splu(sparse_jacobian(V)).solve(-F)
-            else:
+            if step is None:
                 dx = np.linalg.solve(jacobian(Y, V, pvpq, pq), -F)
-        except (np.linalg.LinAlgError, RuntimeError):  # RuntimeError: splu's "Factor is exactly singular"
+            else:
+                dx = step(V, pvpq, pq, F)
+        except (np.linalg.LinAlgError, ArithmeticError):
             return NewtonResult(V, False, it, norm)
         Va[pvpq] += dx[:n_a]
         Vm[pq] += dx[n_a:]
@@ -403,6 +309,7 @@ def solve_ac(
     tol_pu: float = 1e-10,
     max_iter: int = 30,
     Y: Any = None,
+    step: Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray] | None = None,
 ) -> AcSolution:
     """The AC operating point of ``net`` (plus optional extra injections per bus).
 
@@ -416,8 +323,7 @@ def solve_ac(
     PowerFlowDidNotConverge
         when Newton-Raphson does not reach ``tol_pu`` in ``max_iter`` iterations.
     """
-    if Y is None:
-        Y = net.ybus_sparse() if net.n_bus >= SPARSE_MIN_BUSES else net.ybus()
+    Y = net.ybus() if Y is None else Y
     types = np.array(net.bus_type, dtype=int)
     s_spec = net.s_spec_pu(extra_p_mw, extra_q_mvar)
     base = float(net.base_mva)
@@ -425,7 +331,7 @@ def solve_ac(
     limits: dict[int, float] = {}
     total_it = 0
     while True:
-        res = newton_raphson(Y, s_spec, types, start, tol_pu=tol_pu, max_iter=max_iter)
+        res = newton_raphson(Y, s_spec, types, start, tol_pu=tol_pu, max_iter=max_iter, step=step)
         total_it += res.iterations
         if not res.converged:
             raise PowerFlowDidNotConverge(

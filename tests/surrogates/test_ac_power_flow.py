@@ -261,19 +261,15 @@ def test_sparse_newton_raphson_equals_the_dense_one(name: str) -> None:
 
     from psab.backends import pandapower_net as ppn
     from psab.backends.pandapower_pf import network_from_ppc
-    from psab.surrogates.ac_power_flow import SPARSE_MIN_BUSES
+    from psab.backends.sparse_power_flow import SparseStep, solve_ac_sparse, ybus_sparse
 
     net = getattr(pn, name)()
     ppn.run_power_flow(net)
     network = network_from_ppc(net._ppc)
-    Ys = network.ybus_sparse()
+    Ys = ybus_sparse(network)
     assert np.max(np.abs(Ys.toarray() - network.ybus())) <= 1e-10
-    dense = solve_ac(network, Y=network.ybus())
-    sparse = solve_ac(network, Y=Ys)
+    dense = solve_ac(network)
+    sparse = solve_ac(network, Y=Ys, step=SparseStep(Ys))
     assert np.max(np.abs(dense.V - sparse.V)) <= 1e-10
     assert dense.iterations == sparse.iterations
-    default = solve_ac(network)  # sparse from SPARSE_MIN_BUSES buses, the dense path below (bit for bit)
-    if network.n_bus < SPARSE_MIN_BUSES:
-        assert np.array_equal(default.V, dense.V)
-    else:
-        assert np.array_equal(default.V, sparse.V)
+    assert np.array_equal(solve_ac_sparse(network).V, sparse.V)
