@@ -53,6 +53,9 @@ CHUNK_ANSWERS = 128
 #: Chunks in flight per worker: one being evaluated, one waiting, so a worker never idles
 #: while the calling process collects a result and picks the next chunk.
 IN_FLIGHT = 2
+#: Batches of at most this many answers are evaluated in the calling process (a round trip to a
+#: worker, about a millisecond, would cost more than it saves); the smallest chunk sent out.
+SMALL_BATCH = 16
 #: Environment variable naming the backend the fork server warms up (set for its launch).
 WARM_ENV = "PSAB_BATCH_WARM_BACKEND"
 #: How many task digests a pool remembers the home worker of (an LRU, like the reference cache).
@@ -208,14 +211,17 @@ def evaluate_many(pairs: Iterable[tuple[Any, Any]], backend: str = "surrogate", 
     first = _first_raised(results)
     if first is not None:
         raise first
+    total = sum(len(g.items) for g in groups)
     if dask is not None:
         _run_dask(groups, backend, dask, chunk, results)
-    elif sum(len(g.items) for g in groups) <= chunk:
-        for g in groups:  # one chunk's worth: a pool round trip would cost more than it saves
+    elif total <= SMALL_BATCH:
+        for g in groups:  # a few answers: a pool round trip would cost more than it saves
             for pos, value in run_chunk(backend, [(g.task, g.items)]):
                 results[pos] = value
     else:
-        _pool(workers, backend).run(groups, chunk, results)
+        # a batch of a few chunks still reaches every worker (two chunks each at least)
+        size = min(chunk, max(SMALL_BATCH, -(-total // (IN_FLIGHT * workers))))
+        _pool(workers, backend).run(groups, size, results)
     first = _first_raised(results)
     if first is not None:
         raise first
