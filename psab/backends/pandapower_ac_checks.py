@@ -250,7 +250,10 @@ def _flows(p: PreparedNet, out_of_service: Sequence[int], gen_p_mw: Sequence[flo
             return AcFlows(nan, nan.copy(), lost, float("nan"))
         model = p.fast if fast_path_enabled() else False
         if model:
-            fast = _flows_fast(p, model, out_of_service, gen_p_mw, saved_p)
+            try:
+                fast = _flows_fast(p, model, out_of_service, gen_p_mw, saved_p)
+            except Exception:  # noqa: BLE001 - anything lightsim2grid refuses goes to runpp, which judges it
+                fast = None
             if fast is not None:
                 return fast
         try:

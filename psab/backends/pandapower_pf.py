@@ -202,7 +202,10 @@ def run(prepared: PreparedNet, *, q_injection_mvar: dict[int, float] | None = No
         if not enforce_q_limits and fast_path_enabled():
             model = _fast_model(prepared)
             if model:
-                fast = _run_fast(prepared, model, q_injection_mvar or {})
+                try:
+                    fast = _run_fast(prepared, model, q_injection_mvar or {})
+                except Exception:  # noqa: BLE001 - anything lightsim2grid refuses goes to runpp, which judges it
+                    fast = None
                 if fast is not None:
                     return fast
         try:
