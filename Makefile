@@ -35,6 +35,8 @@ TEST_WORKERS ?= 2
 
 test: $(STAMP) system-deps
 	$(BIN)/ruff check psab tests benchmarks
+	@# ANDES generates its model code once per machine (~30-45 s); paid here, not inside a test.
+	$(BIN)/python -m psab.backends.andes_tds
 	PSAB_STRICT=1 $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 install: $(STAMP)

@@ -22,7 +22,7 @@ from psab.backends import BACKENDS
 from psab.errors import PsabError
 
 #: Modules that contribute subcommands: each defines ``add_commands(subparsers)``.
-COMMAND_MODULES: tuple[str, ...] = ("psab.generators.cli", "psab.runner.cli", "psab.reports.cli")
+COMMAND_MODULES: tuple[str, ...] = ("psab.generators.cli", "psab.runner.cli", "psab.reports.cli", "psab.fleet.cli")
 
 
 class CliError(PsabError):

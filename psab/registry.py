@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from psab.backends import BACKENDS
-from psab.contract import SCORING_KINDS, Task, Violation
-from psab.errors import InvalidTaskError, UnknownFamilyError
+from psab.contract import SCORING_KINDS, Task, Violation, to_jsonable
+from psab.errors import InvalidTaskError, PsabError, UnknownFamilyError
 
 #: The eight areas of the benchmark (docs/families.md §1–§8), id → English and Russian titles.
 AREAS: dict[str, tuple[str, str]] = {
@@ -58,6 +58,18 @@ FAMILY_MODULES: tuple[str, ...] = (
     "distance_protection_settings",
     "overcurrent_protection",
     "cable_ampacity_sizing",
+    # 3. Stability, grid code, and inverter-based resources
+    "critical_clearing_time",
+    "transient_stability_prediction",
+    "frt_compliance",
+    "ibr_short_circuit_frt",
+    "min_synchronous_share",
+    # 4. Distributed resources, PV, EV, and storage
+    "pv_volt_var",
+    "ev_v2g_outage_schedule",
+    "ev_v2g_voltage_support",
+    "bess_ancillary_response",
+    "commercial_pv_lcoe_uncertainty",
     # 5. Microgrids and dispatch
     "microgrid_economic_dispatch",
     "rolling_microgrid_dispatch",
@@ -70,6 +82,9 @@ FAMILY_MODULES: tuple[str, ...] = (
     "power_quality_event_classification",
     "harmonic_ieee519_compliance",
     "transformer_thermal_loading",
+    "fdi_state_estimation",
+    "protected_meter_placement",
+    "mas_frequency_handover",
     # 8. Forecasting under uncertainty
     "wind_power_forecast",
     "wind_prediction_interval",
@@ -168,6 +183,11 @@ class FamilySpec:
         reject, or ``None`` to accept (margins that keep backends in agreement, no trivial answer).
     inputs_schema
         Optional JSON Schema of ``public_inputs``; a task that fails it is the caller's error.
+    validate_inputs
+        Optional physical sanity check of schema-valid ``public_inputs`` (references that
+        resolve, series lengths that agree, ordered bounds, a connected network): returns a
+        list of ``"<JSON pointer>: <problem>"`` strings, empty when the task is usable
+        (helpers in :mod:`psab.evaluators.input_checks`).
     mutation_exempt
         Answer field patterns (``/schedule/*/soc_mwh``) whose small nudges may legitimately stay
         optimal (a free variable at a flat optimum); the conformance suite skips their ×1.05
@@ -228,6 +248,7 @@ class FamilySpec:
     objective_scale_floor: float = 1.0
     accept: Callable[[Task, Reference], str | None] | None = None
     inputs_schema: Mapping[str, Any] | None = None
+    validate_inputs: Callable[[Mapping[str, Any]], list[str]] | None = None
     mutation_exempt: tuple[str, ...] = ()
     neighbourhood: Callable[[Task, dict[str, Any]], Iterable[tuple[str, dict[str, Any]]]] | None = None
     redraw_budget: int = 20
@@ -320,6 +341,15 @@ class FamilySpec:
     ) -> Task:
         """Pose ``public_inputs`` as a task of this family: schema, constraints, words."""
         metrics = default_metrics(self) + [dict(m) for m in self.metrics]
+        try:
+            submission = self.submission_schema(public_inputs)
+        except PsabError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the schema is built from the caller's inputs
+            raise InvalidTaskError(
+                f"task {task_id}: the {self.id} answer schema cannot be built from public_inputs "
+                f"({type(exc).__name__}: {exc}); the inputs are malformed"
+            ) from None
         return Task(
             id=task_id,
             family=self.id,
@@ -328,7 +358,7 @@ class FamilySpec:
             scoring_kind=self.scoring_kind,
             split=split,
             public_inputs=public_inputs,
-            submission_schema=self.submission_schema(public_inputs),
+            submission_schema=submission,
             hard_constraints=list(self.hard_constraints),
             metrics=metrics,
             tolerances=self.task_tolerances(),
@@ -355,24 +385,75 @@ class FamilySpec:
     def check_inputs(self, task: Task) -> None:
         """Raise :class:`InvalidTaskError` when the task's inputs do not fit this family.
 
-        Every evaluation asks; a task whose inputs passed is remembered by its digest, so the
-        schema walk (milliseconds for a network case) runs once per task, not once per answer.
+        Four checks, in order: the family's input schema, every number finite, the family's
+        :attr:`validate_inputs` sanity hook (run only on schema-valid inputs, so it may rely
+        on the schema's types), and the task's submission schema being the one the family
+        builds from these inputs. The message names the offending field as a JSON
+        pointer into ``public_inputs``. Every evaluation, solve and held-out draw asks; a task
+        whose inputs passed is remembered by its digest, so the checks (milliseconds for a
+        network case) run once per task, not once per answer.
         """
         key = (self.id, task.digest)
-        if self.inputs_schema is None or key in _INPUTS_CHECKED:
+        if key in _INPUTS_CHECKED:
             return
+        from psab.evaluators.input_checks import MAX_MAGNITUDE, nonfinite_pointers
         from psab.evaluators.validation import schema_violations
 
-        problems = schema_violations(self.inputs_schema, task.public_inputs)
-        if problems:
-            v = problems[0]
-            raise InvalidTaskError(
-                f"task {task.id}: public_inputs{v.field} {v.constraint}; "
-                f"a {self.id} task needs inputs matching the family's input schema"
-            )
+        if not isinstance(task.public_inputs, Mapping):
+            raise InvalidTaskError(f"task {task.id}: public_inputs must be a JSON object")
+        if self.inputs_schema is not None:
+            problems = schema_violations(self.inputs_schema, task.public_inputs)
+            if problems:
+                v = problems[0]
+                raise InvalidTaskError(
+                    f"task {task.id}: public_inputs{v.field} {v.constraint}; "
+                    f"a {self.id} task needs inputs matching the family's input schema"
+                )
+        bad = nonfinite_pointers(task.public_inputs)
+        if bad:
+            raise InvalidTaskError(f"task {task.id}: public_inputs{bad[0]} must be a finite number of magnitude "
+                                   f"at most {MAX_MAGNITUDE:g}"
+                                   + (f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""))
+        if self.validate_inputs is not None:
+            try:
+                found = list(self.validate_inputs(task.public_inputs))
+            except PsabError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - the hook reads the caller's inputs
+                # A check that trips over the inputs it is checking has still found them unusable.
+                raise InvalidTaskError(
+                    f"task {task.id}: public_inputs cannot be read as a {self.id} task "
+                    f"({type(exc).__name__}: {exc})"
+                ) from None
+            if found:
+                more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+                raise InvalidTaskError(f"task {task.id}: public_inputs{found[0]}{more}")
+        try:
+            expected = self.submission_schema(task.public_inputs)
+        except PsabError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - built from the caller's inputs
+            raise InvalidTaskError(f"task {task.id}: the answer schema cannot be built from public_inputs "
+                                   f"({type(exc).__name__}: {exc})") from None
+        if _structure(to_jsonable(expected)) != _structure(task.submission_schema):
+            # The evaluator reads the answer by the ids and lengths of public_inputs; a schema
+            # built for other inputs would let through answers it cannot read. Only the words
+            # (descriptions, translations) may differ: a task file written before they changed.
+            raise InvalidTaskError(f"task {task.id}: submission_schema is not the one a {self.id} task "
+                                   "builds from its public_inputs (edited inputs or a stale task file)")
         if len(_INPUTS_CHECKED) > 4096:
             _INPUTS_CHECKED.clear()
         _INPUTS_CHECKED.add(key)
+
+
+def _structure(schema: Any) -> Any:
+    """``schema`` without its words (``description``, ``title``, ``$comment``, ``x-…`` keys)."""
+    if isinstance(schema, Mapping):
+        return {k: _structure(v) for k, v in schema.items()
+                if k not in ("description", "title", "$comment") and not str(k).startswith("x-")}
+    if isinstance(schema, list):
+        return [_structure(v) for v in schema]
+    return schema
 
 
 #: (family id, task digest) of tasks whose inputs passed their family's input schema.

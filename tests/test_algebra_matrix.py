@@ -140,3 +140,22 @@ def test_an_objective_body_in_numpy_arithmetic_reads_the_same_coefficients_it_co
     assert expr.constant == 7.0
     x, y = np.array([1.0, 0.0, 1.0]), np.array([0.5, 1.0, 1.0])
     assert body(algebra.values(x=x, y=y)) == 3.0 + 2.0 + 0.625 + 4.0 + 7.0
+
+
+def test_a_unit_limit_breach_shows_the_output_and_the_limit_in_mw() -> None:
+    """Issue 14.7: '/schedule/16/T3/p_mw: output at least P_min when on (expected ">= 0", found
+    -15.0)' reported the row's slack. The violation now carries the submitted output (MW) and
+    the limit the unit's state imposes, in the field's own terms."""
+    import psab
+    from psab.paths import case_dir
+
+    task = psab.load_case(case_dir("hydro_thermal_storage_uc"))
+    answer = psab.solve(task).answer
+    unit = next(u for u in task.public_inputs["thermal_units"] if u["p_min_mw"] > 0)
+    step = next(t for t, s in enumerate(answer["schedule"]) if s[unit["id"]]["on"])
+    low = round(unit["p_min_mw"] / 2, 3)
+    answer["schedule"][step][unit["id"]]["p_mw"] = low
+    result = psab.evaluate(task, {"answer": answer})
+    [v] = [v for v in result.violations if v.field == f"/schedule/{step}/{unit['id']}/p_mw" and "P_min" in v.constraint]
+    assert v.found == low
+    assert v.expected == f">= {unit['p_min_mw']:.6g} MW (P_min, unit on)"

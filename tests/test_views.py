@@ -99,3 +99,16 @@ def test_level_one_keeps_its_stream_and_higher_levels_have_their_own() -> None:
     assert not (a == b).any()
     assert heldout_task_id("f", 3) == "f-heldout-00003"
     assert heldout_task_id("f", 3, 2) == "f-heldout-L2-00003"
+
+
+def test_the_russian_wording_keeps_the_fast_validation_path() -> None:
+    """The wording keywords are annotations: validation treats a worded schema exactly like a
+    bare one (same violations), and a worded schema stays on the fast path (a 50 MB string is
+    not copied into jsonschema's error text)."""
+    from psab.evaluators import validation
+
+    assert {s.RU, s.RU_TITLE} <= validation._FAST_KEYWORDS
+    worded = s.submission({"p_mw": s.number("power, MW", minimum=0, ru="мощность, МВт")}, "x", ru="икс")
+    bare = s.localized(worded, "en")
+    for answer in ({"p_mw": -1}, {"p_mw": "a"}, {}, {"p_mw": 1, "q": 2}):
+        assert validation.answer_violations(worded, answer) == validation.answer_violations(bare, answer)

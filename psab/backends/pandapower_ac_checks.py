@@ -57,6 +57,9 @@ class AcCase:
     slack_bus: int
     slack_vm_pu: float = 1.0
     frequency_hz: float = 50.0
+    #: Bus shunts ``(bus, g_pu, b_pu)`` on ``base_mva`` at 1 pu voltage (MATPOWER's Gs, Bs over
+    #: baseMVA): G consumes active power, B > 0 injects reactive power (a capacitor).
+    shunts: tuple[tuple[int, float, float], ...] = ()
 
     @classmethod
     def from_case(cls, inputs: dict[str, Any], gen_p_mw: Sequence[float] | None = None) -> AcCase:
@@ -84,6 +87,8 @@ class AcCase:
             slack_bus=slack,
             slack_vm_pu=float(slack_vm[0]) if slack_vm else float(inputs.get("slack_vm_pu", 1.0)),
             frequency_hz=float(inputs.get("frequency_hz", 50.0)),
+            shunts=tuple((pos[sh["bus"]], float(sh.get("g_pu", 0.0)), float(sh.get("b_pu", 0.0)))
+                         for sh in inputs.get("shunts", ())),
         )
 
 
@@ -203,6 +208,9 @@ def build_net(case: AcCase) -> PreparedNet:
     if case.gens:
         gens = [int(i) for i in pp.create_gens(net, [int(b) for b, _, _ in case.gens], p_mw=[float(p) for _, p, _ in case.gens],
                                                 vm_pu=[float(v) for _, _, v in case.gens])]
+    for b, g, bsh in case.shunts:
+        # pandapower's shunt: p_mw and q_mvar consumed at 1 pu voltage (q < 0 for a capacitor)
+        pp.create_shunt(net, int(b), q_mvar=-float(bsh) * case.base_mva, p_mw=float(g) * case.base_mva)
     pp.create_ext_grid(net, int(case.slack_bus), vm_pu=float(case.slack_vm_pu))
     return PreparedNet(net, elements, gens)
 

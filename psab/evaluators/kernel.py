@@ -20,7 +20,7 @@ from typing import Any
 
 from psab import backends
 from psab.contract import EvaluationResult, Solution, Task, Violation, encodable, to_jsonable
-from psab.errors import BackendNotSupportedError
+from psab.errors import BackendNotSupportedError, InvalidTaskError
 from psab.evaluators.cache import REFERENCES
 from psab.evaluators.scoring import (
     DEFAULT_OBJECTIVE_ABSOLUTE,
@@ -182,9 +182,13 @@ def assess_valid_answer(t: Task, spec: FamilySpec, backend: str, answer: dict[st
     dominate the cost. Anything an agent wrote goes through :func:`evaluate`.
     """
     evidence = dict(evidence or {})
-    ctx = EvalContext(t, backend, spec, Tolerance.from_task(t.tolerances))
+    # The reference belongs to the task: one that cannot be computed raises here, to the caller,
+    # instead of inside the family evaluator where it would read as a verdict on the answer.
+    ctx = EvalContext(t, backend, spec, Tolerance.from_task(t.tolerances), _reference=reference_entry(spec, t, backend).reference)
     try:
         assessment = spec.evaluate(t, answer, ctx)
+    except InvalidTaskError:  # the task is unusable: the caller's error, never a verdict on the agent
+        raise
     except Exception as exc:  # noqa: BLE001 - an answer must never crash a run
         # A schema-valid answer that crashes the evaluator is an evaluator defect; the
         # conformance suite fails on this flag, while a user's run still gets a verdict.

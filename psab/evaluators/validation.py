@@ -153,7 +153,10 @@ _NUMBER_KEYWORDS = {"minimum": lambda x, b: x >= b, "maximum": lambda x, b: x <=
                     "exclusiveMinimum": lambda x, b: x > b, "exclusiveMaximum": lambda x, b: x < b}
 _FAST_KEYWORDS = {"type", "enum", "const", "items", "properties", "required", "additionalProperties",
                   "minItems", "maxItems", "uniqueItems", *_NUMBER_KEYWORDS,
-                  "description", "title", "$schema", "unit", "$comment"}
+                  "description", "title", "$schema", "unit", "$comment",
+                  # annotations only: the Russian wording of descriptions and titles
+                  # (psab.evaluators.answer_schema.RU and RU_TITLE)
+                  "x-description-ru", "x-title-ru"}
 
 
 class _Unsupported(Exception):

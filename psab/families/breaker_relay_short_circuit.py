@@ -7,8 +7,12 @@ breaker type for every location and a pickup current for every relay.
 
 Hard constraints (IEC 62271-100 / IEC 60947-2 ratings against IEC 60909-0 duties):
 - rated voltage ≥ the nominal voltage of the location;
-- rated breaking current ≥ margin · I″k max at the location (far from generators I_b = I″k,
-  §9.1.1 of IEC 60909-0 — conservative when a motor group contributes);
+- rated breaking current ≥ margin · I_b at the location: where the case gives the breakers'
+  minimum time delay ``min_time_delay_s`` (levels 2–3 and the public case), I_b by IEC 60909-0
+  §9.1.3 eq. (75) with μ and q (:func:`psab.surrogates.iec60909.breaking_currents`; motors need
+  ``pole_pairs``), else I_b = I″k (far from generators, §9.1.1 — conservative near machines);
+  the d.c. component i_DC at t_min (§10) is reported in the evidence, not judged (the catalog
+  gives no rated d.c. time constant);
 - rated making current ≥ margin · i_p at the location (κ by the case's method);
 - relay pickup ≥ k_load · the feeder's maximum load current (no trip on load) and
   ≤ I″k2 min at the end of the relay's zone / k_fault (a sensitive enough setting), with
@@ -78,6 +82,11 @@ INPUTS_SCHEMA = iec.network_input_schema(
             "type": "object", "additionalProperties": False, "required": ["id", "breaker", "max_load_a", "zone_end_bus"],
             "properties": {"id": {"type": "string"}, "breaker": {"type": "string"},
                            "max_load_a": s.POSITIVE, "zone_end_bus": {"type": "string"}}}},
+        "min_time_delay_s": s.number(
+            "minimum time delay t_min of the breakers (s): when given, the breaking duty is I_b by IEC 60909-0 "
+            "§9.1.3 instead of I″k", minimum=0.02, maximum=10.0,
+            ru="минимальное время отключения t_min выключателей (с): если задано, ток отключения — I_b по "
+               "МЭК 60909-0 п. 9.1.3, а не I″k"),
         "breaker_margin": {"type": "number", "minimum": 1, "maximum": 2,
                            "description": "required ratio of the rated breaking/making current to I″k max / i_p"},
         "pickup_load_factor": {"type": "number", "minimum": 1, "maximum": 3},
@@ -89,6 +98,9 @@ INPUTS_SCHEMA = iec.network_input_schema(
               "transformers_3w"),
 )
 INPUTS_SCHEMA["properties"]["frequency_hz"] = {"const": 50, "description": "system frequency (Hz)"}
+# q of eq. (73) needs the motors' pole pairs (only read when min_time_delay_s is given)
+INPUTS_SCHEMA["properties"]["motors"]["items"]["properties"]["pole_pairs"] = {
+    "type": "integer", "minimum": 1, **s.words("number of pole pairs p of each motor", ru="число пар полюсов p каждого двигателя")}
 
 PRESENTATION = {
     "en": {
@@ -106,10 +118,18 @@ PRESENTATION = {
             "currents only; motors in maximum currents only; line capacitances and loads neglected). At each "
             "breaker location (a bus): I″k max with c_max and S″kQmax, and the peak current i_p = κ·√2·I″k max "
             "(κ = 1.02 + 0.98·e^(−3R/X); kappa_method 'radial': R/X of Z_k; 'C': equivalent frequency 20 Hz). "
-            "A breaker is admissible when rated_voltage_kv ≥ U_n of its bus, breaking_ka ≥ breaker_margin·I″k max "
-            "and making_ka ≥ breaker_margin·i_p. A relay's pickup must satisfy "
-            "pickup ≥ pickup_load_factor·max_load_a and pickup ≤ I″k2 min / pickup_fault_factor (the breaking duty is "
-            "I″k max itself: I_b = I″k, no decay factor μ or q, also where motors or generators feed the fault), "
+            "A breaker is admissible when rated_voltage_kv ≥ U_n of its bus, breaking_ka ≥ breaker_margin·I_b "
+            "and making_ka ≥ breaker_margin·i_p. The breaking duty I_b: without min_time_delay_s, I_b = I″k max "
+            "(no decay factor μ or q, also where motors or generators feed the fault); with min_time_delay_s = t_min, "
+            "I_b by IEC 60909-0 §9.1.3 eq. (75): I_b = I″k max − Σ_G (ΔU″G/(c·U_n/√3))·(1 − μ)·I″kG − "
+            "Σ_M (ΔU″M/(c·U_n/√3))·(1 − μ·q)·I″kM, with the partial currents I″kG, I″kM at the machine terminals "
+            "(from the same network as I″k max), ΔU″G = K·X″d·I″kG and ΔU″M = X_M·I″kM in per unit of the "
+            "machine's voltage (K = K_G for a generator on a bus; for a power station unit the generator part "
+            "K_G,S = c_max/(1 + x″d·sin φ_rG) with on-load tap changer, K_G,SO = K_G,S/(1 + p_G) without), "
+            "μ by eq. (70) from I″kG/I_rG (or I″kM/I_rM) and t_min (curves 0.02/0.05/0.1/≥0.25 s, linear "
+            "interpolation between them), q by eq. (73) from the motor's P_rM per pole pair (pole_pairs), "
+            "μ = 1 (and μ·q = 1) for a machine with I″k/I_r ≤ 2, each term added as a magnitude. A relay's pickup "
+            "must satisfy pickup ≥ pickup_load_factor·max_load_a and pickup ≤ I″k2 min / pickup_fault_factor, "
             "where I″k2 min "
             "is the minimum line-to-line short-circuit current at the relay's zone_end_bus: "
             "I″k2 min = c_min·U_n/|2·Z_k,min| (c_min, S″kQmin with rx_min, line resistances at end_temp_c by "
@@ -135,11 +155,18 @@ PRESENTATION = {
             "режиме; ёмкости линий и нагрузки не учитываются). В каждом месте установки выключателя (узле): "
             "I″k max при c_max и S″kQmax и ударный ток i_p = κ·√2·I″k max (κ = 1,02 + 0,98·e^(−3R/X); при "
             "kappa_method 'radial' — по R/X сопротивления Z_k, при 'C' — методом эквивалентной частоты 20 Гц). "
-            "Выключатель допустим, если rated_voltage_kv ≥ U_n его узла, breaking_ka ≥ breaker_margin·I″k max и "
-            "making_ka ≥ breaker_margin·i_p. Ток срабатывания защиты должен удовлетворять условиям "
-            "уставка ≥ pickup_load_factor·max_load_a и уставка ≤ I″k2 min / pickup_fault_factor (ток отключения "
-            "принимается равным I″k max: I_b = I″k, без коэффициентов μ и q, в том числе при подпитке от двигателей "
-            "и генераторов), где I″k2 min — "
+            "Выключатель допустим, если rated_voltage_kv ≥ U_n его узла, breaking_ka ≥ breaker_margin·I_b и "
+            "making_ka ≥ breaker_margin·i_p. Ток отключения I_b: без min_time_delay_s I_b = I″k max (без "
+            "коэффициентов μ и q, в том числе при подпитке от двигателей и генераторов); при min_time_delay_s = t_min "
+            "I_b — по МЭК 60909-0 п. 9.1.3, формула (75): I_b = I″k max − Σ_G (ΔU″G/(c·U_n/√3))·(1 − μ)·I″kG − "
+            "Σ_M (ΔU″M/(c·U_n/√3))·(1 − μ·q)·I″kM, где I″kG, I″kM — токи машин на их выводах (по той же схеме, что и "
+            "I″k max), ΔU″G = K·X″d·I″kG и ΔU″M = X_M·I″kM в о.е. напряжения машины (K = K_G для генератора в узле; "
+            "для блока генератор–трансформатор — генераторная часть K_G,S = c_max/(1 + x″d·sin φ_rG) при РПН, "
+            "K_G,SO = K_G,S/(1 + p_G) без РПН), μ — по формуле (70) по I″kG/I_rG (или I″kM/I_rM) и t_min (кривые "
+            "0,02/0,05/0,1/≥0,25 с, между ними линейная интерполяция), q — по формуле (73) по P_rM на пару полюсов "
+            "(pole_pairs), μ = 1 (и μ·q = 1) для машины с I″k/I_r ≤ 2, каждое слагаемое — по модулю. Ток "
+            "срабатывания защиты должен удовлетворять условиям уставка ≥ pickup_load_factor·max_load_a и "
+            "уставка ≤ I″k2 min / pickup_fault_factor, где I″k2 min — "
             "минимальный ток двухфазного КЗ в узле zone_end_bus конца защищаемой зоны: "
             "I″k2 min = c_min·U_n/|2·Z_k,min| (c_min, S″kQmin с rx_min, сопротивления линий при end_temp_c по "
             "R = [1 + 0,004·(θe − 20)]·R20, K_T = 1, без двигателей, металлическое КЗ), в амперах. Любая уставка "
@@ -149,7 +176,7 @@ PRESENTATION = {
         "answer_notes": "Ограничения проверяются с допуском 1e-6 в их собственных единицах; оценка равна 1 при наименьшей стоимости и снижается пропорционально перерасходу.",
         "hard_constraints": (
             "номинальное напряжение каждого выключателя не ниже номинального напряжения его узла",
-            "номинальный ток отключения каждого выключателя не меньше breaker_margin · I″k max в его узле",
+            "номинальный ток отключения каждого выключателя не меньше breaker_margin · I_b в его узле (I_b = I″k max без min_time_delay_s)",
             "номинальный ток включения каждого выключателя не меньше breaker_margin · i_p в его узле",
             "каждый ток срабатывания не меньше pickup_load_factor · max_load_a и не больше I″k2 min в конце зоны / pickup_fault_factor",
         ),
@@ -159,23 +186,66 @@ PRESENTATION = {
 # ---------------------------------------------------------------------------- physics
 
 
-def network(inputs: dict[str, Any]) -> iec.Network:
-    net, problems = iec.checked_network(inputs)
-    buses = {b.id for b in net.buses} if net is not None else set()
+def _checked(inputs: dict[str, Any]) -> tuple[iec.Network | None, list[str]]:
+    """The shared IEC 60909 network check with every breaker and zone end on a bus of the
+    network, every relay on a known breaker and the catalog's types distinct."""
+    refs = [(f"/breakers/{i}/bus", f"breaker {b['id']} bus", b["bus"]) for i, b in enumerate(inputs["breakers"])]
+    refs += [(f"/relays/{i}/zone_end_bus", f"relay {r['id']} zone end", r["zone_end_bus"]) for i, r in enumerate(inputs["relays"])]
+    net, problems = iec.checked_network(inputs, refs)
     breakers = {b["id"] for b in inputs["breakers"]}
-    problems += [f"breaker {b['id']} is at unknown bus {b['bus']!r}" for b in inputs["breakers"] if b["bus"] not in buses]
-    problems += [f"relay {r['id']} has unknown zone end {r['zone_end_bus']!r}" for r in inputs["relays"] if r["zone_end_bus"] not in buses]
-    problems += [f"relay {r['id']} acts on unknown breaker {r['breaker']!r}" for r in inputs["relays"] if r["breaker"] not in breakers]
+    problems += [f"/relays/{i}/breaker: relay {r['id']} acts on unknown breaker {r['breaker']!r}"
+                 for i, r in enumerate(inputs["relays"]) if r["breaker"] not in breakers]
+    if len(breakers) != len(inputs["breakers"]):
+        problems.append("/breakers: breaker ids are not unique")
     if len({c["type"] for c in inputs["breaker_catalog"]}) != len(inputs["breaker_catalog"]):
-        problems.append("breaker catalog types are not unique")
+        problems.append("/breaker_catalog: breaker catalog types are not unique")
+    return net, problems
+
+
+def input_problems(inputs: dict[str, Any]) -> list[str]:
+    return _checked(inputs)[1]
+
+
+def network(inputs: dict[str, Any]) -> iec.Network:
+    net, problems = _checked(inputs)
     if problems or net is None:
         raise InvalidTaskError(f"{FAMILY_ID}: the network in public_inputs is not usable: {'; '.join(problems)}")
     return net
 
 
 def fault_levels(inputs: dict[str, Any], backend: str) -> dict[str, dict[str, float]]:
-    """Per breaker bus: ``ikss_ka``, ``ip_ka``, ``un_kv``; per zone-end bus: ``ik2_min_ka``."""
+    """Per breaker bus: ``ikss_ka``, ``ip_ka``, ``un_kv`` and, when the case gives
+    ``min_time_delay_s``, the breaking current ``ib_ka`` (§9.1.3, eq. 75) and the d.c. component
+    ``idc_ka`` at t_min (§10, eq. 64); per zone-end bus: ``ik2_min_ka``."""
     net = network(inputs)
+    out = _levels(inputs, backend, net)
+    t_min = inputs.get("min_time_delay_s")
+    if t_min is not None:
+        buses = sorted({b["bus"] for b in inputs["breakers"]})
+        try:
+            # pandapower 3.5.6 computes no I_b (its _calc_ib_generator in shortcircuit/currents.py is
+            # commented out) and no i_DC: under that backend I_b = pandapower's I″k minus the decay
+            # reduction of eq. (75) from psab's kernel, and i_DC comes from the kernel
+            red = {b.bus: b.reduction_ka for b in iec.breaking_currents(net, buses, float(t_min))}
+        except ValueError as exc:
+            raise InvalidTaskError(f"{FAMILY_ID}: {exc}") from None
+        try:
+            idc = dict(zip(buses, iec.dc_components_ka(net, buses, float(t_min), inputs["kappa_method"]), strict=True))
+        except ValueError:  # method C of §10 tabulates f_c only for f·t < 12.5; i_DC is evidence, not a duty
+            idc = {}
+        for b in buses:
+            out[b]["ib_ka"] = out[b]["ikss_ka"] - red[b]
+            if b in idc:
+                out[b]["idc_ka"] = idc[b]
+    return out
+
+
+def breaking_duty_ka(level: dict[str, float]) -> float:
+    """The breaking duty: I_b where the case gives t_min, else I″k (§9.1.1, far from generators)."""
+    return level.get("ib_ka", level["ikss_ka"])
+
+
+def _levels(inputs: dict[str, Any], backend: str, net: iec.Network) -> dict[str, dict[str, float]]:
     kv = {b.id: b.vn_kv for b in net.buses}
     breaker_buses = sorted({b["bus"] for b in inputs["breakers"]})
     zone_buses = sorted({r["zone_end_bus"] for r in inputs["relays"]})
@@ -208,7 +278,7 @@ def _catalog(inputs: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 def _admissible(entry: dict[str, Any], level: dict[str, float], margin: float, slack: float = 0.0) -> bool:
     return (entry["rated_voltage_kv"] >= level["un_kv"] - slack
-            and entry["breaking_ka"] >= margin * level["ikss_ka"] - slack
+            and entry["breaking_ka"] >= margin * breaking_duty_ka(level) - slack
             and entry["making_ka"] >= margin * level["ip_ka"] - slack)
 
 
@@ -253,7 +323,8 @@ def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
     for i, (b, t) in enumerate(zip(inputs["breakers"], answer["breaker_types"], strict=True)):
         c, lv, ptr = cat[t], levels[b["bus"]], f"/breaker_types/{i}"
         checks.at_least(ptr, c["rated_voltage_kv"], lv["un_kv"], f"{b['id']}: rated voltage of {t} must be at least U_n of bus {b['bus']} (kV)")
-        checks.at_least(ptr, c["breaking_ka"], margin * lv["ikss_ka"], f"{b['id']}: breaking current of {t} must be at least margin·I″k max at bus {b['bus']} (kA)")
+        duty = "I_b" if "ib_ka" in lv else "I″k max"
+        checks.at_least(ptr, c["breaking_ka"], margin * breaking_duty_ka(lv), f"{b['id']}: breaking current of {t} must be at least margin·{duty} at bus {b['bus']} (kA)")
         checks.at_least(ptr, c["making_ka"], margin * lv["ip_ka"], f"{b['id']}: making current of {t} must be at least margin·i_p at bus {b['bus']} (kA)")
     bands = pickup_band_a(inputs, levels)
     for j, ((lo, hi), r, p) in enumerate(zip(bands, inputs["relays"], answer["relay_pickups_a"], strict=True)):
@@ -409,12 +480,24 @@ def generate(public: Task, rng: np.random.Generator, level: int = 1) -> Generate
     catalog's costs, the feeder loads and the margin and pickup factors. Level 2 adds a CHP
     generator near the MV busbar with its own breaker (:func:`draw_level2_case`), level 3 a power
     station unit and a three-winding transformer with an auxiliary motor system
-    (:func:`draw_level3_case`)."""
+    (:func:`draw_level3_case`); both give the breakers a minimum time delay, so that their
+    breaking duty is I_b (:func:`with_breaking_time`)."""
     if level == 2:
-        return Generated(public_inputs=draw_level2_case(rng))
+        return Generated(public_inputs=with_breaking_time(draw_level2_case(rng), rng))
     if level == 3:
-        return Generated(public_inputs=draw_level3_case(rng))
+        return Generated(public_inputs=with_breaking_time(draw_level3_case(rng), rng))
     return Generated(public_inputs=draw_case(rng))
+
+
+def with_breaking_time(inputs: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+    """Near-generator levels: a minimum time delay t_min of the breakers (one of the standard's
+    curves or between them) and the motors' pole pairs, so that the breaking duty is I_b by
+    IEC 60909-0 §9.1.3 rather than I″k (drawn after the network, so the network draws of a
+    seed stay those of version 2)."""
+    out = dict(inputs)
+    out["min_time_delay_s"] = float(rng.choice([0.02, 0.05, 0.08, 0.1, 0.15, 0.25]))
+    out["motors"] = [dict(m, pole_pairs=int(rng.integers(1, 4))) for m in inputs.get("motors", [])]
+    return out
 
 
 def naive_answer(task: Task) -> dict[str, Any]:
@@ -435,42 +518,51 @@ EXPERT = {
     "en": {"statement": (
         "Select, at the least total cost_keur, a breaker type from breaker_catalog for every location in breakers "
         "(rated voltage, rated short-circuit breaking and making currents against the IEC 60909-0:2016 duties at "
-        "its bus, each with breaker_margin: I″k max by §7.1 and i_p by §8.1 with κ by the case's kappa_method) "
+        "its bus, each with breaker_margin: the breaking current I_b by §9.1.3 for the case's min_time_delay_s "
+        "(I_b = I″k max by §7.1 where the case gives none) and i_p by §8.1 with κ by the case's kappa_method) "
         "and a pickup current for every relay in relays (at least pickup_load_factor × max_load_a, at most the "
         "minimum line-to-line current I″k2 min of §7.3 at its zone_end_bus divided by pickup_fault_factor). The "
         "case's choices: impedance correction factors for maximum currents only (K_T = 1 and no motors for "
         "minimum currents, generators with K_G in both); the feeder impedance with the c of its own nominal "
         "voltage and the S″kQ, R/X of the case; minimum currents with line resistances at end_temp_c, bolted; "
-        "the breaking duty I_b = I″k max (no μ, q decay); any pickup inside its band is equally good.")},
+        "in I_b by eq. (75) the machines' voltage drops in per unit of their own voltage, a power station unit's "
+        "generator with K_G,S (K_G,SO), no decay for a machine with I″k/I_r ≤ 2, μ and q interpolated linearly "
+        "between the t_min curves, each term as a magnitude; any pickup inside its band is equally good.")},
     "ru": {"statement": (
         "Выберите при наименьшей суммарной стоимости cost_keur тип выключателя из breaker_catalog для каждого "
         "места установки из breakers (номинальное напряжение, номинальные токи отключения и включения — против "
-        "токов КЗ по МЭК 60909-0:2016 в его узле с запасом breaker_margin: I″k max по п. 7.1 и i_p по п. 8.1 с κ "
+        "токов КЗ по МЭК 60909-0:2016 в его узле с запасом breaker_margin: ток отключения I_b по п. 9.1.3 при "
+        "min_time_delay_s задачи (I_b = I″k max по п. 7.1, если оно не задано) и i_p по п. 8.1 с κ "
         "по kappa_method задачи) и ток срабатывания каждой защиты из relays (не меньше pickup_load_factor × "
         "max_load_a и не больше минимального тока двухфазного КЗ I″k2 min по п. 7.3 в узле zone_end_bus, "
         "делённого на pickup_fault_factor). Принято в задаче: корректирующие коэффициенты — только для "
         "максимальных токов (для минимальных K_T = 1 и без двигателей, генераторы с K_G в обоих режимах); "
         "сопротивление питающей сети — с c по её собственному номинальному напряжению и с S″kQ, R/X "
         "рассматриваемого режима; минимальные токи — с сопротивлениями линий при end_temp_c, металлическое КЗ; "
-        "ток отключения I_b = I″k max (без μ и q); любая уставка внутри допустимого диапазона равноценна.")},
+        "в I_b по формуле (75) падения напряжения машин — в о.е. их собственного напряжения, генератор блока — "
+        "с K_G,S (K_G,SO), без затухания для машины с I″k/I_r ≤ 2, μ и q линейно интерполируются между кривыми "
+        "t_min, каждое слагаемое — по модулю; любая уставка внутри допустимого диапазона равноценна.")},
 }
 
 JUDGED_BY = {
     "surrogate": {
         "en": ("Judged with psab's IEC 60909-0 kernel (Z_bus = Y_bus⁻¹ of the corrected network): each breaker's "
-               "ratings against margin × I″k max and margin × i_p at its bus, each pickup against its band (slack "
+               "ratings against margin × I_b (I″k max without min_time_delay_s) and margin × i_p at its bus, each pickup against its band (slack "
                "1e-6); score = 1 at the least total breaker cost, less in proportion to the extra cost."),
         "ru": ("Проверяется расчётом psab по МЭК 60909-0 (Z_узл = Y_узл⁻¹ скорректированной схемы): параметры "
-               "каждого выключателя — против запаса × I″k max и запаса × i_p в его узле, каждая уставка — против "
+               "каждого выключателя — против запаса × I_b (I″k max без min_time_delay_s) и запаса × i_p в его узле, каждая уставка — против "
                "её диапазона (допуск 1e-6); оценка 1 при наименьшей стоимости, ниже — пропорционально перерасходу."),
     },
     "pandapower": {
         "en": ("The fault levels come from pandapower's calc_sc on the same network (3ph 'max' with i_p by the case's "
-               "κ method at the breaker buses, 2ph 'min' at the zone ends); the rules and the cost score are the "
-               "statement's. Draws keep every admissibility decision 0.2 % away from its limit, so one answer "
+               "κ method at the breaker buses, 2ph 'min' at the zone ends); pandapower 3.5 computes no breaking "
+               "current, so where the case gives min_time_delay_s I_b is pandapower's I″k less the decay terms of "
+               "eq. (75) from psab's IEC 60909-0 kernel; the rules and the cost score are the statement's. Draws keep every admissibility decision 0.2 % away from its limit, so one answer "
                "scores 1 under either backend."),
         "ru": ("Токи КЗ берутся из расчёта pandapower calc_sc той же сети (трёхфазное 'max' с i_p по методу κ задачи "
-               "в узлах выключателей, двухфазное 'min' в концах зон); правила и оценка по стоимости — как в задаче. "
+               "в узлах выключателей, двухфазное 'min' в концах зон); pandapower 3.5 не рассчитывает ток отключения, "
+               "поэтому при заданном min_time_delay_s I_b — это I″k pandapower за вычетом слагаемых затухания формулы "
+               "(75) из расчёта psab по МЭК 60909-0; правила и оценка по стоимости — как в задаче. "
                "Каждое решение о допустимости отстоит от границы не менее чем на 0,2 %, поэтому один ответ "
                "получает 1 при любом способе проверки."),
     },
@@ -486,7 +578,7 @@ def accept(task: Task, reference: Reference) -> str | None:
     for b in inputs["breakers"]:
         lv = levels[b["bus"]]
         for c in inputs["breaker_catalog"]:
-            for have, need in ((c["breaking_ka"], margin * lv["ikss_ka"]), (c["making_ka"], margin * lv["ip_ka"])):
+            for have, need in ((c["breaking_ka"], margin * breaking_duty_ka(lv)), (c["making_ka"], margin * lv["ip_ka"])):
                 if abs(have - need) <= 2e-3 * need:
                     return f"{c['type']} at {b['id']} sits within 0.2 % of its limit"
     for r, (lo, hi) in zip(inputs["relays"], pickup_band_a(inputs, levels), strict=True):
@@ -521,11 +613,11 @@ SPEC = register(
         area="short_circuit_protection",
         scoring_kind="optimize",
         confidence="high",
-        version="2",
+        version="3",
         provenance=(
             {
                 "title": "IEC 60909-0:2016, Short-circuit currents in three-phase a.c. systems — Part 0",
-                "locator": "§7.1–7.3 (I″k max, I″k2 min, Table 1), §8.1 (i_p, κ), §9.1.1 (I_b = I″k far from generators)",
+                "locator": "§7.1–7.3 (I″k max, I″k2 min, Table 1), §8.1 (i_p, κ), §9.1.1 (I_b = I″k far from generators), §9.1.3 eqs. (70), (73), (75) (I_b near generators and motors), §10 eq. (64) (i_DC, evidence only)",
                 "note": "The duties of the breakers and the minimum fault currents of the relays, from the same kernel as three_phase_short_circuit.",
                 "confidence": "high",
             },
@@ -539,7 +631,7 @@ SPEC = register(
         submission_schema=submission_schema,
         hard_constraints=(
             "each breaker's rated voltage is at least the nominal voltage of its bus",
-            "each breaker's rated breaking current is at least breaker_margin · I″k max at its bus",
+            "each breaker's rated breaking current is at least breaker_margin · I_b at its bus (I_b = I″k max without min_time_delay_s)",
             "each breaker's rated making current is at least breaker_margin · i_p at its bus",
             "each pickup is at least pickup_load_factor · max_load_a and at most I″k2 min at the zone end / pickup_fault_factor",
         ),
@@ -560,6 +652,7 @@ SPEC = register(
         judged_by=JUDGED_BY,
         levels=(1, 2, 3),
         naive_answer=naive_answer,
+        validate_inputs=input_problems,
         # Any pickup inside [k_load·I_load, I″k2min/k_fault] is equally optimal (the objective is the
         # breaker cost), and the reference sits at the band's lower edge, so a 5 % higher pickup is
         # a legitimate answer; the evaluator still rejects pickups outside the band (×1000, sign,

@@ -24,6 +24,7 @@ import numpy as np
 from psab.contract import Task
 from psab.errors import InvalidTaskError, SolverError
 from psab.evaluators import answer_schema as s
+from psab.evaluators import input_checks as ic
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.surrogates.cable import (
     K_ADIABATIC,
@@ -179,6 +180,53 @@ PRESENTATION = {
         ),
     },
 }
+
+def _table(row: dict[str, Any]) -> dict[str, Any]:
+    return s.obj({"source": {"type": "string"}, "rows": s.array(s.obj(row), "the table's rows", min_items=1)}, optional=("source",))
+
+
+#: The shape of public_inputs (a task that does not fit raises InvalidTaskError).
+INPUTS_SCHEMA = s.obj({
+    "circuit": {"type": "string"}, "installation": {"type": "string"}, "installation_method": s.ID,
+    "system": {"const": "three_phase"}, "conductor_material": s.ID, "insulation": {"enum": ["PVC", "XLPE"]},
+    "loaded_conductors": {"type": "integer", "minimum": 1},
+    "nominal_voltage_v": s.POSITIVE, "line_to_neutral_voltage_v": s.POSITIVE,
+    "design_current_a": s.POSITIVE, "load_active_power_kw": s.POSITIVE, "power_factor": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
+    "length_m": s.POSITIVE, "resistivity_ohm_mm2_per_m": s.POSITIVE, "reactance_ohm_per_m": s.NONNEGATIVE,
+    "voltage_drop_limit_pct": s.POSITIVE, "ambient_temperature_c": s.NUMBER, "grouped_circuits": {"type": "integer", "minimum": 1},
+    "fault_current_ka": s.POSITIVE, "fault_clearing_time_s": s.POSITIVE,
+    "tables": s.obj({
+        "current_carrying_capacity": _table({"size_mm2": s.POSITIVE, "capacity_pvc_a": s.POSITIVE, "capacity_xlpe_a": s.POSITIVE}),
+        "ambient_temperature_correction": _table({"ambient_c": s.NUMBER, "factor_pvc": s.POSITIVE, "factor_xlpe": s.POSITIVE}),
+        "grouping_reduction": _table({"circuits": {"type": "integer", "minimum": 1}, "factor": s.POSITIVE}),
+        "adiabatic_k": _table({"conductor": s.ID, "insulation": s.ID, "k": s.POSITIVE}),
+    }),
+}, optional=("circuit", "installation", "design_current_a", "load_active_power_kw"))
+
+
+def input_problems(inputs: dict[str, Any]) -> list[str]:
+    """The load given once (as I_B or as active power), distinct tabulated sizes, and a row in each table for the case's ambient temperature,
+    number of grouped circuits and conductor/insulation pair (tables are read, never
+    interpolated)."""
+    p = ic.Problems()
+    if ("design_current_a" in inputs) == ("load_active_power_kw" in inputs):
+        p.add("/design_current_a", "give exactly one of design_current_a and load_active_power_kw (the load)")
+    tables = inputs["tables"]
+    sizes = [r["size_mm2"] for r in tables["current_carrying_capacity"]["rows"]]
+    if len(set(sizes)) != len(sizes):
+        p.add("/tables/current_carrying_capacity/rows", "the tabulated sizes must be distinct")
+    lookups = (("/ambient_temperature_c", "ambient_temperature_correction", "ambient_c", inputs["ambient_temperature_c"]),
+               ("/grouped_circuits", "grouping_reduction", "circuits", inputs["grouped_circuits"]))
+    for ptr, table, key, at in lookups:
+        try:
+            table_value(tables[table]["rows"], key, at, key)
+        except KeyError:
+            p.add(ptr, f"tables.{table} has no row with {key} = {at!r}")
+    if not any(r["conductor"] == inputs["conductor_material"] and r["insulation"] == inputs["insulation"]
+               for r in tables["adiabatic_k"]["rows"]):
+        p.add("/conductor_material", f"tables.adiabatic_k has no row for {inputs['conductor_material']}/{inputs['insulation']}")
+    return p
+
 
 # ---------------------------------------------------------------------------- physics
 
@@ -500,6 +548,8 @@ SPEC = register(
         solve=solve,
         evaluate=evaluate,
         generate=generate,
+        inputs_schema=INPUTS_SCHEMA,
+        validate_inputs=input_problems,
         objective_sense="minimize",
         objective_unit="mm²",
         objective_scale_floor=1.0,

@@ -32,6 +32,7 @@ import numpy as np
 from psab.contract import Task
 from psab.errors import GenerationError
 from psab.evaluators import answer_schema as s
+from psab.evaluators import input_checks as ic
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.surrogates import dc_flow
 
@@ -92,7 +93,10 @@ PRESENTATION = {
             "generator (an outage that leaves only a generator bus or a condenser alone is islanding too). With "
             "the DC power flow (losses and reactive power neglected, |V| = 1 pu) a branch's susceptance is "
             "1/(x_pu·tap_ratio), its flow b·(θ_from − θ_to − phase_shift) and the slack absorbs the imbalance; in "
-            "the AC power flow the slack also supplies the losses. No post-outage loading, DC or AC, lies within "
+            "the AC power flow the slack also supplies the losses. Bus shunts (shunts, where given) are admittances "
+            "g_pu + j·b_pu per unit on base_mva at their bus (MATPOWER's Gs, Bs over baseMVA; b_pu > 0 capacitive): "
+            "part of the bus admittance matrix in the AC power flow; in the DC power flow a conductance is a load of "
+            "g_pu·base_mva MW (as MATPOWER's DC power flow takes it) and a susceptance does not enter. No post-outage loading, DC or AC, lies within "
             "−4 %/+3 % of a rating (and the base case is below 96 %), so the DC and AC power flows classify every "
             "case the same way: either may be used."
         ),
@@ -119,7 +123,11 @@ PRESENTATION = {
             "остаётся лишь узел генератора или синхронного компенсатора, — тоже islanding). В расчёте по "
             "постоянному току (потери и реактивная мощность не учитываются, |V| = 1 о.е.) проводимость ветви "
             "равна 1/(x_pu·tap_ratio), переток — b·(θ_from − θ_to − phase_shift), небаланс покрывает "
-            "балансирующий узел; в полном расчёте режима балансирующий узел покрывает и потери. Ни одна "
+            "балансирующий узел; в полном расчёте режима балансирующий узел покрывает и потери. Шунты в узлах "
+            "(shunts, если заданы) — проводимости g_pu + j·b_pu в о.е. на базе base_mva (Gs, Bs MATPOWER, делённые "
+            "на baseMVA; b_pu > 0 — ёмкостная): в полном расчёте режима входят в матрицу узловых проводимостей; в "
+            "расчёте по постоянному току активная проводимость — нагрузка g_pu·base_mva МВт (как в расчёте по "
+            "постоянному току MATPOWER), а реактивная не учитывается. Ни одна "
             "послеаварийная загрузка, ни по постоянному, ни по переменному току, не лежит в полосе −4 %/+3 % от "
             "допустимой (а в нормальной схеме загрузка "
             "ниже 96 %), поэтому расчёты по постоянному и переменному току дают одинаковую классификацию: можно "
@@ -144,7 +152,9 @@ EXPERT = {
         "Wollenberg & Sheblé, Power Generation, Operation and Control, 3rd ed., ch. 7): for every single-branch "
         "outage report islanding (some bus no longer connected to slack_bus), otherwise overload with every remaining "
         "branch whose active flow, the larger |P| of its two ends, exceeds rating_mw (in the case's branch order), "
-        "otherwise secure. Branches are π models per unit on base_mva with tap ratio and phase shift on the from side. "
+        "otherwise secure. Branches are π models per unit on base_mva with tap ratio and phase shift on the from side; "
+        "shunts are bus admittances g_pu + j·b_pu (MATPOWER's Gs, Bs over baseMVA, a DC power flow taking G as a load "
+        "at 1 pu and ignoring B). "
         "No post-outage loading lies within −4 %/+3 % of a rating, so a DC and an AC power flow agree."
     )},
     "ru": {"statement": (
@@ -153,7 +163,8 @@ EXPERT = {
         "укажите islanding (какой-либо узел теряет связь со slack_bus), иначе overload со всеми оставшимися ветвями, "
         "активный переток которых (больший |P| по концам) превышает rating_mw (в порядке ветвей схемы), иначе "
         "secure. Ветви — П-образные схемы в о.е. на base_mva, коэффициент трансформации и фазовый сдвиг — со стороны "
-        "from_bus. Ни одна послеаварийная загрузка не лежит в полосе −4 %/+3 % от допустимой, так что расчёты по "
+        "from_bus; shunts — проводимости g_pu + j·b_pu в узлах (Gs, Bs MATPOWER на baseMVA; в расчёте по постоянному "
+        "току G — нагрузка при 1 о.е., B не учитывается). Ни одна послеаварийная загрузка не лежит в полосе −4 %/+3 % от допустимой, так что расчёты по "
         "постоянному и переменному току совпадают."
     )},
 }
@@ -161,19 +172,23 @@ EXPERT = {
 JUDGED_BY = {
     "surrogate": {
         "en": "Judged against psab's DC screening: a DC power flow of the base case and line outage distribution factors for "
-              "every outage (islanding where an outage is a bridge), ratings on |P| in MW. Score: the share of outages "
+              "every outage (islanding where an outage is a bridge; shunt conductances as loads at 1 pu, susceptances "
+              "left out), ratings on |P| in MW. Score: the share of outages "
               "whose status and overloaded-branch set match.",
         "ru": "Проверяется по расчёту psab на постоянном токе: потокораспределение нормальной схемы и коэффициенты "
-              "распределения при отключении ветвей для каждого отключения (islanding, если ветвь — мост), допустимые "
+              "распределения при отключении ветвей для каждого отключения (islanding, если ветвь — мост; активные "
+              "проводимости шунтов — нагрузки при 1 о.е., реактивные не учитываются), допустимые "
               "перетоки — по |P| в МВт. Оценка — доля отключений, у которых совпали статус и множество перегруженных ветвей.",
     },
     "pandapower": {
         "en": "Judged against an AC N-1 loop in pandapower: one Newton-Raphson power flow per outage (the slack generator "
-              "covers the imbalance and the losses, the other generators hold p_mw and vm_pu), islanding by graph search, "
+              "covers the imbalance and the losses, the other generators hold p_mw and vm_pu, the shunts in the net as "
+              "pandapower shunts), islanding by graph search, "
               "the larger |P| of the two ends against rating_mw. The case's margins make it classify exactly like the DC "
               "screening. Score: the share of outages whose status and overloaded-branch set match.",
         "ru": "Проверяется циклом N-1 на переменном токе в pandapower: по одному расчёту режима методом Ньютона–Рафсона "
-              "на каждое отключение (балансирующий генератор покрывает небаланс и потери, остальные держат p_mw и vm_pu), "
+              "на каждое отключение (балансирующий генератор покрывает небаланс и потери, остальные держат p_mw и vm_pu, "
+              "шунты входят в сеть как шунты pandapower), "
               "отделение узлов — поиском по графу, больший |P| по концам ветви сравнивается с rating_mw. Запасы случая "
               "гарантируют ту же классификацию, что и расчёт на постоянном токе. Оценка — доля отключений с совпавшими "
               "статусом и множеством перегруженных ветвей.",
@@ -200,7 +215,25 @@ INPUTS_SCHEMA = s.obj({
                                "tap_ratio": s.POSITIVE, "phase_shift_deg": s.NUMBER, "rating_mw": s.POSITIVE}), "branches", min_items=2),
     "loads": s.array(s.obj({"id": s.ID, "bus": s.ID, "p_mw": s.NUMBER, "q_mvar": s.NUMBER}), "loads"),
     "generators": s.array(s.obj({"id": s.ID, "bus": s.ID, "p_mw": s.NUMBER, "vm_pu": s.POSITIVE}), "generators", min_items=1),
-})
+    "shunts": s.array(s.obj({
+        "id": s.ID, "bus": s.ID,
+        "g_pu": s.number("shunt conductance (p.u. on base_mva; active power consumed at |V| = 1 pu)",
+                         ru="активная проводимость шунта (о.е. на базе base_mva; потребляемая активная мощность при |V| = 1 о.е.)"),
+        "b_pu": s.number("shunt susceptance (p.u. on base_mva; > 0 capacitive, reactive power injected at |V| = 1 pu)",
+                         ru="реактивная проводимость шунта (о.е. на базе base_mva; > 0 — ёмкостная, выдаваемая реактивная "
+                            "мощность при |V| = 1 о.е.)")}),
+        "bus shunts (MATPOWER's Gs, Bs over baseMVA)", ru="шунты в узлах (Gs, Bs MATPOWER, делённые на baseMVA)"),
+}, optional=("shunts",))
+
+
+def input_problems(inputs: dict[str, Any]) -> list[str]:
+    """Ids unique, every branch, load and generator on a known bus, the slack a bus, and the
+    intact network connected (an outage may island it; the base case may not)."""
+    p = ic.Problems()
+    ic.bus_branch_problems(p, inputs, slack="slack_bus", attached=("loads", "generators"))
+    p.unique_ids("/loads", inputs["loads"])
+    p.unique_ids("/generators", inputs["generators"])
+    return p
 
 # ---------------------------------------------------------------------------- physics
 
@@ -210,13 +243,17 @@ def dc_network(inputs: dict[str, Any]) -> dc_flow.DcNetwork:
 
 
 def injections_mw(inputs: dict[str, Any]) -> np.ndarray:
-    """Net active injection (generation − load) at every bus, MW."""
+    """Net active injection (generation − load) at every bus, MW. A shunt conductance is a load
+    of g_pu·base_mva at |V| = 1 pu, as MATPOWER's DC power flow takes it (rundcpf: P_bus − G_s);
+    shunt susceptances carry no active power and do not enter the DC flows."""
     pos = {b["id"]: i for i, b in enumerate(inputs["buses"])}
     P = np.zeros(len(pos))
     for g in inputs["generators"]:
         P[pos[g["bus"]]] += float(g["p_mw"])
     for ld in inputs["loads"]:
         P[pos[ld["bus"]]] -= float(ld["p_mw"])
+    for sh in inputs.get("shunts", ()):
+        P[pos[sh["bus"]]] -= float(sh.get("g_pu", 0.0)) * float(inputs["base_mva"])
     return P
 
 
@@ -385,6 +422,10 @@ def ac_screening_surrogate(inputs: dict[str, Any]) -> tuple[np.ndarray, np.ndarr
     for ld in inputs["loads"]:
         p_load[pos[ld["bus"]]] += float(ld["p_mw"])
         q_load[pos[ld["bus"]]] += float(ld["q_mvar"])
+    g_sh, b_sh = np.zeros(n), np.zeros(n)
+    for sh in inputs.get("shunts", ()):
+        g_sh[pos[sh["bus"]]] += float(sh.get("g_pu", 0.0))
+        b_sh[pos[sh["bus"]]] += float(sh.get("b_pu", 0.0))
     f_idx = np.array([pos[b["from_bus"]] for b in br])
     t_idx = np.array([pos[b["to_bus"]] for b in br])
     r = np.array([float(b["r_pu"]) for b in br])
@@ -397,7 +438,8 @@ def ac_screening_surrogate(inputs: dict[str, Any]) -> tuple[np.ndarray, np.ndarr
     def flows(on: np.ndarray) -> np.ndarray:
         net = make_network(base_mva=base_mva, bus_type=types, from_idx=f_idx[on], to_idx=t_idx[on], r_pu=r[on], x_pu=x[on],
                            b_pu=bc[on], tap_ratio=np.abs(tap[on]), phase_shift_deg=np.degrees(np.angle(tap[on])),
-                           p_load_mw=p_load, q_load_mvar=q_load, p_gen_mw=p_gen, v_set_pu=v_set)
+                           p_load_mw=p_load, q_load_mvar=q_load, p_gen_mw=p_gen, v_set_pu=v_set,
+                           shunt_g_pu=g_sh, shunt_b_pu=b_sh)
         V = solve_ac(net).V
         ys = 1.0 / (r + 1j * x)
         vf, vt = V[f_idx], V[t_idx]
@@ -476,6 +518,8 @@ def generate_matpower(public: Task, rng: np.random.Generator, name: str) -> Gene
                 g["p_mw"] = slack_p
         inputs = {"base_mva": case["base_mva"], "frequency_hz": float(public.public_inputs.get("frequency_hz", 60.0)),
                   "slack_bus": slack, "buses": case["buses"], "branches": branches, "loads": loads, "generators": gens}
+        if case["shunts"]:  # the case's own shunts, as MATPOWER gives them (case14: 19 Mvar at bus 9)
+            inputs["shunts"] = [{"id": f"SH{sh['bus'][1:]}", **sh} for sh in case["shunts"]]
         base, post, bridge = dc_screening(inputs)
         ac = ac_screening_surrogate(inputs)
         if ac is None:
@@ -547,7 +591,7 @@ SPEC = register(
         area="network",
         scoring_kind="classify",
         confidence="medium",
-        version="1",
+        version="2",
         provenance=(
             {
                 "title": "Wood, Wollenberg & Sheblé, Power Generation, Operation and Control, 3rd ed., Wiley, 2014",
@@ -580,5 +624,6 @@ SPEC = register(
         judged_by=JUDGED_BY,
         levels=(1, 2),
         naive_answer=naive_answer,
+        validate_inputs=input_problems,
     )
 )

@@ -35,6 +35,7 @@ import numpy as np
 from psab.contract import Task
 from psab.errors import SolverError
 from psab.evaluators import answer_schema as s
+from psab.evaluators import input_checks as ic
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.solvers.algebra import LinearConstraint, check, equal_to, values
 from psab.surrogates import dc_flow
@@ -210,6 +211,25 @@ INPUTS_SCHEMA = s.obj({
                                  "ramp_up_mw": s.NONNEGATIVE, "ramp_down_mw": s.NONNEGATIVE, "up_cost_usd_per_mw": s.NONNEGATIVE,
                                  "down_cost_usd_per_mw": s.NONNEGATIVE, "vm_pu": s.POSITIVE}), "generators", min_items=1),
 })
+
+
+def input_problems(inputs: dict[str, Any]) -> list[str]:
+    """Ids unique, every element on a known bus, the contingency a branch of the case, a cost
+    for every switchable branch, and p_min_mw ≤ p_mw ≤ p_max_mw for every unit."""
+    p = ic.Problems()
+    ic.bus_branch_problems(p, inputs, slack="slack_bus", attached=("loads", "generators"))
+    p.refers("/interconnector/bus", inputs["interconnector"]["bus"], {b["id"] for b in inputs["buses"]}, "bus")
+    branch_ids = {b["id"] for b in inputs["branches"]}
+    p.refers("/contingency/branch_id", inputs["contingency"]["branch_id"], branch_ids, "branch")
+    for k, br in enumerate(inputs["branches"]):
+        if br["switchable"] and "switching_cost_usd" not in br:
+            p.add(ic.pointer("branches", k, "switching_cost_usd"), "a switchable branch needs its switching cost")
+    p.unique_ids("/loads", inputs["loads"])
+    p.unique_ids("/generators", inputs["generators"])
+    for g, gen in enumerate(inputs["generators"]):
+        p.ordered(ic.pointer("generators", g, "p_max_mw"), gen["p_min_mw"], gen["p_max_mw"], "p_min_mw")
+        p.within(ic.pointer("generators", g, "p_mw"), gen["p_mw"], gen["p_min_mw"], gen["p_max_mw"], "the unit's limits")
+    return p
 
 # ---------------------------------------------------------------------------- data
 
@@ -663,6 +683,7 @@ SPEC = register(
         generate=generate,
         accept=accept,
         inputs_schema=INPUTS_SCHEMA,
+        validate_inputs=input_problems,
         objective_sense="minimize",
         objective_unit="USD",
         objective_scale_floor=100.0,

@@ -24,6 +24,7 @@ import numpy as np
 
 from psab.contract import Task
 from psab.evaluators import answer_schema as s
+from psab.evaluators import input_checks as ic
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.solvers import algebra
 from psab.solvers.dispatch import (
@@ -65,17 +66,34 @@ def submission_schema(inputs: dict[str, Any]) -> dict[str, Any]:
                         "robust energy and reserve schedule", ru="робастный график мощности и резервов")
 
 
-INPUTS_SCHEMA = {
-    "type": "object",
-    "required": ["step_minutes", "currency", *SERIES, "units"],
-    "properties": {
-        "step_minutes": s.POSITIVE,
-        **{k: {"type": "array", "items": s.NUMBER, "minItems": 1} for k in SERIES},
-        "units": {"type": "array", "minItems": 1, "items": {"type": "object", "required": [
-            "id", "p_min_mw", "p_max_mw", "ramp_mw_per_step", "reserve_max_mw", "p_initial_mw", "energy_cost_per_mwh",
-            "reserve_up_cost_per_mw_h", "reserve_down_cost_per_mw_h"]}},
-    },
-}
+INPUTS_SCHEMA = s.obj({
+    "step_minutes": s.POSITIVE, "currency": {"type": "string"},
+    **{k: ic.series_schema() for k in SERIES},
+    "units": s.array(s.obj({
+        "id": s.ID, "p_min_mw": s.NONNEGATIVE, "p_max_mw": s.POSITIVE, "ramp_mw_per_step": s.NONNEGATIVE,
+        "reserve_max_mw": s.NONNEGATIVE, "p_initial_mw": s.NONNEGATIVE, "energy_cost_per_mwh": s.NUMBER,
+        "reserve_up_cost_per_mw_h": s.NONNEGATIVE, "reserve_down_cost_per_mw_h": s.NONNEGATIVE,
+    }), "units", min_items=1),
+})
+
+def input_problems(inputs: dict[str, Any]) -> list[str]:
+    """Every series one value per step, each interval around its forecast (lower ≤ forecast ≤
+    upper), distinct unit ids, p_min_mw ≤ p_initial_mw ≤ p_max_mw."""
+    p = ic.Problems()
+    T = len(inputs["load_mw"])
+    for k in SERIES:
+        p.length("/" + k, inputs[k], T, "step of load_mw")
+    if not p:
+        for name in ("load", "renewable"):
+            lo, mid, hi = inputs[f"{name}_lower_mw"], inputs[f"{name}_mw"], inputs[f"{name}_upper_mw"]
+            for t in range(T):
+                if not lo[t] <= mid[t] <= hi[t]:
+                    p.add(ic.pointer(f"{name}_upper_mw", t), f"the interval [{name}_lower_mw, {name}_upper_mw] must contain {name}_mw")
+    p.unique_ids("/units", inputs["units"])
+    for g, u in enumerate(inputs["units"]):
+        p.ordered(ic.pointer("units", g, "p_max_mw"), u["p_min_mw"], u["p_max_mw"], "p_min_mw")
+        p.within(ic.pointer("units", g, "p_initial_mw"), u["p_initial_mw"], u["p_min_mw"], u["p_max_mw"], "the unit's limits")
+    return p
 
 PRESENTATION = {
     "en": {
@@ -431,6 +449,7 @@ SPEC = register(
         objective_scale_floor=100.0,
         accept=accept,
         inputs_schema=INPUTS_SCHEMA,
+        validate_inputs=input_problems,
         neighbourhood=neighbourhood,
         expert=EXPERT,
         judged_by=JUDGED_BY,

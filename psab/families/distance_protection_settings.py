@@ -43,6 +43,7 @@ import numpy as np
 from psab.contract import Task
 from psab.errors import SolverError
 from psab.evaluators import answer_schema as s
+from psab.evaluators import input_checks as ic
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.solvers import algebra
 from psab.solvers.algebra import LinearConstraint
@@ -180,6 +181,38 @@ PRESENTATION = {
         ),
     },
 }
+
+#: Impedance angle of an overhead line, degrees: resistive-inductive, never capacitive.
+_ANGLE = {"type": "number", "exclusiveMinimum": 0, "maximum": 90}
+_LINE = {"id": s.ID, "from_bus": s.ID, "to_bus": s.ID, "length_km": s.POSITIVE, "z_ohm": s.POSITIVE, "angle_deg": _ANGLE}
+
+#: The shape of public_inputs (a task that does not fit raises InvalidTaskError).
+INPUTS_SCHEMA = s.obj({
+    "system": {"type": "string"}, "nominal_voltage_kv": s.POSITIVE,
+    "ct_primary_a": s.POSITIVE, "ct_secondary_a": s.POSITIVE, "vt_primary_v": s.POSITIVE, "vt_secondary_v": s.POSITIVE,
+    "protected_line": s.obj(_LINE),
+    "adjacent_lines": s.array(s.obj({**_LINE, "infeed_factor": s.POSITIVE}), "adjacent_lines", min_items=1),
+    "max_load_mva": s.POSITIVE, "min_voltage_pu": s.POSITIVE,
+    "load_power_factor": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
+    "rules": s.obj({"zone1_max_fraction": s.POSITIVE, "zone2_min_fraction": s.POSITIVE, "adjacent_zone1_fraction": s.POSITIVE,
+                    "zone3_adjacent_factor": s.POSITIVE, "load_margin": s.POSITIVE}),
+    "cti_s": s.POSITIVE, "adjacent_zone2_delay_s": s.NONNEGATIVE, "breaker_time_s": s.NONNEGATIVE, "t_not_seen_s": s.POSITIVE,
+    # a uniform error of ±100 % or more would let zone 1 see faults behind the relay
+    "zone1_error_pct": {"type": "number", "minimum": 0, "exclusiveMaximum": 100}, "unselective_trip_s": s.NONNEGATIVE,
+}, optional=("system", "zone1_error_pct", "unselective_trip_s"))
+
+
+def input_problems(inputs: dict[str, Any]) -> list[str]:
+    """Every adjacent line leaves the protected line's remote bus, and line ids are distinct."""
+    p = ic.Problems()
+    line = inputs["protected_line"]
+    p.unique_ids("/adjacent_lines", [*inputs["adjacent_lines"], line])
+    for k, a in enumerate(inputs["adjacent_lines"]):
+        if a["from_bus"] != line["to_bus"]:
+            p.add(ic.pointer("adjacent_lines", k, "from_bus"),
+                  f"an adjacent line must leave the protected line's remote bus {line['to_bus']!r}")
+    return p
+
 
 # ---------------------------------------------------------------------------- physics
 
@@ -648,6 +681,8 @@ SPEC = register(
         solve=solve,
         evaluate=evaluate,
         generate=generate,
+        inputs_schema=INPUTS_SCHEMA,
+        validate_inputs=input_problems,
         objective_sense="minimize",
         objective_unit="s",
         objective_scale_floor=0.1,

@@ -26,6 +26,7 @@ import numpy as np
 
 from psab.contract import Task
 from psab.evaluators import answer_schema as s
+from psab.evaluators import input_checks as ic
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.surrogates import ieee738
 
@@ -56,43 +57,49 @@ def submission_schema(inputs: dict[str, Any]) -> dict[str, Any]:
     )
 
 
-INPUTS_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "required": ["conductor", "line", "step_minutes", "weather", "static_weather"],
-    "properties": {
-        "conductor": {
-            "type": "object",
-            "required": ["diameter_mm", "t_low_c", "r_ac_low_ohm_per_km", "t_high_c", "r_ac_high_ohm_per_km",
-                         "emissivity", "absorptivity", "t_max_c"],
-            "properties": {k: s.NUMBER for k in ("diameter_mm", "t_low_c", "r_ac_low_ohm_per_km", "t_high_c",
-                                                 "r_ac_high_ohm_per_km", "emissivity", "absorptivity", "t_max_c")},
-        },
-        "line": {
-            "type": "object",
-            "required": ["latitude_deg", "line_azimuth_deg", "elevation_m", "day_of_year"],
-            "properties": {"latitude_deg": s.NUMBER, "line_azimuth_deg": s.NUMBER, "elevation_m": s.NUMBER,
-                           "day_of_year": {"type": "integer"}},
-        },
-        "step_minutes": {"type": "integer"},
-        "weather": {
-            "type": "array", "minItems": 1,
-            "items": {
-                "type": "object",
-                # A row gives the wind either as wind_angle_deg (to the conductor axis) or as
-                # wind_direction_deg (compass, level 2).
-                "required": ["solar_time_h", "ambient_c", "wind_speed_m_per_s", "solar_flux_w_per_m2"],
-                "anyOf": [{"required": ["wind_angle_deg"]}, {"required": ["wind_direction_deg"]}],
-                "properties": {k: s.NUMBER for k in ("solar_time_h", "ambient_c", "wind_speed_m_per_s", "wind_angle_deg",
-                                                     "wind_direction_deg", "solar_flux_w_per_m2")},
-            },
-        },
-        "static_weather": {
-            "type": "object",
-            "required": ["ambient_c", "wind_speed_m_per_s", "wind_angle_deg", "solar_time_h", "atmosphere"],
-            "properties": {"atmosphere": {"enum": list(ieee738.SOLAR_FLUX_COEFFICIENTS)}},
-        },
-    },
-}
+def _range(lo: float, hi: float, *, exclusive_lo: bool = False) -> dict[str, Any]:
+    return {"type": "number", ("exclusiveMinimum" if exclusive_lo else "minimum"): lo, "maximum": hi}
+
+
+#: Air temperatures the IEEE 738 air-property fits (eqs. 13a-15a) are used over, °C; wider
+#: bounds would let a typo (a temperature in kelvin) reach complex powers of negative numbers.
+_AIR_C = _range(-60.0, 70.0)
+_WEATHER = {"solar_time_h": _range(0.0, 24.0), "ambient_c": _AIR_C, "wind_speed_m_per_s": s.NONNEGATIVE,
+            "wind_angle_deg": _range(0.0, 360.0)}
+
+#: The shape of public_inputs (a task that does not fit raises InvalidTaskError).
+INPUTS_SCHEMA: dict[str, Any] = s.obj({
+    "conductor": s.obj({
+        "name": {"type": "string"},
+        "diameter_mm": s.POSITIVE, "t_low_c": _range(-60.0, 500.0), "r_ac_low_ohm_per_km": s.POSITIVE,
+        "t_high_c": _range(-60.0, 500.0), "r_ac_high_ohm_per_km": s.POSITIVE,
+        "emissivity": _range(0.0, 1.0), "absorptivity": _range(0.0, 1.0), "t_max_c": _range(0.0, 500.0, exclusive_lo=True),
+    }, optional=("name",)),
+    "line": s.obj({"latitude_deg": _range(-90.0, 90.0), "line_azimuth_deg": _range(-360.0, 360.0),
+                   "elevation_m": _range(-500.0, 9000.0), "day_of_year": {"type": "integer", "minimum": 1, "maximum": 366}}),
+    "step_minutes": {"type": "integer", "minimum": 1},
+    # A row gives the wind either as wind_angle_deg (to the conductor axis) or as
+    # wind_direction_deg (compass, level 2).
+    "weather": s.array(s.obj({**_WEATHER, "wind_direction_deg": _range(0.0, 360.0), "solar_flux_w_per_m2": s.NONNEGATIVE},
+                             optional=("wind_angle_deg", "wind_direction_deg"))
+                       | {"anyOf": [{"required": ["wind_angle_deg"]}, {"required": ["wind_direction_deg"]}]},
+                       "weather", min_items=1),
+    "static_weather": s.obj({**_WEATHER, "atmosphere": {"enum": list(ieee738.SOLAR_FLUX_COEFFICIENTS)}}),
+})
+
+
+def input_problems(inputs: dict[str, Any]) -> list[str]:
+    """The two resistance points distinct (eq. 10 interpolates between them) and the
+    conductor's maximum temperature above every ambient temperature (else no heat leaves it)."""
+    p = ic.Problems()
+    c = inputs["conductor"]
+    p.ordered("/conductor/t_high_c", c["t_low_c"], c["t_high_c"], "t_low_c", strict=True)
+    for i, row in enumerate([*inputs["weather"], inputs["static_weather"]]):
+        where = ic.pointer("weather", i, "ambient_c") if i < len(inputs["weather"]) else "/static_weather/ambient_c"
+        if row["ambient_c"] >= c["t_max_c"]:
+            p.add(where, f"must be below the conductor's t_max_c ({c['t_max_c']!r})")
+    return p
+
 
 PRESENTATION = {
     "en": {
@@ -426,5 +433,6 @@ SPEC = register(
         judged_by=JUDGED_BY,
         levels=(1, 2),
         naive_answer=naive_answer,
+        validate_inputs=input_problems,
     )
 )

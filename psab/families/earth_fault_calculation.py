@@ -164,10 +164,14 @@ PRESENTATION = {
 # ---------------------------------------------------------------------------- physics
 
 
+def input_problems(inputs: dict[str, Any]) -> list[str]:
+    """The shared IEC 60909 network check (:func:`psab.surrogates.iec60909.checked_network`)
+    with the fault bus a bus of the network."""
+    return iec.checked_network(inputs, [("/fault_bus", "fault bus", inputs["fault_bus"])])[1]
+
+
 def network(inputs: dict[str, Any]) -> iec.Network:
-    net, problems = iec.checked_network(inputs)
-    if net is not None and inputs["fault_bus"] not in {b.id for b in net.buses}:
-        problems.append(f"fault bus {inputs['fault_bus']!r} is not a bus of the network")
+    net, problems = iec.checked_network(inputs, [("/fault_bus", "fault bus", inputs["fault_bus"])])
     if problems or net is None:
         raise InvalidTaskError(f"{FAMILY_ID}: the network in public_inputs is not usable: {'; '.join(problems)}")
     return net
@@ -416,11 +420,20 @@ JUDGED_BY = {
         "en": ("I″k1 is judged against pandapower's calc_sc(fault='1ph', case='max', r_fault_ohm=fault_r_ohm) on the "
                "same network; the sequence currents and healthy-phase voltages against psab's symmetrical-component "
                "kernel (pandapower reports none). Both follow the statement's conventions, so one answer scores 1 "
-               "under either backend; 0.1 % or the field's floor."),
+               "under either backend; 0.1 % or the field's floor. Transformer zero sequence as pandapower 3.5 "
+               "(the pinned range, pandapower>=3.5,<3.6) models it: the magnetizing impedance purely reactive, "
+               "X_m0 = mag0_ratio·|Z_(0)T| (mag0_percent = 100·mag0_ratio, mag0_rx = 0), the T split by hv_share0 "
+               "(si0_hv_partial); a Yyn transformer's HV side carries no zero-sequence current; other releases "
+               "model Yyn/YNyn differently and are not used."),
         "ru": ("I″k1 проверяется расчётом pandapower calc_sc(fault='1ph', case='max', r_fault_ohm=fault_r_ohm) той же "
                "сети; симметричные составляющие токов и напряжения неповреждённых фаз — расчётом psab методом "
                "симметричных составляющих (pandapower их не выдаёт). Оба следуют условиям задачи, поэтому один "
-               "ответ получает 1 при любом способе проверки; допуск 0,1 % или порог поля."),
+               "ответ получает 1 при любом способе проверки; допуск 0,1 % или порог поля. Нулевая последовательность "
+               "трансформаторов — как в pandapower 3.5 (закреплённый диапазон pandapower>=3.5,<3.6): сопротивление "
+               "намагничивания чисто реактивное, X_m0 = mag0_ratio·|Z_(0)T| (mag0_percent = 100·mag0_ratio, "
+               "mag0_rx = 0), Т-схема делится по hv_share0 (si0_hv_partial); у трансформатора Yyn ток нулевой "
+               "последовательности на стороне ВН не протекает; другие версии моделируют Yyn/YNyn иначе и не "
+               "используются."),
     },
 }
 
@@ -462,5 +475,6 @@ SPEC = register(
         judged_by=JUDGED_BY,
         levels=(1, 2, 3),
         naive_answer=naive_answer,
+        validate_inputs=input_problems,
     )
 )

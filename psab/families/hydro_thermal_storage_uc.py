@@ -26,6 +26,7 @@ import numpy as np
 
 from psab.contract import Task
 from psab.evaluators import answer_schema as s
+from psab.evaluators import input_checks as ic
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.solvers import algebra
 from psab.solvers.commitment import Hydro, ThermalUnit, UCData, build_hydro_thermal_uc
@@ -66,21 +67,38 @@ def submission_schema(inputs: dict[str, Any]) -> dict[str, Any]:
                         "hydro-thermal-storage unit commitment", ru="выбор состава оборудования гидротепловой системы с накопителем")
 
 
-INPUTS_SCHEMA = {
-    "type": "object",
-    "required": ["step_minutes", "currency", "demand_mw", "thermal_units", "hydro", "storage"],
-    "properties": {
-        "step_minutes": s.POSITIVE,
-        "demand_mw": {"type": "array", "items": s.NUMBER, "minItems": 1},
-        "thermal_units": {"type": "array", "minItems": 1, "items": {"type": "object", "required": [
-            "id", "p_min_mw", "p_max_mw", "min_up_h", "min_down_h", "startup_cost", "no_load_cost_per_h",
-            "marginal_cost_per_mwh", "initial_on", "initial_hours_in_state"]}},
-        "hydro": {"type": "object", "required": ["id", "mw_per_m3s", "turbine_max_m3s", "inflow_m3s", "volume_initial_hm3",
-                                                 "volume_min_hm3", "volume_max_hm3", "volume_final_min_hm3"]},
-        "storage": {"type": "object", "required": ["id", "p_charge_max_mw", "p_discharge_max_mw", "soc_min_mwh", "soc_max_mwh",
-                                                   "soc_initial_mwh", "soc_terminal_min_mwh", "eta_charge", "eta_discharge"]},
-    },
-}
+INPUTS_SCHEMA = s.obj({
+    "step_minutes": s.POSITIVE, "currency": {"type": "string"},
+    "demand_mw": ic.series_schema(),
+    "thermal_units": s.array(s.obj({
+        "id": s.ID, "p_min_mw": s.NONNEGATIVE, "p_max_mw": s.POSITIVE, "min_up_h": s.NONNEGATIVE, "min_down_h": s.NONNEGATIVE,
+        "startup_cost": s.NONNEGATIVE, "no_load_cost_per_h": s.NONNEGATIVE, "marginal_cost_per_mwh": s.NUMBER,
+        "initial_on": {"type": "boolean"}, "initial_hours_in_state": s.NONNEGATIVE,
+    }), "thermal_units", min_items=1),
+    "hydro": s.obj({"id": s.ID, "mw_per_m3s": s.POSITIVE, "turbine_max_m3s": s.NONNEGATIVE, "inflow_m3s": ic.series_schema(),
+                    "volume_initial_hm3": s.NONNEGATIVE, "volume_min_hm3": s.NONNEGATIVE, "volume_max_hm3": s.POSITIVE,
+                    "volume_final_min_hm3": s.NONNEGATIVE}),
+    "storage": ic.storage_schema(),
+})
+
+def input_problems(inputs: dict[str, Any]) -> list[str]:
+    """Inflow one value per step of demand_mw, inflows non-negative, distinct ids,
+    p_min_mw ≤ p_max_mw, volume_min ≤ volume_initial, volume_final_min ≤ volume_max, and the
+    storage's energy limits ordered."""
+    p = ic.Problems()
+    T = len(inputs["demand_mw"])
+    h = inputs["hydro"]
+    p.length("/hydro/inflow_m3s", h["inflow_m3s"], T, "step of demand_mw")
+    if any(x < 0 for x in h["inflow_m3s"]):
+        p.add("/hydro/inflow_m3s", "inflows must be non-negative")
+    p.unique_ids("/thermal_units", [*inputs["thermal_units"], h, inputs["storage"]])
+    for g, u in enumerate(inputs["thermal_units"]):
+        p.ordered(ic.pointer("thermal_units", g, "p_max_mw"), u["p_min_mw"], u["p_max_mw"], "p_min_mw")
+    p.ordered("/hydro/volume_max_hm3", h["volume_min_hm3"], h["volume_max_hm3"], "volume_min_hm3")
+    p.within("/hydro/volume_initial_hm3", h["volume_initial_hm3"], h["volume_min_hm3"], h["volume_max_hm3"], "the reservoir limits")
+    p.within("/hydro/volume_final_min_hm3", h["volume_final_min_hm3"], h["volume_min_hm3"], h["volume_max_hm3"], "the reservoir limits")
+    ic.storage_problems(p, "/storage", inputs["storage"])
+    return p
 
 PRESENTATION = {
     "en": {
@@ -545,6 +563,7 @@ SPEC = register(
         objective_scale_floor=100.0,
         accept=accept,
         inputs_schema=INPUTS_SCHEMA,
+        validate_inputs=input_problems,
         neighbourhood=neighbourhood,
         expert=EXPERT,
         judged_by=JUDGED_BY,

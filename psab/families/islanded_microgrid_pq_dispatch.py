@@ -29,6 +29,7 @@ import numpy as np
 
 from psab.contract import Task
 from psab.evaluators import answer_schema as s
+from psab.evaluators import input_checks as ic
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.solvers import algebra
 from psab.solvers.dispatch import (
@@ -73,20 +74,39 @@ def submission_schema(inputs: dict[str, Any]) -> dict[str, Any]:
                         "islanded microgrid P/Q dispatch", ru="распределение P/Q в изолированной микросети")
 
 
-INPUTS_SCHEMA = {
-    "type": "object",
-    "required": ["step_minutes", "currency", "load_p_mw", "load_q_mvar", "units", "battery"],
-    "properties": {
-        "step_minutes": s.POSITIVE,
-        "load_p_mw": {"type": "array", "items": s.NUMBER, "minItems": 1},
-        "load_q_mvar": {"type": "array", "items": s.NUMBER, "minItems": 1},
-        "units": {"type": "array", "minItems": 1, "items": {
-            "type": "object", "required": ["id", "kind", "q_min_mvar", "q_max_mvar", "s_max_mva", "cost_per_mwh"]}},
-        "battery": {"type": "object", "required": ["id", "p_charge_max_mw", "p_discharge_max_mw", "soc_min_mwh", "soc_max_mwh",
-                                                   "soc_initial_mwh", "soc_terminal_min_mwh", "eta_charge", "eta_discharge",
-                                                   "s_max_mva", "q_max_mvar"]},
-    },
-}
+INPUTS_SCHEMA = s.obj({
+    "step_minutes": s.POSITIVE, "currency": {"type": "string"},
+    "load_p_mw": ic.series_schema(), "load_q_mvar": ic.series_schema(),
+    "units": s.array(s.obj({"id": s.ID, "kind": s.ID, "p_min_mw": s.NONNEGATIVE, "p_max_mw": s.NONNEGATIVE,
+                            "p_available_mw": ic.series_schema(), "q_min_mvar": s.NUMBER, "q_max_mvar": s.NUMBER,
+                            "s_max_mva": s.POSITIVE, "cost_per_mwh": s.NUMBER},
+                           optional=("p_min_mw", "p_max_mw", "p_available_mw")), "units", min_items=1),
+    "battery": ic.storage_schema(s_max_mva=s.POSITIVE, q_max_mvar=s.NONNEGATIVE),
+})
+
+def input_problems(inputs: dict[str, Any]) -> list[str]:
+    """Series one value per step; a PV unit with its availability per step, any other unit
+    with p_min_mw ≤ p_max_mw; q_min_mvar ≤ q_max_mvar; distinct ids; battery limits ordered."""
+    p = ic.Problems()
+    T = len(inputs["load_p_mw"])
+    p.length("/load_q_mvar", inputs["load_q_mvar"], T, "step of load_p_mw")
+    p.unique_ids("/units", [*inputs["units"], inputs["battery"]])
+    for g, u in enumerate(inputs["units"]):
+        ptr = ic.pointer("units", g)
+        if u["kind"] == "pv":
+            if "p_available_mw" not in u:
+                p.add(ptr + "/p_available_mw", "a PV unit needs its available power per step")
+            else:
+                p.length(ptr + "/p_available_mw", u["p_available_mw"], T, "step of load_p_mw")
+                if any(x < 0 for x in u["p_available_mw"]):
+                    p.add(ptr + "/p_available_mw", "available power must be non-negative")
+        elif "p_min_mw" not in u or "p_max_mw" not in u:
+            p.add(ptr + ("/p_min_mw" if "p_min_mw" not in u else "/p_max_mw"), "a dispatchable unit needs p_min_mw and p_max_mw")
+        else:
+            p.ordered(ptr + "/p_max_mw", u["p_min_mw"], u["p_max_mw"], "p_min_mw")
+        p.ordered(ptr + "/q_max_mvar", u["q_min_mvar"], u["q_max_mvar"], "q_min_mvar")
+    ic.storage_problems(p, "/battery", inputs["battery"])
+    return p
 
 PRESENTATION = {
     "en": {
@@ -563,6 +583,7 @@ SPEC = register(
         objective_unit="currency",
         objective_scale_floor=100.0,
         inputs_schema=INPUTS_SCHEMA,
+        validate_inputs=input_problems,
         neighbourhood=neighbourhood,
         accept=accept,
         expert=EXPERT,

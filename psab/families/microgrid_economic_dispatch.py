@@ -23,6 +23,7 @@ import numpy as np
 
 from psab.contract import Task
 from psab.evaluators import answer_schema as s
+from psab.evaluators import input_checks as ic
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.solvers import algebra
 from psab.solvers.dispatch import (
@@ -71,20 +72,26 @@ def submission_schema(inputs: dict[str, Any]) -> dict[str, Any]:
 
 
 _SERIES = {"type": "array", "items": s.NUMBER, "minItems": 1}
-INPUTS_SCHEMA = {
-    "type": "object",
-    "required": ["step_minutes", "currency", "load_mw", "pv_forecast_mw", "grid", "diesel", "battery"],
-    "properties": {
-        "step_minutes": s.POSITIVE,
-        "currency": {"type": "string"},
-        "load_mw": _SERIES,
-        "pv_forecast_mw": _SERIES,
-        "grid": {"type": "object", "required": ["import_price_per_mwh", "export_price_per_mwh", "import_limit_mw", "export_limit_mw"]},
-        "diesel": {"type": "object", "required": ["id", "p_max_mw", "cost_per_mwh"]},
-        "battery": {"type": "object", "required": ["id", "p_charge_max_mw", "p_discharge_max_mw", "soc_min_mwh", "soc_max_mwh",
-                                                   "soc_initial_mwh", "soc_terminal_min_mwh", "eta_charge", "eta_discharge"]},
-    },
-}
+INPUTS_SCHEMA = s.obj({
+    "step_minutes": s.POSITIVE, "currency": {"type": "string"},
+    "load_mw": _SERIES, "pv_forecast_mw": _SERIES,
+    "grid": s.obj({"import_price_per_mwh": ic.series_schema(), "export_price_per_mwh": ic.series_schema(),
+                   "import_limit_mw": s.NONNEGATIVE, "export_limit_mw": s.NONNEGATIVE}),
+    "diesel": s.obj({"id": s.ID, "p_max_mw": s.NONNEGATIVE, "cost_per_mwh": s.NUMBER}),
+    "battery": ic.storage_schema(),
+})
+
+def input_problems(inputs: dict[str, Any]) -> list[str]:
+    """Every series one value per step, distinct ids, and the battery's energy limits ordered."""
+    p = ic.Problems()
+    T = len(inputs["load_mw"])
+    p.length("/pv_forecast_mw", inputs["pv_forecast_mw"], T, "step of load_mw")
+    p.length("/grid/import_price_per_mwh", inputs["grid"]["import_price_per_mwh"], T, "step of load_mw")
+    p.length("/grid/export_price_per_mwh", inputs["grid"]["export_price_per_mwh"], T, "step of load_mw")
+    if inputs["diesel"]["id"] == inputs["battery"]["id"]:
+        p.add("/battery/id", "must differ from the diesel's id")
+    ic.storage_problems(p, "/battery", inputs["battery"])
+    return p
 
 PRESENTATION = {
     "en": {
@@ -462,6 +469,7 @@ SPEC = register(
         objective_scale_floor=100.0,
         accept=accept,
         inputs_schema=INPUTS_SCHEMA,
+        validate_inputs=input_problems,
         neighbourhood=neighbourhood,
         expert=EXPERT,
         judged_by=JUDGED_BY,

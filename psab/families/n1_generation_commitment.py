@@ -29,6 +29,7 @@ import numpy as np
 from psab.contract import Task
 from psab.errors import GenerationError
 from psab.evaluators import answer_schema as s
+from psab.evaluators import input_checks as ic
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.solvers.algebra import check, values
 from psab.surrogates import dc_flow
@@ -121,6 +122,18 @@ INPUTS_SCHEMA = s.obj({
                             "marginal_cost_usd_per_mwh": s.NUMBER, "no_load_cost_usd_per_h": s.NONNEGATIVE,
                             "startup_cost_usd": s.NONNEGATIVE, "initially_on": {"type": "boolean"}}), "units", min_items=2),
 })
+
+
+def input_problems(inputs: dict[str, Any]) -> list[str]:
+    """Ids unique, every load and unit on a known bus, a connected network, and
+    p_min_mw ≤ p_max_mw for every unit."""
+    p = ic.Problems()
+    ic.bus_branch_problems(p, inputs, slack="slack_bus", attached=("loads", "units"))
+    p.unique_ids("/loads", inputs["loads"])
+    p.unique_ids("/units", inputs["units"])
+    for g, u in enumerate(inputs["units"]):
+        p.ordered(ic.pointer("units", g, "p_max_mw"), u["p_min_mw"], u["p_max_mw"], "p_min_mw")
+    return p
 
 # ---------------------------------------------------------------------------- data
 
@@ -402,6 +415,7 @@ SPEC = register(
         generate=generate,
         accept=accept,
         inputs_schema=INPUTS_SCHEMA,
+        validate_inputs=input_problems,
         objective_sense="minimize",
         objective_unit="USD",
         objective_scale_floor=100.0,

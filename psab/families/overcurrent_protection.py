@@ -26,6 +26,7 @@ import numpy as np
 
 from psab.contract import Task
 from psab.evaluators import answer_schema as s
+from psab.evaluators import input_checks as ic
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.solvers import algebra
 from psab.solvers.coordination import CoordinationProblem, coordination_constraints, objective_value
@@ -113,6 +114,44 @@ PRESENTATION = {
 def pickup_a(relay: dict[str, Any]) -> float:
     """Primary pickup current: plug setting (secondary A) × CT ratio."""
     return float(relay["pickup_secondary_a"]) * float(relay["ct_primary_a"]) / float(relay["ct_secondary_a"])
+
+
+#: The shape of public_inputs (a task that does not fit raises InvalidTaskError).
+INPUTS_SCHEMA = s.obj({
+    "feeder": {"type": "string"}, "nominal_voltage_kv": s.POSITIVE, "cti_s": s.POSITIVE,
+    "tms_min": s.POSITIVE, "tms_max": s.POSITIVE,
+    "curves": {"type": "object", "minProperties": 1, "additionalProperties": s.obj(
+        {"k_s": s.POSITIVE, "alpha": {"type": "number", "exclusiveMinimum": 0, "maximum": 10}, "c_s": s.NONNEGATIVE, "standard": {"type": "string"}},
+        optional=("c_s", "standard"))},
+    "relays": s.array(s.obj({
+        "id": s.ID, "bus": s.ID, "section": s.ID, "curve": s.ID, "ct_primary_a": s.POSITIVE, "ct_secondary_a": s.POSITIVE,
+        "pickup_secondary_a": s.POSITIVE, "i_load_max_a": s.NONNEGATIVE, "ik_max_near_ka": s.POSITIVE, "ik_min_far_ka": s.POSITIVE,
+    }, optional=("bus", "section")), "relays", min_items=1),
+    "pairs": s.array(s.obj({"backup": s.ID, "primary": s.ID}), "pairs"),
+}, optional=("feeder",))
+
+
+def input_problems(inputs: dict[str, Any]) -> list[str]:
+    """Distinct relay ids, every curve and pair member known, tms_min ≤ tms_max, and every
+    grading current above the pickup of the relay that must operate on it (IEC 60255-151:
+    at or below pickup a dependent-time element never operates, so no TMS can grade it)."""
+    p = ic.Problems()
+    relays = p.unique_ids("/relays", inputs["relays"])
+    p.ordered("/tms_max", inputs["tms_min"], inputs["tms_max"], "tms_min")
+    for i, r in enumerate(inputs["relays"]):
+        p.refers(ic.pointer("relays", i, "curve"), r["curve"], inputs["curves"], "curve")
+        if float(r["ik_max_near_ka"]) * 1e3 <= pickup_a(r):
+            p.add(ic.pointer("relays", i, "ik_max_near_ka"), "the near-end fault current must exceed the relay's pickup")
+    for k, pair in enumerate(inputs["pairs"]):
+        ok = p.refers(ic.pointer("pairs", k, "backup"), pair["backup"], relays, "relay")
+        ok = p.refers(ic.pointer("pairs", k, "primary"), pair["primary"], relays, "relay") and ok
+        if ok and pair["backup"] == pair["primary"]:
+            p.add(ic.pointer("pairs", k, "primary"), "a relay cannot back itself up")
+        elif ok:
+            near = float(inputs["relays"][relays[pair["primary"]]]["ik_max_near_ka"]) * 1e3
+            if near <= pickup_a(inputs["relays"][relays[pair["backup"]]]):
+                p.add(ic.pointer("pairs", k, "backup"), "the primary's near-end fault current must exceed the backup's pickup")
+    return p
 
 
 def _curve(inputs: dict[str, Any], name: str) -> InverseCurve:
@@ -481,6 +520,8 @@ SPEC = register(
         solve=solve,
         evaluate=evaluate,
         generate=generate,
+        inputs_schema=INPUTS_SCHEMA,
+        validate_inputs=input_problems,
         objective_sense="minimize",
         objective_unit="s",
         objective_scale_floor=0.1,

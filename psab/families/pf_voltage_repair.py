@@ -36,6 +36,7 @@ import numpy as np
 from psab.contract import Task
 from psab.errors import InvalidTaskError, SolverError
 from psab.evaluators import answer_schema as s
+from psab.evaluators import input_checks as ic
 from psab.evaluators.cache import LRUCache
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.solvers import algebra
@@ -90,39 +91,46 @@ def submission_schema(inputs: dict[str, Any]) -> dict[str, Any]:
     )
 
 
-INPUTS_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "required": ["base_mva", "v_min_pu", "v_max_pu", "buses", "branches", "candidates"],
-    "properties": {
-        "base_mva": s.POSITIVE,
-        "v_min_pu": s.NUMBER,
-        "v_max_pu": s.NUMBER,
-        "buses": {
-            "type": "array", "minItems": 2,
-            "items": {
-                "type": "object",
-                "required": ["id", "type", "vn_kv"],
-                "properties": {"id": {"type": "string"}, "type": {"enum": list(BUS_TYPE_NAMES)}, "vn_kv": s.NUMBER},
-            },
-        },
-        "branches": {
-            "type": "array", "minItems": 1,
-            "items": {
-                "type": "object",
-                "required": ["id", "from_bus", "to_bus", "r_pu", "x_pu"],
-                "properties": {"from_bus": {"type": "string"}, "to_bus": {"type": "string"}, "r_pu": s.NUMBER, "x_pu": s.NUMBER},
-            },
-        },
-        "candidates": {
-            "type": "array", "minItems": 1,
-            "items": {
-                "type": "object",
-                "required": ["bus", "q_min_mvar", "q_max_mvar"],
-                "properties": {"bus": {"type": "string"}, "q_min_mvar": s.NUMBER, "q_max_mvar": s.NUMBER},
-            },
-        },
-    },
-}
+#: The shape of public_inputs (a task that does not fit raises InvalidTaskError). Loads,
+#: generation, shunts, line charging, tap and shift default to 0 (tap 1) and v_set_pu to 1
+#: when absent (:func:`case_of`).
+INPUTS_SCHEMA: dict[str, Any] = s.obj({
+    "base_mva": s.POSITIVE, "frequency_hz": s.POSITIVE, "v_min_pu": s.POSITIVE, "v_max_pu": s.POSITIVE,
+    "buses": s.array(s.obj({
+        "id": s.ID, "type": {"enum": list(BUS_TYPE_NAMES)}, "vn_kv": s.POSITIVE,
+        "p_load_mw": s.NUMBER, "q_load_mvar": s.NUMBER, "p_gen_mw": s.NUMBER, "q_gen_mvar": s.NUMBER,
+        "v_set_pu": s.POSITIVE, "shunt_g_pu": s.NUMBER, "shunt_b_pu": s.NUMBER,
+    }, optional=("p_load_mw", "q_load_mvar", "p_gen_mw", "q_gen_mvar", "v_set_pu", "shunt_g_pu", "shunt_b_pu")),
+        "buses", min_items=2),
+    "branches": s.array(s.obj({
+        "id": s.ID, "from_bus": s.ID, "to_bus": s.ID, "r_pu": s.NUMBER, "x_pu": s.NUMBER, "b_pu": s.NUMBER,
+        "tap_ratio": s.POSITIVE, "phase_shift_deg": s.NUMBER,
+    }, optional=("b_pu", "tap_ratio", "phase_shift_deg")), "branches", min_items=1),
+    "candidates": s.array(s.obj({"bus": s.ID, "q_min_mvar": s.NUMBER, "q_max_mvar": s.NUMBER}), "candidates", min_items=1),
+}, optional=("frequency_hz",))
+
+
+def input_problems(inputs: dict[str, Any]) -> list[str]:
+    """A connected network with unique ids and exactly one slack bus, v_min_pu < v_max_pu,
+    and every candidate a distinct PQ bus with q_min_mvar ≤ q_max_mvar."""
+    p = ic.Problems()
+    ic.bus_branch_problems(p, inputs)
+    slacks = [i for i, b in enumerate(inputs["buses"]) if b["type"] == "slack"]
+    if len(slacks) != 1:
+        p.add("/buses", f"needs exactly one bus of type 'slack'; found {len(slacks)}")
+    p.ordered("/v_max_pu", inputs["v_min_pu"], inputs["v_max_pu"], "v_min_pu", strict=True)
+    kind = {b["id"]: b["type"] for b in inputs["buses"]}
+    seen: set[str] = set()
+    for i, c in enumerate(inputs["candidates"]):
+        where = ic.pointer("candidates", i, "bus")
+        if p.refers(where, c["bus"], kind, "bus") and kind[c["bus"]] != "pq":
+            p.add(where, f"candidate bus {c['bus']!r} must be a PQ bus")
+        if c["bus"] in seen:
+            p.add(where, f"bus {c['bus']!r} is a candidate twice")
+        seen.add(c["bus"])
+        p.ordered(ic.pointer("candidates", i, "q_max_mvar"), c["q_min_mvar"], c["q_max_mvar"], "q_min_mvar")
+    return p
+
 
 PRESENTATION = {
     "en": {
@@ -694,6 +702,7 @@ SPEC = register(
         objective_scale_floor=0.1,
         accept=accept,
         inputs_schema=INPUTS_SCHEMA,
+        validate_inputs=input_problems,
         neighbourhood=neighbourhood,
         redraw_budget=40,
         expert=EXPERT,

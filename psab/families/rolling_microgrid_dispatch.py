@@ -27,6 +27,7 @@ import numpy as np
 
 from psab.contract import Task
 from psab.evaluators import answer_schema as s
+from psab.evaluators import input_checks as ic
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.solvers import algebra
 from psab.solvers.dispatch import (
@@ -82,18 +83,34 @@ def submission_schema(inputs: dict[str, Any]) -> dict[str, Any]:
                         ru="исполненные решения стратегии скользящего горизонта")
 
 
-INPUTS_SCHEMA = {
-    "type": "object",
-    "required": ["step_minutes", "currency", "grid", "diesel", "battery", "pcc_headroom_mw", "forecast_windows"],
-    "properties": {
-        "step_minutes": s.POSITIVE,
-        "pcc_headroom_mw": s.NONNEGATIVE,
-        "forecast_windows": {
-            "type": "array", "minItems": 1,
-            "items": {"type": "object", "required": ["issued_at_step", "load_mw", "pv_mw"]},
-        },
-    },
-}
+INPUTS_SCHEMA = s.obj({
+    "step_minutes": s.POSITIVE, "currency": {"type": "string"}, "pcc_headroom_mw": s.NONNEGATIVE,
+    "grid": s.obj({"import_price_per_mwh": ic.series_schema(), "export_price_per_mwh": ic.series_schema(),
+                   "import_limit_mw": s.NONNEGATIVE, "export_limit_mw": s.NONNEGATIVE}),
+    "diesel": s.obj({"id": s.ID, "p_max_mw": s.NONNEGATIVE, "cost_per_mwh": s.NUMBER}),
+    "battery": ic.storage_schema(),
+    "forecast_windows": s.array(s.obj({"issued_at_step": {"type": "integer", "minimum": 0},
+                                       "load_mw": ic.series_schema(), "pv_mw": ic.series_schema()}),
+                                "forecast_windows", min_items=1),
+})
+
+def input_problems(inputs: dict[str, Any]) -> list[str]:
+    """Window k issued at step k and covering steps k…T−1 (load and PV alike), prices one per
+    step, distinct ids, and the battery's energy limits ordered."""
+    p = ic.Problems()
+    windows = inputs["forecast_windows"]
+    T = len(windows)
+    for k, w in enumerate(windows):
+        if w["issued_at_step"] != k:
+            p.add(ic.pointer("forecast_windows", k, "issued_at_step"), f"must be {k} (windows are issued one per step, in order)")
+        p.length(ic.pointer("forecast_windows", k, "load_mw"), w["load_mw"], T - k, "remaining step")
+        p.length(ic.pointer("forecast_windows", k, "pv_mw"), w["pv_mw"], T - k, "remaining step")
+    p.length("/grid/import_price_per_mwh", inputs["grid"]["import_price_per_mwh"], T, "forecast window")
+    p.length("/grid/export_price_per_mwh", inputs["grid"]["export_price_per_mwh"], T, "forecast window")
+    if inputs["diesel"]["id"] == inputs["battery"]["id"]:
+        p.add("/battery/id", "must differ from the diesel's id")
+    ic.storage_problems(p, "/battery", inputs["battery"])
+    return p
 
 HARD_CONSTRAINTS = (
     "every step's nominated exchange balances its set-points against the step's nowcast: P_diesel + P_import − "
@@ -621,6 +638,7 @@ SPEC = register(
         objective_scale_floor=100.0,
         accept=accept,
         inputs_schema=INPUTS_SCHEMA,
+        validate_inputs=input_problems,
         neighbourhood=neighbourhood,
         expert=EXPERT,
         judged_by=JUDGED_BY,

@@ -160,12 +160,20 @@ PRESENTATION = {
 # ---------------------------------------------------------------------------- physics
 
 
+def _checked(inputs: dict[str, Any]) -> tuple[iec.Network | None, list[str]]:
+    refs = [(f"/fault_buses/{i}", "fault bus", b) for i, b in enumerate(inputs["fault_buses"])]
+    return iec.checked_network(inputs, refs)
+
+
+def input_problems(inputs: dict[str, Any]) -> list[str]:
+    """The shared IEC 60909 network check (:func:`psab.surrogates.iec60909.checked_network`)
+    with every fault bus a bus of the network."""
+    return _checked(inputs)[1]
+
+
 def network(inputs: dict[str, Any]) -> iec.Network:
     """The kernel's network of a case; a case whose references do not resolve is the caller's error."""
-    net, problems = iec.checked_network(inputs)
-    if net is not None:
-        known = {b.id for b in net.buses}
-        problems += [f"fault bus {b!r} is not a bus of the network" for b in inputs["fault_buses"] if b not in known]
+    net, problems = _checked(inputs)
     if problems or net is None:
         raise InvalidTaskError(f"{FAMILY_ID}: the network in public_inputs is not usable: {'; '.join(problems)}")
     return net
@@ -465,5 +473,6 @@ SPEC = register(
         judged_by=JUDGED_BY,
         levels=(1, 2, 3),
         naive_answer=naive_answer,
+        validate_inputs=input_problems,
     )
 )

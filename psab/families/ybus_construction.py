@@ -19,6 +19,7 @@ import numpy as np
 
 from psab.contract import Task, digest
 from psab.evaluators import answer_schema as s
+from psab.evaluators import input_checks as ic
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.surrogates import dc_flow
 from psab.surrogates.ac_power_flow import PQ, SLACK, AcNetwork, make_network
@@ -138,6 +139,39 @@ JUDGED_BY = {
               "совпадает с матрицей из П-образных схем замещения по условию.",
     },
 }
+#: The shape of public_inputs (a task that does not fit raises InvalidTaskError). A branch is
+#: given per unit (r_pu, x_pu), in ohms (r_ohm, x_ohm, b_us) or in percent on its own rating
+#: (vk_percent, vkr_percent, sn_mva); a bus shunt per unit or as powers (:func:`branch_pu`,
+#: :func:`shunt_pu`). Absent charging, tap, shift and shunts are 0, 1, 0 and 0.
+INPUTS_SCHEMA = s.obj({
+    "base_mva": s.POSITIVE, "frequency_hz": s.POSITIVE,
+    "buses": s.array(s.obj({"id": s.ID, "vn_kv": s.POSITIVE, "shunt_g_pu": s.NUMBER, "shunt_b_pu": s.NUMBER,
+                            "shunt_p_mw": s.NUMBER, "shunt_q_mvar": s.NUMBER},
+                           optional=("shunt_g_pu", "shunt_b_pu", "shunt_p_mw", "shunt_q_mvar")), "buses", min_items=2),
+    "branches": s.array(s.obj({"id": s.ID, "from_bus": s.ID, "to_bus": s.ID, "r_pu": s.NUMBER, "x_pu": s.NUMBER,
+                               "r_ohm": s.NONNEGATIVE, "x_ohm": s.NUMBER, "b_us": s.NUMBER,
+                               "vk_percent": s.POSITIVE, "vkr_percent": s.NONNEGATIVE, "sn_mva": s.POSITIVE,
+                               "b_pu": s.NUMBER, "tap_ratio": s.POSITIVE, "phase_shift_deg": s.NUMBER},
+                              optional=("r_pu", "x_pu", "r_ohm", "x_ohm", "b_us", "vk_percent", "vkr_percent", "sn_mva",
+                                        "b_pu", "tap_ratio", "phase_shift_deg"))
+                        | {"anyOf": [{"required": ["r_pu", "x_pu"]}, {"required": ["r_ohm", "x_ohm"]},
+                                     {"required": ["vk_percent", "vkr_percent", "sn_mva"]}]},
+                        "branches", min_items=1),
+}, optional=("frequency_hz",))
+
+
+def input_problems(inputs: dict[str, Any]) -> list[str]:
+    """Ids unique, branch ends on known buses, non-zero series impedances, one connected
+    network (pandapower assembles Y_bus only while running a power flow on it)."""
+    p = ic.Problems()
+    ic.bus_branch_problems(p, inputs)
+    for k, br in enumerate(inputs["branches"]):
+        if "r_ohm" in br and br["r_ohm"] == 0 and br["x_ohm"] == 0:
+            p.add(ic.pointer("branches", k, "x_ohm"), "a branch needs a non-zero series impedance")
+        if "vk_percent" in br:
+            p.ordered(ic.pointer("branches", k, "vk_percent"), br["vkr_percent"], br["vk_percent"], "vkr_percent", strict=True)
+    return p
+
 
 # ---------------------------------------------------------------------------- physics
 
@@ -418,5 +452,7 @@ SPEC = register(
         judged_by=JUDGED_BY,
         levels=(1, 2, 3),
         naive_answer=naive_answer,
+        inputs_schema=INPUTS_SCHEMA,
+        validate_inputs=input_problems,
     )
 )

@@ -99,9 +99,20 @@ def _draw(args: argparse.Namespace, families: list[str], indices: range | list[i
     try:
         # draw() rejects --workers below 1 (one psab error line) before it plans any job.
         return draw(families, indices, seed, backend=_backend(args.backend), validate=validate,
-                    workers=args.workers, dask=args.dask, on_batch=done)
+                    workers=args.workers, dask=args.dask, on_batch=done, level=_level(args, families))
     finally:
         steps.close()
+
+
+def _level(args: argparse.Namespace, families: list[str]) -> int:
+    """``--level``, refused for a family whose generator does not offer it."""
+    import psab
+    from psab.generators.acceptance import check_level
+
+    level = getattr(args, "level", 1) or 1
+    for fid in families:
+        check_level(psab.get_family(fid), level)
+    return level
 
 
 def _indices(args: argparse.Namespace) -> range:
@@ -148,7 +159,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
         task.write(out / task.id, with_key=False)
         if task.key is not None:
             write_json(keys / task.id / "key.json", task.key)
-        entries.append(manifest_entry(task, o.index))
+        entries.append(manifest_entry(task, o.index, o.level))
     doc = round_manifest(seed, families=ids, start=args.start, count=args.count, backend=args.backend, entries=entries)
     write_json(keys / "manifest.json", doc)
     print(f"wrote {len(entries)} held-out tasks of {len(ids)} families to {out} in {time.perf_counter() - started:.1f} s")
@@ -157,6 +168,21 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 
 # ------------------------------------------------------------------ validate-generators
+
+
+def _levels(wanted: list[str] | None, families: list[str]) -> list[int]:
+    """``--level`` of validate-generators: levels given (repeatable), or ``all`` (every level any
+    selected family offers); default level 1."""
+    import psab
+
+    if not wanted:
+        return [1]
+    if "all" in wanted:
+        return sorted({v for f in families for v in psab.get_family(f).levels})
+    try:
+        return sorted({int(v) for v in wanted})
+    except ValueError:
+        raise InvalidArgumentError(f"--level takes integers or 'all', not {wanted!r}") from None
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -170,8 +196,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
     seed = _seed(args)
     ids = _families(args.family)
     started = time.perf_counter()
+    levels = _levels(args.level, ids)
     rows = validate_generators(ids, args.variants, seed, backend=_backend(args.backend), workers=args.workers,
-                               dask=args.dask, min_cv=args.min_cv, start=args.start)
+                               dask=args.dask, min_cv=args.min_cv, start=args.start, levels=levels)
     elapsed = time.perf_counter() - started
     doc = report(rows, variants=args.variants, seed_commitment=commitment(seed), backend=args.backend, min_cv=args.min_cv)
     body, header = table_rows(rows)
@@ -253,7 +280,7 @@ def cmd_seed_manifest(args: argparse.Namespace) -> int:
     outcomes = _draw(args, ids, _indices(args), seed)
     _raise_first_error(outcomes)
     doc = round_manifest(seed, families=ids, start=args.start, count=args.count, backend=args.backend,
-                         entries=[manifest_entry(o.task, o.index) for o in outcomes])
+                         entries=[manifest_entry(o.task, o.index, o.level) for o in outcomes])
     write_json(args.out, doc)
     print(f"wrote the manifest of {len(doc['cases'])} held-out cases to {args.out} (commitment {doc['commitment']})")
     return 0
@@ -279,19 +306,22 @@ def cmd_seed_verify(args: argparse.Namespace) -> int:
 
         if doc.get("psab_version") != __version__:
             print(f"note: the round was drawn with psab {doc.get('psab_version')}, this is {__version__}", file=sys.stderr)
-        families = list(dict.fromkeys(c["family"] for c in cases))
-        indices = sorted({c["index"] for c in cases})
         args.backend = doc.get("backend", "surrogate")
-        outcomes = _draw(args, families, indices, seed)
-        wanted = {(c["family"], c["index"]) for c in cases}
         redrawn = []
-        for o in outcomes:
-            if (o.family, o.index) not in wanted:
-                continue
-            if o.error is not None:
-                problems.append(o.error)
-            else:
-                redrawn.append(manifest_entry(o.task, o.index))
+        for level in sorted({c.get("level", 1) for c in cases}):
+            at = [c for c in cases if c.get("level", 1) == level]
+            families = list(dict.fromkeys(c["family"] for c in at))
+            indices = sorted({c["index"] for c in at})
+            args.level = level
+            outcomes = _draw(args, families, indices, seed)
+            wanted = {(c["family"], c["index"]) for c in at}
+            for o in outcomes:
+                if (o.family, o.index) not in wanted:
+                    continue
+                if o.error is not None:
+                    problems.append(o.error)
+                else:
+                    redrawn.append(manifest_entry(o.task, o.index, o.level))
         problems += compare_cases(cases, redrawn)
     if problems:
         for p in problems[:20]:
@@ -355,6 +385,8 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--out", required=True, metavar="DIR", help="directory for the agent views (task.json per case)")
     p.add_argument("--keys-out", metavar="DIR", help="private directory for keys and the manifest (default: OUT-keys)")
     p.add_argument("--force", action="store_true", help="write into non-empty directories")
+    p.add_argument("--level", type=int, default=1, metavar="N",
+                   help="difficulty level of the draws (default 1; `psab list` shows each family's levels)")
     _scale_options(p)
     _progress_option(p)
     p.set_defaults(func=cmd_generate)
@@ -372,6 +404,9 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--min-cv", type=float, default=DEFAULT_MIN_CV, metavar="CV",
                    help=f"mean CV below which variants are near-duplicates (default {DEFAULT_MIN_CV})")
     p.add_argument("--json", metavar="FILE", help="also write the report as JSON")
+    p.add_argument("--level", action="append", metavar="N|all",
+                   help="difficulty level to validate (repeatable; 'all': every level; default 1); one row per "
+                        "family and level")
     _scale_options(p)
     p.set_defaults(func=cmd_validate)
 
@@ -412,6 +447,8 @@ def add_commands(sub: Any) -> None:
     q.add_argument("--count", type=int, required=True, metavar="N", help="cases per family")
     q.add_argument("--start", type=int, default=0, metavar="N", help="first held-out index (default 0)")
     q.add_argument("--out", required=True, metavar="FILE", help="the manifest file to write")
+    q.add_argument("--level", type=int, default=1, metavar="N",
+                   help="difficulty level of the round's draws (default 1)")
     _scale_options(q)
     _progress_option(q)
     q.set_defaults(func=cmd_seed_manifest)

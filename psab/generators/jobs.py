@@ -30,6 +30,8 @@ class DrawJob:
     backend: str = "surrogate"
     validate: bool = False
     expect: tuple[str, str] = ("", "")
+    #: Difficulty level of the draws (``FamilySpec.levels``; 1 is the public case's kind).
+    level: int = 1
 
 
 _FINGERPRINTS: dict[str, str] = {}
@@ -77,3 +79,4 @@ class DrawOutcome:
     seconds: float = 0.0
     error: str | None = None
     cpu_seconds: float = 0.0
+    level: int = 1

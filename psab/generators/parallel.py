@@ -58,7 +58,7 @@ def run_job(job: DrawJob) -> list[DrawOutcome]:
 
 
 def plan_jobs(families: Sequence[str], indices: Sequence[int], *, seed: PrivateSeed, backend: str = "surrogate",
-              validate: bool = False, workers: int = 1, chunk: int | None = None) -> list[DrawJob]:
+              validate: bool = False, workers: int = 1, chunk: int | None = None, level: int = 1) -> list[DrawJob]:
     """Jobs for every (family, index), chunked by family, in (family, index) order.
 
     One job per family when serial; otherwise chunks of at most ``chunk`` indices, by default
@@ -80,7 +80,7 @@ def plan_jobs(families: Sequence[str], indices: Sequence[int], *, seed: PrivateS
     for fid in families:
         expect = (__version__, code_fingerprint(fid))
         for k in range(0, len(idx), size):
-            jobs.append(DrawJob(fid, tuple(idx[k:k + size]), seed, backend, validate, expect))
+            jobs.append(DrawJob(fid, tuple(idx[k:k + size]), seed, backend, validate, expect, level))
     return jobs
 
 
@@ -252,8 +252,9 @@ def _run_dask(jobs: Sequence[DrawJob], dask: Any, done: OnBatch = _noop) -> list
 
 def draw(families: Sequence[str], indices: Iterable[int], seed: int | str | PrivateSeed, *,
          backend: str = "surrogate", validate: bool = False, workers: int = 1, dask: Any = None,
-         chunk: int | None = None, on_batch: OnBatch | None = None) -> list[DrawOutcome]:
-    """Draw (and with ``validate`` re-check) every (family, index), in (family, index) order.
+         chunk: int | None = None, on_batch: OnBatch | None = None, level: int = 1) -> list[DrawOutcome]:
+    """Draw (and with ``validate`` re-check) every (family, index) at difficulty ``level``, in
+    (family, index) order.
 
     On Dask the jobs are sized for the cluster's worker threads, locally for ``workers``.
     ``on_batch`` sees each job's outcomes as it finishes (progress display).
@@ -264,11 +265,13 @@ def draw(families: Sequence[str], indices: Iterable[int], seed: int | str | Priv
     if workers > 1 or dask is not None:
         _loadable_by_workers(fams)
     if dask is None:
-        jobs = plan_jobs(fams, idx, seed=private, backend=backend, validate=validate, workers=workers, chunk=chunk)
+        jobs = plan_jobs(fams, idx, seed=private, backend=backend, validate=validate, workers=workers, chunk=chunk,
+                         level=level)
         return run_jobs(jobs, workers=workers, on_batch=on_batch)
     with dask_client(dask) as client:
         threads = max(2, sum(client.nthreads().values()))
-        jobs = plan_jobs(fams, idx, seed=private, backend=backend, validate=validate, workers=threads, chunk=chunk)
+        jobs = plan_jobs(fams, idx, seed=private, backend=backend, validate=validate, workers=threads, chunk=chunk,
+                         level=level)
         return run_jobs(jobs, dask=client, on_batch=on_batch)
 
 

@@ -80,6 +80,7 @@ class FamilyValidation:
     failures: tuple[str, ...] = ()
     errors: tuple[str, ...] = ()
     seconds: float = field(default=0.0, compare=False)
+    level: int = 1
 
     @property
     def passed(self) -> bool:
@@ -213,24 +214,33 @@ def summarize(family: str, scoring_kind: str, outcomes: Sequence[DrawOutcome], p
 
 def validate_generators(families: Sequence[str], variants: int, seed: int | str, *, backend: str = "surrogate",
                         workers: int = 1, dask: Any = None, min_cv: float = DEFAULT_MIN_CV,
-                        start: int = 0) -> list[FamilyValidation]:
-    """Draw ``variants`` held-out cases of each family and summarize them (section 8.3)."""
+                        start: int = 0, levels: Sequence[int] | None = None) -> list[FamilyValidation]:
+    """Draw ``variants`` held-out cases of each family at each difficulty level and summarize
+    them (section 8.3), one row per family and level. ``levels=None`` validates level 1; a
+    level is validated for the families that offer it."""
+    import dataclasses
+
     from psab.generators.acceptance import _public
     from psab.generators.parallel import draw
     from psab.registry import get_family
 
-    outcomes = draw(families, range(start, start + variants), seed, backend=backend, validate=True,
-                    workers=workers, dask=dask)
-    by_family: dict[str, list[DrawOutcome]] = {f: [] for f in families}
-    for o in outcomes:
-        by_family[o.family].append(o)
     rows = []
-    for fid in families:
-        spec = get_family(fid)
-        public_task, public_digest = _public(spec)
-        rows.append(summarize(fid, spec.scoring_kind, by_family[fid], public_task,
-                              min_distinct_fraction=spec.min_distinct_fraction, min_cv=min_cv,
-                              public_digest=public_digest))
+    for level in levels or (1,):
+        fams = [f for f in families if level in get_family(f).levels]
+        if not fams:
+            continue
+        outcomes = draw(fams, range(start, start + variants), seed, backend=backend, validate=True,
+                        workers=workers, dask=dask, level=level)
+        by_family: dict[str, list[DrawOutcome]] = {f: [] for f in fams}
+        for o in outcomes:
+            by_family[o.family].append(o)
+        for fid in fams:
+            spec = get_family(fid)
+            public_task, public_digest = _public(spec)
+            row = summarize(fid, spec.scoring_kind, by_family[fid], public_task,
+                            min_distinct_fraction=spec.min_distinct_fraction, min_cv=min_cv,
+                            public_digest=public_digest)
+            rows.append(dataclasses.replace(row, level=level))
     return rows
 
 
@@ -267,12 +277,12 @@ def _mean(xs: Sequence[float]) -> float | None:
 
 
 def table_rows(rows: Iterable[FamilyValidation]) -> tuple[list[tuple[Any, ...]], tuple[str, ...]]:
-    header = ("family", "kind", "accepted", "redraws", "ref feasible", "distinct", "differs", "mean CV (leaves)", "draw time (s)", "verdict")
+    header = ("family", "level", "kind", "accepted", "redraws", "ref feasible", "distinct", "differs", "mean CV (leaves)", "draw time (s)", "verdict")
     out = []
     for r in rows:
         cv = "n/a" if r.mean_cv is None else f"{r.mean_cv:.3f} ({r.cv_leaves})"
         out.append((
-            r.family, r.scoring_kind, f"{r.accepted}/{r.variants}", f"{r.redraws} (max {r.max_attempts} draws)",
+            r.family, r.level, r.scoring_kind, f"{r.accepted}/{r.variants}", f"{r.redraws} (max {r.max_attempts} draws)",
             f"{r.reference_feasible}/{r.accepted}", f"{r.distinct}/{r.variants} (≥{r.min_distinct})",
             f"{r.differs_from_public}/{r.accepted}", cv, f"{r.seconds:.2f}", "ok" if r.passed else "FAIL",
         ))

@@ -84,7 +84,7 @@ def draw_job(job: DrawJob) -> list[DrawOutcome]:
     for index in job.indices:
         started, cpu = time.perf_counter(), time.process_time()
         try:
-            d = generate(job.family, seed, index, job.backend)
+            d = generate(job.family, seed, index, job.backend, job.level)
         except GenerationError as exc:
             kinds = tuple(getattr(exc, "rejection_kinds", ()))
             out.append(DrawOutcome(job.family, index, None, len(kinds), kinds, seconds=time.perf_counter() - started,
@@ -108,6 +108,10 @@ def draw_job(job: DrawJob) -> list[DrawOutcome]:
                 continue
         out.append(DrawOutcome(job.family, index, d.task, d.attempts, d.kinds, feasible, score,
                                time.perf_counter() - started, cpu_seconds=time.process_time() - cpu))
+    if job.level != 1:
+        import dataclasses
+
+        out = [dataclasses.replace(o, level=job.level) for o in out]
     return out
 
 

@@ -47,6 +47,11 @@ class LinearConstraint:
         ``i -> JSON pointer`` of the answer field a breach is reported at.
     slack
         Name of the feasibility tolerance in the task's ``tolerances.feasibility``.
+    shown
+        Optional ``(v, i) -> (expected, found)`` in the terms of the reported field, for a row
+        whose body is not the field's value (``p − P_min·u ≥ 0`` would otherwise report the
+        slack ``−15`` instead of the output and its limit): a violation then shows what was
+        submitted and the limit in the field's unit.
     """
 
     name: str
@@ -57,6 +62,7 @@ class LinearConstraint:
     upper: Bound = None
     field: Callable[[Any], str] = lambda i: ""
     slack: str = "default"
+    shown: Callable[[Any, Any], tuple[Any, Any]] | None = None
 
     def bounds(self, i: Any) -> tuple[float | None, float | None]:
         lo = self.lower(i) if callable(self.lower) else self.lower
@@ -93,8 +99,27 @@ def check(values: Any, constraints: Iterable[LinearConstraint], slack: Callable[
                 out.append(Violation(c.field(i), c.describe(i), _expected(lo, hi), got))
                 continue
             if (lo is not None and got < lo - tol) or (hi is not None and got > hi + tol):
-                out.append(Violation(c.field(i), c.describe(i), _expected(lo, hi), round(got, 9)))
+                expected, found = _expected(lo, hi), round(got, 9)
+                if c.shown is not None:
+                    try:
+                        expected, found = c.shown(values, i)
+                    except (ArithmeticError, IndexError, KeyError, TypeError, ValueError):
+                        pass  # a wording slip never hides the breach: the row's own terms stay
+                out.append(Violation(c.field(i), c.describe(i), expected, found))
     return out
+
+
+def unit_limit_shown(op: str, limit_mw: float, name: str, on: Any, output_mw: Any) -> tuple[str, float]:
+    """``shown`` of a committed unit's output limit ``p − limit·u``: the limit as the unit's
+    state makes it (``>= 40 MW (P_min, unit on)``) and the submitted output in MW."""
+    state = float(on)
+    if state == 1.0:
+        limit = f"{op} {limit_mw:.6g} MW ({name}, unit on)"
+    elif state == 0.0:
+        limit = f"{op} 0 MW (unit off)"
+    else:
+        limit = f"{op} {limit_mw * state:.6g} MW ({name} {limit_mw:.6g} MW × on {state:.6g})"
+    return limit, round(float(output_mw), 9)
 
 
 def _expected(lo: float | None, hi: float | None) -> str:

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from psab.solvers.algebra import LinearConstraint, equal_to
+from psab.solvers.algebra import LinearConstraint, equal_to, unit_limit_shown
 from psab.solvers.dispatch import (
     POWER,
     STATE,
@@ -144,10 +144,12 @@ def add_commitment(f: Formulation, units: tuple[ThermalUnit, ...], *, field: Cal
                          index=must_off, body=lambda v, i: v.u[i], upper=0.0, field=on_field, slack=STATE),
         LinearConstraint(name="output_max", words="output at most P_max when on and zero when off in step {1}",
                          index=idx, body=lambda v, i: v.p[i] - units[i[0]].p_max_mw * v.u[i], upper=0.0,
-                         field=lambda i: field(i[0], i[1], "p_mw"), slack=POWER),
+                         field=lambda i: field(i[0], i[1], "p_mw"), slack=POWER,
+                         shown=lambda v, i: unit_limit_shown("<=", units[i[0]].p_max_mw, "P_max", v.u[i], v.p[i])),
         LinearConstraint(name="output_min", words="output at least P_min when on in step {1}",
                          index=idx, body=lambda v, i: v.p[i] - units[i[0]].p_min_mw * v.u[i], lower=0.0,
-                         field=lambda i: field(i[0], i[1], "p_mw"), slack=POWER),
+                         field=lambda i: field(i[0], i[1], "p_mw"), slack=POWER,
+                         shown=lambda v, i: unit_limit_shown(">=", units[i[0]].p_min_mw, "P_min", v.u[i], v.p[i])),
     )
 
 

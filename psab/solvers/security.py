@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from psab.solvers.algebra import LinearConstraint, equal_to
+from psab.solvers.algebra import LinearConstraint, equal_to, unit_limit_shown
 from psab.solvers.network import DcGrid, fixed_flow_mw, ptdf_flow_rows, shift_factors
 
 
@@ -126,10 +126,12 @@ def n1_generation_rows(
                          lambda v, i: sum(v.p[g] for g in range(n)), **equal_to(demand_mw), field=lambda i: "/units"),
         LinearConstraint("p_max", "output of {1} within its capacity when committed (zero when off)", one,
                          lambda v, i: v.p[i[0]] - pmax[i[0]] * v.u[i[0]], upper=0.0,
-                         field=lambda i: unit_field(i[0], "p_mw")),
+                         field=lambda i: unit_field(i[0], "p_mw"),
+                         shown=lambda v, i: unit_limit_shown("<=", pmax[i[0]], "p_max_mw", v.u[i[0]], v.p[i[0]])),
         LinearConstraint("p_min", "output of {1} at least its minimum stable generation when committed", one,
                          lambda v, i: v.p[i[0]] - pmin[i[0]] * v.u[i[0]], lower=0.0,
-                         field=lambda i: unit_field(i[0], "p_mw")),
+                         field=lambda i: unit_field(i[0], "p_mw"),
+                         shown=lambda v, i: unit_limit_shown(">=", pmin[i[0]], "p_min_mw", v.u[i[0]], v.p[i[0]])),
         ptdf_flow_rows("base_flow", "base-case active flow of {3} within its normal rating",
                        [("base", k, "base", br[k]) for k in lines], S, fixed, base_injection, everyone,
                        rating=lambda i: normal_rating_mw[i[1]], field=lambda i: "/units"),

@@ -126,3 +126,62 @@ def test_all_secure_answer_scores_the_share_of_secure_outages() -> None:
     result = psab.evaluate(task, {"answer": answer})
     # the public case: L4-5, L4-6, L5-6, T5-8, L7-8 secure (five of twelve outages)
     assert result.score == 5 / 12
+
+
+# ---------------------------------------------------------------- bus shunts (issue 25.4)
+
+#: IEEE 14-bus test system, solved voltage magnitudes as published with the case (IEEE Common
+#: Data Format; MATPOWER case14.m, bus data column VM): buses 1-14, p.u.
+IEEE14_VM = (1.060, 1.045, 1.010, 1.019, 1.020, 1.070, 1.062, 1.090, 1.056, 1.051, 1.057, 1.055, 1.050, 1.036)
+
+
+def _case14_voltages(with_shunts: bool) -> np.ndarray:
+    from psab.surrogates.ac_power_flow import PQ, PV, SLACK, make_network, solve_ac
+    from psab.surrogates.matpower_cases import transmission_case
+
+    case = transmission_case("case14")
+    pos = {b["id"]: i for i, b in enumerate(case["buses"])}
+    n = len(pos)
+    types, p_gen, v_set = [PQ] * n, np.zeros(n), np.ones(n)
+    for g in case["generators"]:
+        types[pos[g["bus"]]] = PV
+        p_gen[pos[g["bus"]]], v_set[pos[g["bus"]]] = g["p_mw"], g["vm_pu"]
+    types[pos[case["slack_bus"]]] = SLACK
+    p_load, q_load, g_sh, b_sh = np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n)
+    for ld in case["loads"]:
+        p_load[pos[ld["bus"]]], q_load[pos[ld["bus"]]] = ld["p_mw"], ld["q_mvar"]
+    for sh in case["shunts"] if with_shunts else ():
+        g_sh[pos[sh["bus"]]], b_sh[pos[sh["bus"]]] = sh["g_pu"], sh["b_pu"]
+    br = case["branches"]
+    net = make_network(base_mva=case["base_mva"], bus_type=types, from_idx=[pos[b["from_bus"]] for b in br],
+                       to_idx=[pos[b["to_bus"]] for b in br], r_pu=[b["r_pu"] for b in br], x_pu=[b["x_pu"] for b in br],
+                       b_pu=[b["b_pu"] for b in br], tap_ratio=[b["tap_ratio"] for b in br],
+                       phase_shift_deg=[b["phase_shift_deg"] for b in br], p_load_mw=p_load, q_load_mvar=q_load,
+                       p_gen_mw=p_gen, v_set_pu=v_set, shunt_g_pu=g_sh, shunt_b_pu=b_sh)
+    return np.abs(solve_ac(net).V)
+
+
+def test_case14_shunt_reproduces_the_published_voltages() -> None:
+    """With bus 9's 19 Mvar capacitor (b_pu = 0.19) the AC model gives the published voltages to
+    their printed precision; without it bus 9 is off by more than that — the shunt matters."""
+    np.testing.assert_allclose(_case14_voltages(True), IEEE14_VM, atol=1.5e-3)
+    assert abs(_case14_voltages(False)[8] - IEEE14_VM[8]) > 5e-3
+
+
+def test_level_two_draws_carry_the_case_shunt_and_dc_ignores_susceptance() -> None:
+    task = psab.generate(cs.FAMILY_ID, SEED, 0, level=2)
+    inputs = task.public_inputs
+    assert inputs["shunts"] == [{"id": "SH9", "bus": "B9", "g_pu": 0.0, "b_pu": 0.19}]
+    bare = {k: v for k, v in inputs.items() if k != "shunts"}
+    np.testing.assert_array_equal(cs.dc_screening(inputs)[0], cs.dc_screening(bare)[0])
+    # a conductance is a load of g_pu·base_mva at 1 pu in the DC model (MATPOWER's rundcpf)
+    with_g = {**inputs, "shunts": [{"id": "SH9", "bus": "B9", "g_pu": 0.05, "b_pu": 0.19}]}
+    as_load = {**bare, "loads": [*bare["loads"], {"id": "G9", "bus": "B9", "p_mw": 5.0, "q_mvar": 0.0}]}
+    np.testing.assert_allclose(cs.dc_screening(with_g)[0], cs.dc_screening(as_load)[0], atol=1e-9)
+    # the AC flows do see the capacitor, under both psab's Newton-Raphson and pandapower
+    mine, mine_bare = cs.ac_screening_surrogate(inputs), cs.ac_screening_surrogate(bare)
+    assert mine is not None and mine_bare is not None
+    assert np.nanmax(np.abs(mine[0] - mine_bare[0])) > 1e-3
+    need_backend("pandapower")
+    theirs = cs.ac_screening(inputs, task.digest)
+    np.testing.assert_allclose(mine[0], theirs[0], atol=1e-6)

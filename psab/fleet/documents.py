@@ -1,0 +1,187 @@
+"""Documents generated from rule firings and the maintenance process.
+
+Kinds (Markdown or JSON, as in PowerBench's corpus):
+
+- ``type`` sheets (JSON): a device type's metrics, configuration fields and rules;
+- ``config`` sheets (JSON): one device's configuration and place in the hierarchy;
+- ``alarm`` summaries (JSON): one per firing event of an alarm-severity rule;
+- ``work_order`` (Markdown): opened by an alarm, closing it (and any later alarm of the same
+  device and rule raised while it is open), with a recorded cause;
+- ``maintenance_log`` (Markdown): the completion of a work order;
+- ``inspection`` reports (Markdown): periodic, with readings taken from the telemetry and the
+  alarms and open work orders since the previous inspection.
+
+Everything here is a pure function of the world: the maintenance process
+(:func:`work_orders`) is also called by the question generator to compute keys, from events it
+recomputes itself on the stored telemetry.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from psab.fleet.catalog import Rule
+from psab.fleet.rules import Event, events
+from psab.fleet.world import World, maintenance_delay_h, stable_hash
+
+#: Recorded causes by target metric; a work order's cause is a stable pick among them.
+CAUSES: dict[str, tuple[str, ...]] = {
+    "hot_spot_c": ("overload during high ambient", "cooling fan failure", "blocked radiator"),
+    "top_oil_c": ("overload during high ambient", "cooling fan failure", "low oil level"),
+    "load_pu": ("feeder transfer after outage", "seasonal peak demand"),
+    "ageing_rate_pu": ("sustained overload", "cooling degradation"),
+    "h2_ppm": ("partial discharge in winding", "stray gassing of oil"),
+    "co_ppm": ("paper insulation overheating", "ageing of cellulose"),
+    "c2h2_ppm": ("low-energy arcing in tap changer", "sparking at loose connection"),
+    "c2h4_ppm": ("thermal fault above 300 degC", "hot joint in lead"),
+    "oil_moisture_ppm": ("breather desiccant exhausted", "gasket leak"),
+    "operations_since_maint": ("operation-count service interval reached",),
+    "trips_24h": ("storm-related feeder faults", "vegetation contact"),
+    "interrupted_ka2_sum": ("contact wear from fault interruptions",),
+    "sf6_density_pu": ("SF6 leak at flange seal", "density monitor drift"),
+    "mechanism_temp_c": ("heater failure in mechanism cabinet",),
+}
+#: Maintenance actions that change the telemetry afterwards (the world applies them too).
+_ACTIONS = {"operations_since_maint": "- Mechanism serviced; operation counter reset.",
+            "soc_pu": "- Battery controller SOC window reconfigured to 0.15-0.90."}
+DEFAULT_CAUSES = ("component degradation", "environmental stress", "sensor drift")
+
+
+@dataclass(frozen=True)
+class Alarm:
+    alarm_id: str
+    device_id: str
+    rule: Rule
+    event: Event
+
+
+@dataclass
+class WorkOrder:
+    wo_id: str
+    device_id: str
+    rule: Rule
+    opened: int
+    closed: int | None
+    cause: str
+    alarms: list[str] = field(default_factory=list)
+
+
+def alarm_id(device_id: str, rule_key: str, fire: int) -> str:
+    return f"ALM-{stable_hash('alarm', device_id, rule_key, fire) % 10**8:08d}"
+
+
+def device_alarms(device_id: str, rules: list[Rule], series: dict[str, Any]) -> list[Alarm]:
+    """Every alarm-severity firing of the rules applicable to one device, by fire time."""
+    out = []
+    for r in rules:
+        if r.severity != "alarm":
+            continue
+        for ev in events(series[r.target_metric], r.op, r.threshold, r.consecutive_points):
+            out.append(Alarm(alarm_id(device_id, r.key, ev.fire), device_id, r, ev))
+    out.sort(key=lambda a: (a.event.fire, a.rule.key))
+    return out
+
+
+def work_orders(device_id: str, alarms: list[Alarm], hours: int) -> list[WorkOrder]:
+    """The maintenance process: an alarm opens a work order ``o`` hours after it fires, which is
+    completed ``c`` hours after opening (:func:`maintenance_delay_h`); an alarm of the same rule
+    raised while a work order is open joins that order. Orders not completed by the end of the
+    world stay open (``closed`` is None)."""
+    open_by_rule: dict[str, WorkOrder] = {}
+    out: list[WorkOrder] = []
+    for a in alarms:
+        k = a.rule.key
+        wo = open_by_rule.get(k)
+        if wo is not None and (wo.closed is None or wo.closed > a.event.fire):
+            wo.alarms.append(a.alarm_id)
+            continue
+        o, c = maintenance_delay_h(device_id, k, a.event.fire)
+        opened = a.event.fire + o
+        closed = opened + c if opened + c < hours else None
+        causes = CAUSES.get(a.rule.target_metric, DEFAULT_CAUSES)
+        cause = causes[stable_hash("cause", device_id, k, a.event.fire) % len(causes)]
+        wo = WorkOrder(f"WO-{stable_hash('wo', device_id, k, a.event.fire) % 10**8:08d}", device_id, a.rule, opened,
+                       closed, cause, [a.alarm_id])
+        open_by_rule[k] = wo
+        out.append(wo)
+    return out
+
+
+def _dump(obj: Any) -> str:
+    return json.dumps(obj, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def generate(world: World) -> list[tuple[str, str, dict[str, Any]]]:
+    """All documents: (relative path, text, manifest row), in a fixed order."""
+    docs: list[tuple[str, str, dict[str, Any]]] = []
+    for t in world.types:
+        docs.append((f"types/{t.type_id}.json", _dump(t.as_json()),
+                     {"kind": "type", "doc_id": t.type_id, "device_ids": [], "time": None, "refs": []}))
+    by_id = {d.device_id: d for d in world.devices}
+    for d in world.devices:
+        t = world.type_of(d)
+        sheet = {"device_id": d.device_id, "type_id": d.type_id, "device_class": d.device_class,
+                 "config": d.config, "metrics": [{"name": m.name, "unit": m.unit} for m in t.metrics],
+                 "applicable_rules": [r.rule_id for r in t.rules if r.applies(d.config)],
+                 "feeds": sorted(x.device_id for x in world.devices if x.config.get("fed_by") == d.device_id)}
+        docs.append((f"config/{d.device_id}.json", _dump(sheet),
+                     {"kind": "config", "doc_id": d.device_id, "device_ids": [d.device_id], "time": None,
+                      "refs": [d.type_id] + ([d.config["fed_by"]] if d.config.get("fed_by") in by_id else [])}))
+    for d in world.devices:
+        t = world.type_of(d)
+        series = world.telemetry[d.device_id]
+        rules = [r for r in t.rules if r.applies(d.config)]
+        alarms = device_alarms(d.device_id, rules, series)
+        wos = work_orders(d.device_id, alarms, world.hours)
+        wo_of = {a: wo.wo_id for wo in wos for a in wo.alarms}
+        for a in alarms:
+            ev = a.event
+            body = {"alarm_id": a.alarm_id, "device_id": d.device_id, "rule": a.rule.key, "metric": a.rule.target_metric,
+                    "condition": f"{a.rule.target_metric} {a.rule.op} {a.rule.threshold}",
+                    "consecutive_points": a.rule.consecutive_points, "raised_at": world.ts(ev.fire),
+                    "condition_since": world.ts(ev.start),
+                    "cleared_at": world.ts(ev.end + 1) if ev.end + 1 < world.hours else None,
+                    "peak_value": ev.peak, "work_order": wo_of[a.alarm_id], "severity": a.rule.severity}
+            docs.append((f"alarms/{a.alarm_id}.json", _dump(body),
+                         {"kind": "alarm", "doc_id": a.alarm_id, "device_ids": [d.device_id], "time": world.ts(ev.fire),
+                          "refs": [wo_of[a.alarm_id], a.rule.key]}))
+        for wo in wos:
+            lines = [f"# Work order {wo.wo_id}", "", f"- Device: {d.device_id} ({d.type_id})",
+                     f"- Substation: {d.config['substation_id']}", f"- Opened: {world.ts(wo.opened)}",
+                     f"- Status: {'closed' if wo.closed is not None else 'open'}",
+                     f"- Closed: {world.ts(wo.closed) if wo.closed is not None else '-'}",
+                     f"- Trigger rule: {wo.rule.key} ({wo.rule.target_metric} {wo.rule.op} {wo.rule.threshold})",
+                     f"- Alarms closed by this order: {', '.join(wo.alarms)}", "", "## Recorded cause", "", wo.cause, ""]
+            docs.append((f"work_orders/{wo.wo_id}.md", "\n".join(lines),
+                         {"kind": "work_order", "doc_id": wo.wo_id, "device_ids": [d.device_id],
+                          "time": world.ts(wo.opened), "refs": list(wo.alarms)}))
+            if wo.closed is not None:
+                ml = f"ML-{stable_hash('ml', wo.wo_id) % 10**8:08d}"
+                lines = [f"# Maintenance log {ml}", "", f"Work order: {wo.wo_id}", f"Device: {d.device_id}",
+                         f"Completed: {world.ts(wo.closed)}", "", "## Actions", "",
+                         f"- Investigated {wo.rule.target_metric}: {wo.cause}.",
+                         _ACTIONS.get(wo.rule.target_metric, "- Corrective action taken; device returned to service."), ""]
+                docs.append((f"maintenance_logs/{ml}.md", "\n".join(lines),
+                             {"kind": "maintenance_log", "doc_id": ml, "device_ids": [d.device_id],
+                              "time": world.ts(wo.closed), "refs": [wo.wo_id]}))
+        period = world.size.inspection_days * 24
+        offset = 8 + stable_hash("insp", d.device_id) % 8
+        prev = 0
+        for h in range(offset + period, world.hours, period):
+            ins = f"INS-{stable_hash('ins', d.device_id, h) % 10**8:08d}"
+            recent = [a.alarm_id for a in alarms if prev <= a.event.fire < h]
+            open_wos = [w.wo_id for w in wos if w.opened <= h and (w.closed is None or w.closed > h)]
+            metrics = [m.name for m in t.metrics][:5]
+            lines = [f"# Inspection report {ins}", "", f"Device: {d.device_id} ({d.type_id}) at {d.config['substation_id']}",
+                     f"Date: {world.ts(h)}", "", "## Readings", "", "| metric | value |", "|---|---|"]
+            lines += [f"| {m} | {series[m][h]:.4f} |" for m in metrics]
+            lines += ["", "## Findings", "",
+                      (f"Alarms since the previous inspection: {', '.join(recent)}." if recent else "No alarms since the previous inspection."),
+                      (f"Open work orders: {', '.join(open_wos)}." if open_wos else "No open work orders."), ""]
+            docs.append((f"inspections/{ins}.md", "\n".join(lines),
+                         {"kind": "inspection", "doc_id": ins, "device_ids": [d.device_id], "time": world.ts(h),
+                          "refs": recent + open_wos}))
+            prev = h
+    return docs
