@@ -12,6 +12,7 @@ The public API (stable)::
     task = psab.load_case("cases/ybus_construction")
     ref = psab.solve(task)               # the reference Solution (backend="surrogate")
     result = psab.evaluate(task, ref, backend="pandapower")
+    results = psab.evaluate_many([(task, ref), ...], workers=2)   # input order, warm workers
     result.feasible, result.score, result.violations, result.evidence, result.backend
     held = psab.generate("ybus_construction", seed=1234, index=0)
 
@@ -41,7 +42,7 @@ from psab.errors import (
 from psab.version import __version__
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Iterable, Mapping
 
     from psab.registry import FamilySpec
 
@@ -63,6 +64,7 @@ __all__ = [
     "Violation",
     "__version__",
     "evaluate",
+    "evaluate_many",
     "families",
     "generate",
     "get_family",
@@ -124,6 +126,27 @@ def instructions_for(task: Task, lang: str = "en", presentation: str = "guided",
     from psab.runner.instructions import instructions_for as _instructions_for
 
     return _instructions_for(task, lang, presentation, backend, paths)
+
+
+def evaluate_many(
+    pairs: Iterable[tuple[Any, Any]],
+    backend: str = "surrogate",
+    *,
+    workers: int = 1,
+    dask: Any = None,
+) -> list[EvaluationResult]:
+    """Evaluate every ``(task, solution)`` pair; the results of :func:`evaluate` on each, in
+    input order (byte-identical as JSON), never raising for anything an agent wrote.
+
+    ``workers`` > 1 spreads the answers over warm local worker processes, each answer going to
+    the worker that already holds its task's reference (the processes stay up for later calls
+    until :func:`psab.evaluators.batch.shutdown_workers`); ``dask`` (a scheduler address or a
+    ``distributed.Client``) runs them on a Dask cluster. A caller error (unknown family,
+    invalid task, missing solution file) raises as ``evaluate`` would for the first such pair.
+    """
+    from psab.evaluators.batch import evaluate_many as _evaluate_many
+
+    return _evaluate_many(pairs, backend, workers=workers, dask=dask)
 
 
 def generate(family_id: str, seed: int | str, index: int, backend: str = "surrogate", level: int = 1) -> Task:

@@ -129,9 +129,68 @@ def cmd_show(args: argparse.Namespace) -> int:
 def cmd_evaluate(args: argparse.Namespace) -> int:
     import psab
 
+    if _is_batch(args):
+        return _evaluate_batch(args)
     result = psab.evaluate(args.task, args.solution, backend=args.backend)
     _print_result(result, args.json)
     return strict_status(result) if args.strict else 0
+
+
+def _is_batch(args: argparse.Namespace) -> bool:
+    from pathlib import Path
+
+    return (args.workers is not None or args.dask is not None or Path(args.solution).is_dir()
+            or args.solution.endswith(".jsonl"))
+
+
+def _batch_solutions(source: str) -> list[tuple[str, Any]]:
+    """``(name, solution)`` for every solution in a directory (its ``*.json`` files, sorted by
+    name) or a JSONL file (one solution document per line, blank lines skipped; a line that is
+    no solution is judged as such, like a malformed solution file)."""
+    from pathlib import Path
+
+    from psab.evaluators.batch import SolutionText
+
+    p = Path(source)
+    if p.is_dir():
+        return [(f.name, f) for f in sorted(p.glob("*.json")) if f.is_file()]
+    if not p.is_file():
+        raise CliError(f"{p}: no such solution file or directory")
+    out = []
+    with open(p, "rb") as fh:
+        for number, line in enumerate(fh, 1):
+            if line.strip():
+                out.append((f"{p.name}:{number}", SolutionText(line)))
+    return out
+
+
+def _evaluate_batch(args: argparse.Namespace) -> int:
+    """``psab evaluate TASK DIR|FILE.jsonl [--workers N | --dask ADDR]``: every solution, results
+    in input order (JSON Lines with ``--json``); ``--strict`` reports the worst verdict."""
+    import psab
+
+    task = psab.load_case(args.task)
+    named = _batch_solutions(args.solution)
+    results = psab.evaluate_many([(task, s) for _, s in named], backend=args.backend, workers=args.workers or 1,
+                                 dask=args.dask)
+    status = 0
+    for (name, _), result in zip(named, results):
+        if args.json:
+            line = json.dumps(result.to_dict(), sort_keys=True, ensure_ascii=False, allow_nan=False)
+            try:
+                line.encode(sys.stdout.encoding or "utf-8")
+            except (UnicodeEncodeError, LookupError):
+                line = json.dumps(result.to_dict(), sort_keys=True, ensure_ascii=True, allow_nan=False)
+            sys.stdout.write(line + "\n")
+        else:
+            print(f"{name}:")
+            _print_result(result, False)
+        if args.strict:
+            status = max(status, strict_status(result))
+    if not args.json:
+        feasible = sum(r.feasible for r in results)
+        print(f"\n{len(results)} solutions: {feasible} feasible, {sum(r.perfect for r in results)} perfect")
+    return status
 
 
 #: ``psab evaluate --strict`` exit statuses (0 and psab's own 1 internal error / 2 usage error
@@ -205,6 +264,7 @@ examples:
   psab evaluate cases/three_phase_short_circuit cases/three_phase_short_circuit/solution.json
   psab evaluate task.json my-answer.json --backend pandapower --json > result.json
   psab evaluate task.json my-answer.json --strict && echo perfect
+  psab evaluate cases/pf_voltage_repair answers.jsonl --workers 2 --json > results.jsonl
 """
 
 
@@ -257,9 +317,14 @@ def build_parser() -> argparse.ArgumentParser:
                 "Judge a solution against a task: recompute the physics, check the hard constraints, and print "
                 "the verdict (feasible), the score in [0, 1] and every violation.", _EVALUATE_EPILOG)
     p.add_argument("task", metavar="TASK", help="a case directory or a task.json")
-    p.add_argument("solution", metavar="SOLUTION", help="a solution.json ({\"answer\": {...}})")
+    p.add_argument("solution", metavar="SOLUTION",
+                   help="a solution.json ({\"answer\": {...}}); or, to judge many, a directory of *.json solutions "
+                        "or a JSONL file of one solution per line")
     p.add_argument("--backend", default="surrogate", metavar="NAME", help=_backend_help("physics backend that judges"))
-    p.add_argument("--json", action="store_true", help="print the result JSON")
+    p.add_argument("--json", action="store_true", help="print the result JSON (one line per result for many solutions)")
+    p.add_argument("--workers", type=int, metavar="N",
+                   help="judge many solutions on N warm worker processes (results in input order)")
+    p.add_argument("--dask", metavar="ADDR", help="judge many solutions on a Dask cluster, e.g. tcp://scheduler:8786")
     p.add_argument("--strict", action="store_true",
                    help=f"exit non-zero unless the answer is perfect: {EXIT_NOT_PERFECT} feasible but scored below 1, "
                         f"{EXIT_INFEASIBLE} infeasible")

@@ -12,6 +12,14 @@ guess, not from the previous results, so a reused net gives the same flows).
 Islanding is judged by pandapower's own graph search (:func:`pandapower.topology.unsupplied_buses`),
 independently of the DC kernel's LODF test.
 
+Fast path (issue 24): where lightsim2grid is installed, the power flow itself runs on a
+lightsim2grid model converted once per prepared net (branches switched with
+``deactivate_*``/``reactivate_*``, set-points with ``change_p_gen``), from pandapower's own DC
+initial guess, with ``runpp``'s iteration limit and a tolerance no looser; islanding is still
+judged on the pandapower net. A state lightsim2grid does not converge on goes to ``runpp``, so
+a non-convergence verdict is always pandapower's. Flows equal ``runpp``'s to 1e-8 pu
+(``tests/test_fast_ac.py``); ``PSAB_LIGHTSIM2GRID=0`` turns the path off.
+
 Branch mapping: :func:`psab.backends.pandapower_net.add_branches` (a line per plain branch, a
 transformer with its tap and phase shift on the from/HV side otherwise), so ``p_from_mw`` is
 ``res_line.p_from_mw`` or ``res_trafo.p_hv_mw`` and ``p_to_mw`` the other end, both positive
@@ -28,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from psab.backends import pandapower_net as ppn
+from psab.backends.pandapower_pf import fast_path_enabled
 from psab.errors import SolverError
 
 
@@ -113,6 +122,75 @@ class PreparedNet:
     elements: list[tuple[str, int]]
     gen_index: list[int]
     lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
+    #: the lightsim2grid model of ``net`` (built on first use; ``False`` when unavailable)
+    fast: Any = field(default=None, repr=False)
+
+
+def _fast_model(p: PreparedNet) -> Any:
+    """The lightsim2grid model of ``p.net`` (built once), or ``False``: element tables must be
+    indexed ``0..n-1`` (lightsim2grid numbers elements by position) and one ext_grid the slack."""
+    if not fast_path_enabled():
+        return False
+    if p.fast is None:
+        p.fast = False
+        net = p.net
+        contiguous = all(list(net[t].index) == list(range(len(net[t]))) for t in ("bus", "line", "trafo", "gen"))
+        if contiguous and len(net.ext_grid) == 1:
+            try:
+                import warnings
+
+                from lightsim2grid.gridmodel import init_from_pandapower
+
+                ppn.run_power_flow(net, trafo_model="t")  # lightsim2grid converts from a T-model run
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # its notes on the slack taken from the ext_grid
+                    p.fast = init_from_pandapower(net)
+            except Exception:  # noqa: BLE001 - an element lightsim2grid cannot take: runpp it is
+                p.fast = False
+    return p.fast
+
+
+def _flows_fast(p: PreparedNet, model: Any, out_of_service: Sequence[int], gen_p_mw: Sequence[float] | None,
+                base_gen_p_mw: Any) -> AcFlows | None:
+    """The AC flows on the lightsim2grid model, or ``None`` when it does not converge. Same start
+    as ``runpp(init="dc")``: the generators' and slack's voltage magnitudes, DC angles."""
+    from psab.backends.pandapower_pf import MAX_ITERATION, TOLERANCE_MVA, _flat_start
+
+    net = p.net
+    toggles = [(kind, int(idx)) for kind, idx in (p.elements[int(k)] for k in out_of_service)]
+    if gen_p_mw is not None:
+        for g, value in zip(p.gen_index, gen_p_mw, strict=True):
+            model.change_p_gen(int(g), float(value))
+    for kind, idx in toggles:
+        (model.deactivate_powerline if kind == "line" else model.deactivate_trafo)(idx)
+    try:
+        flat = _flat_start(net)
+        tol = TOLERANCE_MVA / float(net.sn_mva)
+        v_dc = model.dc_pf(flat.copy(), MAX_ITERATION, tol)
+        if v_dc.size == 0:
+            return None
+        V = model.ac_pf(np.abs(flat) * np.exp(1j * np.angle(v_dc)), MAX_ITERATION, tol)
+        if V.size == 0 or not np.all(np.isfinite(V)):
+            return None
+        n = len(p.elements)
+        pf = np.full(n, np.nan)
+        pt = np.full(n, np.nan)
+        line_from, line_to = model.get_line_res1()[0], model.get_line_res2()[0]
+        trafo_hv, trafo_lv = model.get_trafo_res1()[0], model.get_trafo_res2()[0]
+        off = set(int(k) for k in out_of_service)
+        for k, (kind, idx) in enumerate(p.elements):
+            if k in off:
+                continue
+            a, b = (line_from, line_to) if kind == "line" else (trafo_hv, trafo_lv)
+            pf[k], pt[k] = float(a[idx]), float(b[idx])
+        slack_p = float(model.get_gen_res()[0][len(net.gen)])  # the ext_grid, added after net.gen
+        return AcFlows(pf, pt, (), slack_p)
+    finally:
+        for kind, idx in toggles:
+            (model.reactivate_powerline if kind == "line" else model.reactivate_trafo)(idx)
+        if gen_p_mw is not None:  # back to the prepared net's set-points
+            for g, value in zip(p.gen_index, base_gen_p_mw, strict=True):
+                model.change_p_gen(int(g), float(value))
 
 
 def build_net(case: AcCase) -> PreparedNet:
@@ -158,6 +236,7 @@ def flows(p: PreparedNet, out_of_service: Sequence[int] = (), gen_p_mw: Sequence
     :class:`~psab.errors.SolverError` if the Newton-Raphson power flow does not converge.
     """
     with p.lock:
+        _fast_model(p)  # built (once) while the net is as prepared, before _flows changes it
         return _flows(p, out_of_service, gen_p_mw)
 
 
@@ -177,6 +256,14 @@ def _flows(p: PreparedNet, out_of_service: Sequence[int], gen_p_mw: Sequence[flo
         if lost:
             nan = np.full(n, np.nan)
             return AcFlows(nan, nan.copy(), lost, float("nan"))
+        model = p.fast if fast_path_enabled() else False
+        if model:
+            try:
+                fast = _flows_fast(p, model, out_of_service, gen_p_mw, saved_p)
+            except Exception:  # noqa: BLE001 - anything lightsim2grid refuses goes to runpp, which judges it
+                fast = None
+            if fast is not None:
+                return fast
         try:
             # Islanding was ruled out above, so pandapower's own connectivity pass is redundant;
             # a DC initial guess converges reliably on heavily loaded post-outage states.

@@ -21,14 +21,27 @@ that saves the deep copy (about a quarter of an evaluation) and gives bit-identi
 :func:`network_from_ppc` goes the other way: it reads a pandapower net's internal MATPOWER-style
 case (``net._ppc`` after a power flow) into an :class:`AcNetwork` — used to check the surrogate
 against pandapower on the MATPOWER test cases.
+
+Fast path (issue 24): where lightsim2grid is installed (the ``lightsim2grid`` extra), :func:`run`
+solves with lightsim2grid's C++ Newton-Raphson on a grid model converted once from the prepared
+net, changing only the injection sgens' set-points — pandapower's per-call conversion of the
+net (most of a ``runpp``) is skipped. lightsim2grid reads transformers as T models; psab's have
+no magnetizing branch (``pfe_kw = i0_percent = 0``), where the T and π models are the same
+circuit. Same start (flat), same iteration limit and a tolerance no looser than ``runpp``'s, so
+the voltages equal ``runpp``'s to 1e-8 pu (``tests/test_batch.py`` checks it on the public case and
+50 generated ones); where lightsim2grid does not converge, or q limits are enforced (PV→PQ
+switching, which the fast path does not model), :func:`run` falls back to ``runpp`` itself.
+``PSAB_LIGHTSIM2GRID=0`` turns the fast path off.
 """
 
 from __future__ import annotations
 
 import math
+import os
 import threading
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -56,6 +69,78 @@ class PreparedNet:
     bus_index: list[int]
     injection_sgen: dict[int, int]
     lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
+    #: the lightsim2grid model of ``net`` (built on first use; ``False`` when unavailable)
+    fast: Any = field(default=None, repr=False)
+
+
+#: pandapower's ``runpp`` defaults the fast path matches: at most 10 Newton-Raphson iterations,
+#: converged when every bus's power mismatch is below 1e-8 MVA.
+MAX_ITERATION = 10
+TOLERANCE_MVA = 1e-8
+
+
+def fast_path_enabled() -> bool:
+    """Whether :func:`run` may use lightsim2grid (installed, and not turned off by
+    ``PSAB_LIGHTSIM2GRID=0``)."""
+    return os.environ.get("PSAB_LIGHTSIM2GRID", "1") != "0" and _lightsim2grid_installed()
+
+
+@cache
+def _lightsim2grid_installed() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("lightsim2grid") is not None
+
+
+def _fast_model(prepared: PreparedNet) -> Any:
+    """The lightsim2grid model of the prepared net (built once), or ``False``."""
+    if prepared.fast is None:
+        prepared.fast = False
+        net = prepared.net
+        if list(net.bus.index) == list(range(len(net.bus))) and list(net.sgen.index) == list(range(len(net.sgen))):
+            try:
+                import warnings
+
+                from lightsim2grid.gridmodel import init_from_pandapower
+
+                ppn.run_power_flow(net, trafo_model="t")  # lightsim2grid converts from a T-model run
+                with warnings.catch_warnings():
+                    # it notes the sgens' absent q limits (read as 0: sgens are fixed injections)
+                    # and the slack taken from the ext_grid — both as intended here
+                    warnings.simplefilter("ignore")
+                    prepared.fast = init_from_pandapower(net)
+            except Exception:  # noqa: BLE001 - an element lightsim2grid cannot take: runpp it is
+                prepared.fast = False
+    return prepared.fast
+
+
+def _flat_start(net: Any) -> np.ndarray:
+    """pandapower's ``init="flat"``: 1∠0 pu, the generators' voltage set-points, the slack's
+    magnitude and angle."""
+    V0 = np.ones(len(net.bus), dtype=complex)
+    for bus, vm in zip(net.gen.bus[net.gen.in_service], net.gen.vm_pu[net.gen.in_service]):
+        V0[int(bus)] = float(vm)
+    eg = net.ext_grid[net.ext_grid.in_service]
+    for bus, vm, va in zip(eg.bus, eg.vm_pu, eg.va_degree):
+        V0[int(bus)] = float(vm) * np.exp(1j * math.radians(float(va)))
+    return V0
+
+
+def _run_fast(prepared: PreparedNet, model: Any, q_injection_mvar: dict[int, float]) -> PandapowerFlow | None:
+    """lightsim2grid's Newton-Raphson from a flat start; ``None`` when it does not converge."""
+    net = prepared.net
+    for bus, q in q_injection_mvar.items():
+        model.change_q_sgen(prepared.injection_sgen[int(bus)], float(q))
+    try:
+        V0 = _flat_start(net)
+        V = model.ac_pf(V0, MAX_ITERATION, TOLERANCE_MVA / float(net.sn_mva))
+    finally:
+        for sgen in prepared.injection_sgen.values():
+            model.change_q_sgen(sgen, 0.0)
+    if V.size == 0 or not np.all(np.isfinite(V)):
+        return None
+    v = V[prepared.bus_index]
+    return PandapowerFlow(np.abs(v), np.degrees(np.angle(v)), True)
 
 
 def build_net(network: AcNetwork, *, injection_buses: Sequence[int] = (), f_hz: float = 50.0) -> PreparedNet:
@@ -114,6 +199,15 @@ def run(prepared: PreparedNet, *, q_injection_mvar: dict[int, float] | None = No
     pp = ppn.pandapower()
     net = prepared.net
     with prepared.lock:
+        if not enforce_q_limits and fast_path_enabled():
+            model = _fast_model(prepared)
+            if model:
+                try:
+                    fast = _run_fast(prepared, model, q_injection_mvar or {})
+                except Exception:  # noqa: BLE001 - anything lightsim2grid refuses goes to runpp, which judges it
+                    fast = None
+                if fast is not None:
+                    return fast
         try:
             for bus, q in (q_injection_mvar or {}).items():
                 net.sgen.at[prepared.injection_sgen[int(bus)], "q_mvar"] = float(q)

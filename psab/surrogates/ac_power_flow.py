@@ -28,7 +28,9 @@ from side).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -215,16 +217,22 @@ class NewtonResult:
 
 
 def newton_raphson(
-    Y: np.ndarray,
+    Y: Any,
     s_spec_pu: np.ndarray,
     bus_type: np.ndarray,
     V0: np.ndarray,
     *,
     tol_pu: float = 1e-10,
     max_iter: int = 30,
+    step: Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray] | None = None,
 ) -> NewtonResult:
     """Solve the AC power flow from the start ``V0`` (which carries the PV/slack magnitudes
-    and the slack angle); returns the voltages whether or not it converged."""
+    and the slack angle); returns the voltages whether or not it converged.
+
+    ``step(V, pvpq, pq, F)``, when given, returns the Newton step ``J⁻¹(−F)`` in place of the
+    dense Jacobian and solve — :mod:`psab.backends.sparse_power_flow` passes a sparse one with
+    a sparse ``Y`` (this module itself stays numpy-only); it raises ``ArithmeticError`` for a
+    singular Jacobian."""
     types = np.asarray(bus_type)
     pv = np.flatnonzero(types == PV)
     pq = np.flatnonzero(types == PQ)
@@ -243,10 +251,12 @@ def newton_raphson(
     it = 0
     while norm > tol_pu and it < max_iter:
         it += 1
-        J = jacobian(Y, V, pvpq, pq)
         try:
-            dx = np.linalg.solve(J, -F)
-        except np.linalg.LinAlgError:
+            if step is None:
+                dx = np.linalg.solve(jacobian(Y, V, pvpq, pq), -F)
+            else:
+                dx = step(V, pvpq, pq, F)
+        except (np.linalg.LinAlgError, ArithmeticError):
             return NewtonResult(V, False, it, norm)
         Va[pvpq] += dx[:n_a]
         Vm[pq] += dx[n_a:]
@@ -298,7 +308,8 @@ def solve_ac(
     V0: np.ndarray | None = None,
     tol_pu: float = 1e-10,
     max_iter: int = 30,
-    Y: np.ndarray | None = None,
+    Y: Any = None,
+    step: Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray] | None = None,
 ) -> AcSolution:
     """The AC operating point of ``net`` (plus optional extra injections per bus).
 
@@ -320,7 +331,7 @@ def solve_ac(
     limits: dict[int, float] = {}
     total_it = 0
     while True:
-        res = newton_raphson(Y, s_spec, types, start, tol_pu=tol_pu, max_iter=max_iter)
+        res = newton_raphson(Y, s_spec, types, start, tol_pu=tol_pu, max_iter=max_iter, step=step)
         total_it += res.iterations
         if not res.converged:
             raise PowerFlowDidNotConverge(
