@@ -66,8 +66,9 @@ INPUTS_SCHEMA: dict[str, Any] = {
     "properties": {
         "frequency_hz": {"enum": [50, 60], "description": "system frequency f (Hz)"},
         "integration": {"type": "object", "required": ["method", "step_s", "precision_s"],
-                        "properties": {"method": {"const": "RK4"}, "step_s": {"type": "number", "exclusiveMinimum": 0, "maximum": 0.01},
-                                       "precision_s": {"type": "number", "exclusiveMinimum": 0, "maximum": 0.01}}},
+                        "properties": {"method": {"const": "RK4"}, "step_s": {"type": "number", "minimum": 1e-5, "maximum": 0.01},
+                                       # a bisection tolerance below the float resolution of t_c would never be met
+                                       "precision_s": {"type": "number", "minimum": 1e-6, "maximum": 0.01}}},
         "h_mws_per_mva": _POS, "p_m_pu": _POS, "e_prime_pu": _POS, "v_inf_pu": _POS, "x_pre_pu": _POS,
         "x_fault_pu": {"type": ["number", "null"]}, "x_post_pu": _POS, "base_mva": _POS,
         "machine": {"type": "object", "required": ["rating_mva", "h_mws_per_mva", "xd_transient_pu", "p_mw", "q_mvar"]},

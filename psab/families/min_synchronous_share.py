@@ -56,9 +56,14 @@ def submission_schema(inputs: dict[str, Any]) -> dict[str, Any]:
 INPUTS_SCHEMA: dict[str, Any] = s.obj({
     "frequency_hz": s.POSITIVE, "period_h": s.POSITIVE, "demand_mw": s.POSITIVE, "ibr_available_mw": s.NONNEGATIVE,
     "largest_infeed_loss_mw": s.POSITIVE, "rocof_limit_hz_per_s": s.POSITIVE,
-    "pcc": {"type": "object", "required": ["grid_skss_mva", "ibr_rated_mva", "scr_min"]},
-    "units": {"type": "array", "minItems": 2, "items": {"type": "object", "required": ["id", "s_mva", "h_s", "p_min_mw", "p_max_mw",
-                                                                                         "fixed_cost_per_h", "marginal_cost_per_mwh"]}},
+    "pcc": s.obj({"grid_skss_mva": s.NONNEGATIVE, "ibr_rated_mva": s.POSITIVE, "scr_min": s.POSITIVE}),
+    # every number typed and signed, so that a task cannot reach the data builder with a string
+    # or a zero rating (additional fields are allowed: the level-2 data of each unit)
+    "units": {"type": "array", "minItems": 2, "items": {
+        "type": "object", "required": ["id", "s_mva", "h_s", "p_min_mw", "p_max_mw", "fixed_cost_per_h", "marginal_cost_per_mwh"],
+        "properties": {"id": s.ID, "s_mva": s.POSITIVE, "h_s": s.POSITIVE, "p_min_mw": s.NONNEGATIVE, "p_max_mw": s.NONNEGATIVE,
+                       "fixed_cost_per_h": s.NONNEGATIVE, "marginal_cost_per_mwh": s.NUMBER, "skss_pcc_mva": s.POSITIVE,
+                       "xdss_pu": s.POSITIVE, "uk_pct": s.POSITIVE, "s_t_mva": s.POSITIVE}}},
     "other_ibr": {"type": "object"},
 }, optional=("other_ibr",))
 

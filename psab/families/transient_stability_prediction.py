@@ -64,11 +64,35 @@ def submission_schema(inputs: dict[str, Any]) -> dict[str, Any]:
     )
 
 
-INPUTS_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "required": ["base_mva", "frequency_hz", "buses", "branches", "machines", "criterion", "scenarios"],
-    "properties": {"scenarios": {"type": "array", "minItems": 8, "maxItems": 12}},
-}
+_ID = {"type": "string", "minLength": 1}
+_NUM = {"type": "number"}
+_POS = {"type": "number", "exclusiveMinimum": 0}
+_NONNEG = {"type": "number", "minimum": 0}
+
+
+def _obj(props: dict[str, Any], optional: tuple[str, ...] = ()) -> dict[str, Any]:
+    return {"type": "object", "required": [k for k in props if k not in optional], "properties": props}
+
+
+INPUTS_SCHEMA: dict[str, Any] = _obj({
+    "base_mva": _POS,
+    "frequency_hz": {"enum": [50, 60]},
+    "buses": {"type": "array", "minItems": 2, "items": _obj({
+        "id": _ID, "type": {"enum": ["slack", "pv", "pq"]}, "p_load_mw": _NUM, "q_load_mvar": _NUM,
+        "v_set_pu": {"type": "number", "exclusiveMinimum": 0.5, "maximum": 1.5}})},
+    "branches": {"type": "array", "minItems": 1, "items": _obj({
+        "id": _ID, "from_bus": _ID, "to_bus": _ID, "r_pu": _NONNEG, "x_pu": _POS, "b_pu": _NONNEG})},
+    "machines": {"type": "array", "minItems": 2, "items": _obj({
+        "id": _ID, "bus": _ID, "h_s": _POS, "xd_transient_pu": _POS, "rating_mva": _POS,
+        "p_mw": {"anyOf": [_NUM, {"type": "null"}]}}, optional=("rating_mva", "p_mw"))},
+    # bounded so that no task can make the integration run for ever (a zero or vanishing step,
+    # an endless horizon): at most 10^5 RK4 steps per scenario
+    "criterion": _obj({"separation_limit_deg": {"type": "number", "exclusiveMinimum": 0, "maximum": 360},
+                       "horizon_s": {"type": "number", "exclusiveMinimum": 0, "maximum": 30},
+                       "step_s": {"type": "number", "minimum": 0.0003, "maximum": 0.05}}),
+    "scenarios": {"type": "array", "minItems": 8, "maxItems": 12, "items": _obj({
+        "id": _ID, "fault_bus": _ID, "trip_branch": _ID, "t_clear_s": _POS})},
+})
 
 
 def _bad(field: str, why: str) -> InvalidTaskError:

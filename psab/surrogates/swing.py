@@ -274,6 +274,8 @@ def simulate_multimachine(e_abs: np.ndarray, delta0: np.ndarray, p_m: np.ndarray
     ts, ds = [0.0], [delta.copy()]
     t = 0.0
     worst = float(delta.max() - delta.min())
+    if not step_s > 0:
+        raise ValueError(f"the integration step must be positive, got {step_s}")
     while t < horizon_s - 1e-12:
         faulted = t < t_clear_s - 1e-12
         h = min(step_s, t_clear_s - t) if faulted else min(step_s, horizon_s - t)
