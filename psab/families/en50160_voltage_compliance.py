@@ -32,6 +32,7 @@ import numpy as np
 from psab.contract import Task
 from psab.errors import InvalidTaskError
 from psab.evaluators import answer_schema as s
+from psab.generators.acceptance import draw_until_clear
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.surrogates import en50160 as en
 
@@ -301,11 +302,7 @@ def generate(public: Task, rng: np.random.Generator, level: int = 1) -> Generate
     """Redraw the week: system (level 2), severity of the load-driven drop and the PV rise, sunny
     days, tap steps, excursions, start date, and at level 2 three phases, MV with a declared
     voltage and flagged dip intervals."""
-    for _ in range(60):
-        inputs = draw(rng, level)
-        if ambiguity(inputs) is None:
-            return Generated(public_inputs=inputs)
-    return Generated(public_inputs=inputs)
+    return Generated(public_inputs=draw_until_clear(lambda: draw(rng, level), ambiguity, 60))
 
 
 def accept(task: Task, reference: Reference) -> str | None:

@@ -32,6 +32,7 @@ import numpy as np
 from psab.contract import Task
 from psab.errors import InvalidTaskError
 from psab.evaluators import answer_schema as s
+from psab.generators.acceptance import draw_until_clear
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.surrogates import ieee519 as std
 
@@ -257,11 +258,7 @@ def generate(public: Task, rng: np.random.Generator, level: int = 1) -> Generate
     """Redraw the voltage class, load size, I_SC/I_L (log-uniform 8…1500, away from row
     boundaries), the drives' spectrum (6- or 12-pulse) and share, the background voltage
     distortion; level 2 gives the data in the meter's and utility's units."""
-    for _ in range(80):
-        inputs = draw(rng, level)
-        if ambiguity(inputs) is None:
-            return Generated(public_inputs=inputs)
-    return Generated(public_inputs=inputs)
+    return Generated(public_inputs=draw_until_clear(lambda: draw(rng, level), ambiguity, 80))
 
 
 def accept(task: Task, reference: Reference) -> str | None:

@@ -31,6 +31,7 @@ import numpy as np
 from psab.contract import Task
 from psab.errors import InvalidTaskError
 from psab.evaluators import answer_schema as s
+from psab.generators.acceptance import draw_until_clear
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.surrogates import iec61000_4_30 as pq
 
@@ -260,11 +261,7 @@ def generate(public: Task, rng: np.random.Generator, level: int = 1) -> Generate
     slow recovery through the hysteresis band, swells, interruptions), their depths, lengths and
     spacing, the interruption threshold and the hysteresis; level 2 three channels with faults
     on one to three phases and swells on the healthy ones."""
-    for _ in range(40):
-        inputs = draw(rng, level)
-        if ambiguity(inputs) is None:
-            return Generated(public_inputs=inputs)
-    return Generated(public_inputs=inputs)
+    return Generated(public_inputs=draw_until_clear(lambda: draw(rng, level), ambiguity, 40))
 
 
 def accept(task: Task, reference: Reference) -> str | None:

@@ -27,7 +27,7 @@ same in any process, on any worker, in any order.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -89,6 +89,18 @@ class Draw:
 def heldout_task_id(family_id: str, index: int, level: int = 1) -> str:
     # The id names the family, the level (above 1) and the index only: never the seed.
     return f"{family_id}-heldout-{index:05d}" if level == 1 else f"{family_id}-heldout-L{level}-{index:05d}"
+
+
+def draw_until_clear(draw: Callable[[], dict[str, Any]], problem: Callable[[dict[str, Any]], str | None],
+                     tries: int) -> dict[str, Any]:
+    """Inputs from ``draw()`` on which ``problem`` finds nothing, drawing at most ``tries`` times
+    (cheap for a family whose ambiguity test needs no solve); the last draw otherwise — the
+    family's ``accept`` then rejects it and the kernel redraws from the next stream."""
+    for _ in range(tries):
+        inputs = draw()
+        if problem(inputs) is None:
+            break
+    return inputs
 
 
 def _at_level(level: int) -> str:
