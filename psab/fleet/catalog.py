@@ -54,6 +54,14 @@ class Rule:
     consecutive_points: int
     severity: str
     source: str
+    #: A derived input (Table 6 "atomic and/or derived metric names"): "" for the atomic
+    #: ``target_metric`` itself, else one of :data:`psab.fleet.rules.DERIVED_KINDS` applied to
+    #: ``inputs`` with ``window_h`` hours, ``scale`` and ``level`` (see
+    #: :func:`psab.fleet.rules.derived_series`); ``target_metric`` then names the derived series.
+    derive: str = ""
+    window_h: int = 0
+    scale: float = 1.0
+    level: float = 0.0
 
     @property
     def key(self) -> str:
@@ -68,7 +76,18 @@ class Rule:
                 "applicability": [{"field": f, "values": list(v)} for f, v in self.applicability],
                 "inputs": list(self.inputs), "op": self.op, "threshold": self.threshold,
                 "consecutive_points": self.consecutive_points, "single_point_fires": self.consecutive_points == 1,
-                "severity": self.severity, "source": self.source}
+                "severity": self.severity, "source": self.source,
+                "derived": ({"kind": self.derive, "inputs": list(self.inputs), "window_h": self.window_h,
+                             "scale": self.scale, "level": self.level} if self.derive else None)}
+
+    @classmethod
+    def from_json(cls, r: dict[str, Any]) -> Rule:
+        """The inverse of :meth:`as_json` (type sheets are read back by the question generator)."""
+        d = r.get("derived") or {}
+        return cls(r["rule_id"], r["type_id"], r["target_metric"], r["object_class"],
+                   tuple((c["field"], tuple(c["values"])) for c in r["applicability"]), tuple(r["inputs"]),
+                   r["op"], float(r["threshold"]), int(r["consecutive_points"]), r["severity"], r["source"],
+                   str(d.get("kind", "")), int(d.get("window_h", 0)), float(d.get("scale", 1.0)), float(d.get("level", 0.0)))
 
 
 @dataclass(frozen=True)
@@ -95,27 +114,33 @@ CLASS_METRICS: dict[str, tuple[Metric, ...]] = {
     "transformer": _m("load_pu", "pu", "current_a", "A", "ambient_c", "degC", "top_oil_c", "degC",
                       "hot_spot_c", "degC", "ageing_rate_pu", "pu", "loss_of_life_h", "h", "h2_ppm", "ppm",
                       "co_ppm", "ppm", "c2h2_ppm", "ppm", "c2h4_ppm", "ppm", "oil_moisture_ppm", "ppm",
-                      "tap_position", "step"),
+                      "tap_position", "step", "ch4_ppm", "ppm", "c2h6_ppm", "ppm", "co2_ppm", "ppm",
+                      "oil_breakdown_kv", "kV", "oil_acidity_mgkoh_g", "mgKOH/g", "oil_dissipation_factor", "1",
+                      "load_transferred_pu", "pu"),
     "breaker": _m("current_a", "A", "current_pu", "pu", "ambient_c", "degC", "operations_total", "count",
                   "operations_since_maint", "count", "trips_24h", "count", "interrupted_ka2_sum", "kA2",
-                  "mechanism_temp_c", "degC"),
+                  "mechanism_temp_c", "degC", "opening_time_ms", "ms", "contact_wear_pct", "%", "heater_on", "bool"),
     "disconnector": _m("current_a", "A", "current_pu", "pu", "ambient_c", "degC", "contact_temp_c", "degC", "operations_total", "count"),
     "instrument_transformer": _m("current_a", "A", "voltage_kv", "kV", "ambient_c", "degC",
                                  "insulation_temp_c", "degC", "ratio_error_pct", "%"),
-    "arrester": _m("voltage_kv", "kV", "ambient_c", "degC", "leakage_resistive_ma", "mA", "surge_count", "count"),
+    "arrester": _m("voltage_kv", "kV", "ambient_c", "degC", "leakage_resistive_ma", "mA", "surge_count", "count",
+                   "leakage_total_ma", "mA", "third_harmonic_ma", "mA"),
     "cable": _m("current_a", "A", "ambient_c", "degC", "conductor_temp_c", "degC", "sheath_current_a", "A",
-                "partial_discharge_pc", "pC"),
-    "line": _m("current_a", "A", "ambient_c", "degC", "conductor_temp_c", "degC", "wind_speed_ms", "m/s", "sag_m", "m"),
+                "partial_discharge_pc", "pC", "loading_pu", "pu"),
+    "line": _m("current_a", "A", "ambient_c", "degC", "conductor_temp_c", "degC", "wind_speed_ms", "m/s", "sag_m", "m",
+               "loading_pu", "pu"),
     "pv_inverter": _m("irradiance_wm2", "W/m2", "ambient_c", "degC", "ac_power_kw", "kW", "inverter_temp_c", "degC",
-                      "efficiency_pu", "pu"),
+                      "efficiency_pu", "pu", "dc_voltage_v", "V", "dc_current_a", "A", "insulation_resistance_mohm", "MOhm"),
     "battery": _m("power_kw", "kW", "soc_pu", "pu", "ambient_c", "degC", "cell_temp_c", "degC",
-                  "equivalent_cycles", "count", "soh_pu", "pu"),
+                  "equivalent_cycles", "count", "soh_pu", "pu", "cell_voltage_spread_mv", "mV",
+                  "insulation_resistance_kohm", "kOhm"),
     "capacitor_bank": _m("voltage_pu", "pu", "ambient_c", "degC", "reactive_mvar", "Mvar", "steps_in_service", "count",
-                         "unbalance_current_a", "A", "switching_ops", "count"),
+                         "unbalance_current_a", "A", "switching_ops", "count", "capacitance_change_pct", "%",
+                         "thd_voltage_pct", "%"),
     "relay": _m("current_a", "A", "ambient_c", "degC", "pickups_total", "count", "trips_total", "count",
-                "self_test_ok", "bool", "cpu_temp_c", "degC"),
+                "self_test_ok", "bool", "cpu_temp_c", "degC", "supply_voltage_v", "V"),
     "rtu": _m("ambient_c", "degC", "cpu_temp_c", "degC", "comm_latency_ms", "ms", "packet_loss_pct", "%",
-              "supply_voltage_v", "V"),
+              "supply_voltage_v", "V", "time_sync_offset_ms", "ms", "memory_use_pct", "%"),
 }
 
 #: Variant axes of each class; the product gives the types (12 classes → 100 types).
@@ -137,10 +162,20 @@ VARIANTS: dict[str, dict[str, tuple[str, ...]]] = {
 
 #: Special metrics of some variants (PowerBench's "special metric" object class).
 SPECIAL: dict[tuple[str, str, str], tuple[Metric, ...]] = {
-    ("transformer", "cooling", "ONAF"): (Metric("fans_on", "bool", "special"),),
-    ("transformer", "cooling", "OFAF"): (Metric("fans_on", "bool", "special"), Metric("pumps_on", "bool", "special")),
-    ("transformer", "cooling", "ODAF"): (Metric("fans_on", "bool", "special"), Metric("pumps_on", "bool", "special")),
-    ("breaker", "medium", "SF6"): (Metric("sf6_density_pu", "pu", "special"),),
+    ("transformer", "cooling", "ONAF"): (Metric("fans_on", "bool", "special"), Metric("fan_current_a", "A", "special")),
+    ("transformer", "cooling", "OFAF"): (Metric("fans_on", "bool", "special"), Metric("pumps_on", "bool", "special"),
+                                         Metric("fan_current_a", "A", "special"), Metric("pump_flow_pu", "pu", "special")),
+    ("transformer", "cooling", "ODAF"): (Metric("fans_on", "bool", "special"), Metric("pumps_on", "bool", "special"),
+                                         Metric("fan_current_a", "A", "special"), Metric("pump_flow_pu", "pu", "special")),
+    ("transformer", "voltage", "110/10"): (Metric("oltc_operations_total", "count", "special"),
+                                           Metric("bushing_capacitance_change_pct", "%", "special")),
+    ("transformer", "voltage", "35/10"): (Metric("oltc_operations_total", "count", "special"),),
+    ("breaker", "medium", "SF6"): (Metric("sf6_density_pu", "pu", "special"), Metric("sf6_pressure_bar", "bar", "special"),
+                                   Metric("sf6_moisture_ppmv", "ppmv", "special")),
+    ("breaker", "medium", "oil"): (Metric("oil_breakdown_kv", "kV", "special"),),
+    ("disconnector", "drive", "motor"): (Metric("motor_current_a", "A", "special"),),
+    ("instrument_transformer", "kind", "CT"): (Metric("secondary_burden_va", "VA", "special"),),
+    ("instrument_transformer", "kind", "VT"): (Metric("secondary_voltage_v", "V", "special"),),
 }
 
 CONFIG_FIELDS = ("rating", "vintage", "manufacturer", "criticality", "site", "substation_id", "feeder_id", "fed_by")
@@ -213,6 +248,120 @@ RULE_TEMPLATES: dict[str, tuple[_T, ...]] = {
     ),
 }
 
+#: Rules on the metrics added with the derived rules: an alarm and, where a warning level is
+#: given (not None), a type-wide warning; same tuple form as :data:`RULE_TEMPLATES`. The
+#: transformer's oil and gas limits carry no warning here (IEEE C57.104 condition 2 and the
+#: IEC 60422 "fair" band are the alarm's own margin), which also keeps the rule count near
+#: PowerBench Table 2's 2,044.
+EXTRA_TEMPLATES: dict[str, tuple[_T, ...]] = {
+    "transformer": (
+        ("ch4_ppm", ">=", 120.0, None, 1, "IEEE C57.104-2008 Table 1 condition 1 (CH4 120 ppm)"),
+        ("c2h6_ppm", ">=", 65.0, None, 1, "IEEE C57.104-2008 Table 1 condition 1 (C2H6 65 ppm)"),
+        ("co2_ppm", ">=", 2500.0, None, 1, "IEEE C57.104-2008 Table 1 condition 1 (CO2 2500 ppm)"),
+        ("oil_breakdown_kv", "<=", 40.0, None, 1, "IEC 60422:2013 Table 5 (breakdown voltage, category B: poor < 40 kV)"),
+        ("oil_acidity_mgkoh_g", ">=", 0.15, None, 1, "IEC 60422:2013 Table 5 (acidity, category B: poor > 0.15 mgKOH/g)"),
+        ("oil_dissipation_factor", ">=", 0.2, None, 1, "IEC 60422:2013 Table 5 (DDF at 90 degC, category B: poor > 0.2)"),
+        ("load_transferred_pu", ">=", 0.2, None, 1, "practice: operator load transfer on transformer overload (IEC 60076-7:2018 Table 4 limits)"),
+    ),
+    "breaker": (
+        ("opening_time_ms", ">=", 40.0, 37.0, 1, "practice: opening time 10 % above the nominal 36 ms (IEC 62271-100 timing tests)"),
+        ("contact_wear_pct", ">=", 80.0, 60.0, 1, "practice: contact wear from the cumulative I2 (electrical endurance, IEC 62271-100 class E2)"),
+    ),
+    "arrester": (("third_harmonic_ma", ">=", 0.15, 0.1, 3, "IEC 60099-5:2018 Annex (third-harmonic leakage method, practice)"),),
+    "cable": (("loading_pu", ">=", 1.0, 0.9, 3, "IEC 60287-1-1 continuous current rating (loading above 1.0 pu)"),),
+    "line": (("loading_pu", ">=", 1.0, 0.9, 3, "IEEE 738 / EN 50182 static rating (loading above 1.0 pu)"),),
+    "pv_inverter": (("insulation_resistance_mohm", "<=", 1.0, 2.0, 1, "IEC 62446-1:2016 (insulation resistance >= 1 MOhm)"),),
+    "battery": (
+        ("cell_voltage_spread_mv", ">=", 100.0, 60.0, 3, "practice: BMS cell-voltage imbalance"),
+        ("soh_pu", "<=", 0.8, 0.85, 1, "IEEE 1188-2005 / IEC 62485-2 practice: replace at 80 % of rated capacity"),
+    ),
+    "capacitor_bank": (
+        ("capacitance_change_pct", ">=", 5.0, 3.0, 1, "IEC 60871-1:2014 (capacitance change after element failures, practice)"),
+        ("thd_voltage_pct", ">=", 8.0, 6.0, 3, "EN 50160:2010 / IEC 61000-2-2 (voltage THD 8 %)"),
+    ),
+    "relay": (("supply_voltage_v", "<=", 99.0, 104.5, 2, "IEC 60255-1:2009 (auxiliary supply 110 V DC at 90 %)"),),
+    "rtu": (
+        ("time_sync_offset_ms", ">=", 1.0, 0.5, 3, "IEC 61850-5:2013 time-synchronisation class T1 (1 ms)"),
+        ("memory_use_pct", ">=", 90.0, 80.0, 6, "practice: RTU memory exhaustion"),
+    ),
+}
+_SPECIAL_EXTRA: dict[str, tuple[_T, ...]] = {
+    "sf6_moisture_ppmv": (("sf6_moisture_ppmv", ">=", 200.0, 150.0, 2, "IEC 60480:2019 (SF6 moisture for re-use, practice)"),),
+    "sf6_pressure_bar": (("sf6_pressure_bar", "<=", 5.4, 5.7, 2, "IEC 62271-1:2017 3.6.5 (alarm pressure, 90 % of 6.0 bar fill)"),),
+    "oil_breakdown_kv": (("oil_breakdown_kv", "<=", 30.0, 40.0, 1, "IEC 60422:2013 Table 5 (switchgear oil, practice)"),),
+    "bushing_capacitance_change_pct": (("bushing_capacitance_change_pct", ">=", 10.0, 5.0, 1, "IEC 60137 / IEEE C57.19.100 (C1 change 10 %)"),),
+    "oltc_operations_total": (("oltc_operations_total", ">=", 100000.0, 80000.0, 1, "IEC 60214-1:2014 (tap-changer service interval, practice)"),),
+}
+
+#: Derived-metric rules (Table 6: "atomic and/or derived metric names"): (name, kind, inputs,
+#: window_h, scale, level, op, alarm threshold, consecutive points, source). One alarm rule each;
+#: the kinds are those of :func:`psab.fleet.rules.derived_series`.
+_D = tuple[str, str, tuple[str, ...], int, Any, float, str, float, int, str]
+DERIVED_TEMPLATES: dict[str, tuple[_D, ...]] = {
+    "transformer": (
+        ("top_oil_rise_k", "diff", ("top_oil_c", "ambient_c"), 0, 1.0, 0.0, ">=", 60.0, 2,
+         "IEC 60076-2:2011 Table 1 (top-oil temperature rise 60 K)"),
+        ("hot_spot_gradient_k", "diff", ("hot_spot_c", "top_oil_c"), 0, 1.0, 0.0, ">=", 30.0, 2,
+         "IEC 60076-7:2018 Table 5 (hot-spot-to-top-oil gradient H.gr, practice margin)"),
+        ("top_oil_change_1h_k", "delta", ("top_oil_c",), 1, 1.0, 0.0, ">=", 6.0, 1, "practice: rapid top-oil rise"),
+        ("ageing_rate_mean_24h_pu", "mean", ("ageing_rate_pu",), 24, 1.0, 0.0, ">=", 1.0, 1,
+         "IEC 60076-7:2018 6.3 (daily mean relative ageing 1 = normal life)"),
+        ("h2_change_24h_ppm", "delta", ("h2_ppm",), 24, 1.0, 0.0, ">=", 10.0, 1,
+         "IEEE C57.104-2019 6.2 (gas increase between samples, practice value)"),
+        ("c2h2_c2h4_ratio", "ratio", ("c2h2_ppm", "c2h4_ppm"), 0, 1.0, 1.0, ">=", 1.0, 1,
+         "IEC 60599:2015 Table 1 (C2H2/C2H4 > 1: discharges D1)"),
+        ("co2_co_ratio", "ratio", ("co2_ppm", "co_ppm"), 0, 1.0, 1.0, "<=", 3.0, 6,
+         "IEC 60599:2015 Annex A.2 (CO2/CO < 3: paper involved in a fault)"),
+        ("hours_hot_spot_above_110c_24h", "hours_above", ("hot_spot_c",), 24, 1.0, 110.0, ">=", 8.0, 1,
+         "IEC 60076-7:2018 6.2 (ageing doubles every 6 K above 98 degC; practice duration)"),
+    ),
+    "breaker": (("operations_24h", "delta", ("operations_total",), 24, 1.0, 0.0, ">=", 10.0, 1,
+                 "practice: operation rate (hunting auto-reclose or control fault)"),),
+    "disconnector": (("contact_rise_k", "diff", ("contact_temp_c", "ambient_c"), 0, 1.0, 0.0, ">=", 65.0, 2,
+                      "IEC 62271-1:2017 Table 14 (silver-coated contacts in air: 65 K rise)"),),
+    "instrument_transformer": (("insulation_rise_k", "diff", ("insulation_temp_c", "ambient_c"), 0, 1.0, 0.0, ">=", 60.0, 2,
+                                "IEC 61869-1:2007 Table 5 (class A: 60 K rise, practice)"),),
+    "arrester": (
+        ("leakage_resistive_change_720h_ma", "delta", ("leakage_resistive_ma",), 720, 1.0, 0.0, ">=", 0.1, 1,
+         "IEC 60099-5:2018 (trend of resistive leakage current, practice)"),
+        ("resistive_share", "ratio", ("leakage_resistive_ma", "leakage_total_ma"), 0, 1.0, 0.01, ">=", 0.5, 3,
+         "IEC 60099-5:2018 (resistive share of the leakage current, practice)"),
+    ),
+    "cable": (("loading_mean_24h_pu", "mean", ("loading_pu",), 24, 1.0, 0.0, ">=", 0.9, 1,
+               "IEC 60853-2 cyclic rating (daily mean loading, practice)"),),
+    "line": (("conductor_change_1h_k", "delta", ("conductor_temp_c",), 1, 1.0, 0.0, ">=", 15.0, 1,
+              "IEEE 738-2012 (transient conductor heating, practice)"),),
+    "pv_inverter": (
+        ("performance_ratio", "ratio", ("ac_power_kw", "irradiance_wm2"), 0, None, 200.0, "<=", 0.75, 3,
+         "IEC 61724-1:2021 (performance ratio, irradiance >= 200 W/m2)"),
+        ("inverter_rise_k", "diff", ("inverter_temp_c", "ambient_c"), 0, 1.0, 0.0, ">=", 35.0, 2,
+         "practice: inverter heat-sink temperature rise"),
+    ),
+    "battery": (
+        ("cell_temp_change_1h_k", "delta", ("cell_temp_c",), 1, 1.0, 0.0, ">=", 5.0, 1,
+         "IEC 62485-5:2020 (thermal event precursor, practice)"),
+        ("cell_rise_k", "diff", ("cell_temp_c", "ambient_c"), 0, 1.0, 0.0, ">=", 15.0, 2, "IEC 62485-5:2020 (practice)"),
+    ),
+    "capacitor_bank": (("unbalance_change_24h_a", "delta", ("unbalance_current_a",), 24, 1.0, 0.0, ">=", 0.5, 1,
+                        "IEEE C37.99-2012 (unbalance trend, practice)"),),
+    "relay": (("trips_24h", "delta", ("trips_total",), 24, 1.0, 0.0, ">=", 3.0, 1, "practice: repeated trips"),),
+    "rtu": (("packet_loss_mean_24h_pct", "mean", ("packet_loss_pct",), 24, 1.0, 0.0, ">=", 2.0, 1,
+             "IEC 61850-5:2013 (communication availability, practice)"),),
+}
+_SPECIAL_DERIVED: dict[str, tuple[_D, ...]] = {
+    "fan_current_a": (("fan_current_ratio_a", "ratio", ("fan_current_a", "fans_on"), 0, 1.0, 0.5, "<=", 1.0, 2,
+                       "practice: cooling-fan supervision (fans commanded on, no fan current)"),),
+    "sf6_density_pu": (("sf6_density_change_720h_pu", "delta", ("sf6_density_pu",), 720, 1.0, 0.0, "<=", -0.005, 1,
+                        "IEC 62271-1:2017 5.17 (relative leakage rate <= 0.5 %/year; practice trend)"),),
+}
+
+
+def _pv_scale(variant: dict[str, str]) -> float:
+    """Performance ratio = P_ac / (P_rated · G / 1000 W/m²) (IEC 61724-1:2021 §10)."""
+    kw = {"100kW": 100.0, "500kW": 500.0, "1MW": 1000.0}[variant["rating"]]
+    return 1000.0 / kw
+
+
 #: Criticality scaling of thresholds: a "high" criticality device alarms earlier.
 CRITICALITY = ("high", "normal")
 
@@ -234,16 +383,31 @@ def _rules_for(type_id: str, device_class: str, variant: dict[str, str], metrics
         oc = names[metric].object_class
         for level, value, n in (("alarm", alarm, n_alarm), ("warning", warning, 1)):
             thr = _threshold(device_class, variant, metric, level, value)
-            # the type-wide rule, and one per criticality with a stricter margin on "high"
             rules.append(Rule("", type_id, metric, oc, (), (metric,), op, thr, n, level, source))
-            for crit in CRITICALITY:
-                if crit == "normal":
-                    continue
+            if level == "alarm":
+                # a stricter alarm for high-criticality sites (practice)
                 tight = thr * (0.95 if op == ">=" else 1.05) if thr != 0 else thr
-                rules.append(Rule("", type_id, metric, oc, (("criticality", (crit,)),), (metric,), op, round(tight, 4),
+                rules.append(Rule("", type_id, metric, oc, (("criticality", ("high",)),), (metric,), op, round(tight, 4),
                                   n + 1, level, source + "; stricter for high-criticality sites (practice)"))
+    extra = list(EXTRA_TEMPLATES.get(device_class, ()))
+    for m in metrics:
+        extra += list(_SPECIAL_EXTRA.get(m.name, ()))
+    for metric, op, alarm, warning, n_alarm, source in extra:
+        oc = names[metric].object_class
+        for level, value, n in (("alarm", alarm, n_alarm), ("warning", warning, 1)):
+            if value is not None:
+                rules.append(Rule("", type_id, metric, oc, (), (metric,), op, float(value), n, level, source))
+    derived = list(DERIVED_TEMPLATES.get(device_class, ()))
+    for m in metrics:
+        derived += list(_SPECIAL_DERIVED.get(m.name, ()))
+    for name, kind, inputs, window, scale, level_, op, thr, n, source in derived:
+        sc = _pv_scale(variant) if scale is None else float(scale)
+        oc = "special" if any(names[i].object_class == "special" for i in inputs) else "common"
+        rules.append(Rule("", type_id, name, oc, (), tuple(inputs), op, float(thr), n, "alarm", source,
+                          kind, int(window), sc, float(level_)))
     return tuple(Rule(f"K{i + 1}", r.type_id, r.target_metric, r.object_class, r.applicability, r.inputs, r.op,
-                      r.threshold, r.consecutive_points, r.severity, r.source) for i, r in enumerate(rules))
+                      r.threshold, r.consecutive_points, r.severity, r.source, r.derive, r.window_h, r.scale, r.level)
+                 for i, r in enumerate(rules))
 
 
 def _product(axes: dict[str, tuple[str, ...]]) -> list[dict[str, str]]:

@@ -24,11 +24,11 @@ def _empty_or_force(path: Path, force: bool) -> None:
         raise InvalidArgumentError(f"{path} is not empty (use --force)")
 
 
-def build_world(seed: str, size: str, out: Path, workers: int = 1) -> dict[str, Any]:
-    from psab.fleet import documents, store, world
+def build_world(seed: str, size: str, out: Path, workers: int = 1, dask: Any = None) -> dict[str, Any]:
+    """Generate and store a world, sharded by device (:func:`psab.fleet.store.build_world`)."""
+    from psab.fleet import store
 
-    w = world.build(seed, size)
-    return store.write_world(w, out, documents.generate(w), workers=workers)
+    return store.build_world(str(seed), size, out, workers=workers, dask=dask)
 
 
 def cmd_build(args: argparse.Namespace) -> int:
@@ -37,7 +37,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     t = time.perf_counter()
     if args.workers < 1:
         raise InvalidArgumentError("--workers must be at least 1")
-    info = build_world(str(args.seed), args.size, out, args.workers)
+    info = build_world(str(args.seed), args.size, out, args.workers, args.dask)
     print(f"built {args.size} world in {time.perf_counter() - t:.1f} s at {out}")
     print(stats_table(info["statistics"]))
     return 0
@@ -150,7 +150,10 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--out", required=True, metavar="DIR", help="directory for the world")
     p.add_argument("--force", action="store_true", help="write into a non-empty directory")
     p.add_argument("--workers", type=int, default=1, metavar="N",
-                   help="local processes writing the telemetry partitions (default 1; same bytes either way)")
+                   help="local processes generating device shards (default 1; same bytes either way)")
+    p.add_argument("--dask", metavar="ADDRESS",
+                   help="generate the device shards on a Dask cluster (scheduler address, e.g. tcp://host:8786; "
+                        "same bytes as a local build)")
     p.set_defaults(func=cmd_build)
     p = fsub.add_parser("questions", help="write questions and (apart) their keys for a built world",
                         description="Write temporal, contextual and comparative questions (en and ru) for a built "

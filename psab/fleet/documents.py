@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from psab.fleet.catalog import Rule
-from psab.fleet.rules import Event, events
-from psab.fleet.world import World, maintenance_delay_h, stable_hash
+from psab.fleet.rules import Event, rule_events
+from psab.fleet.world import Device, World, maintenance_delay_h, stable_hash
 
 #: Recorded causes by target metric; a work order's cause is a stable pick among them.
 CAUSES: dict[str, tuple[str, ...]] = {
@@ -42,10 +42,17 @@ CAUSES: dict[str, tuple[str, ...]] = {
     "interrupted_ka2_sum": ("contact wear from fault interruptions",),
     "sf6_density_pu": ("SF6 leak at flange seal", "density monitor drift"),
     "mechanism_temp_c": ("heater failure in mechanism cabinet",),
+    "fan_current_ratio_a": ("cooling fan motor failure", "fan supply contactor failure"),
+    "load_transferred_pu": ("overload: load transferred by the operator",),
+    "soh_pu": ("capacity fade at end of life",),
+    "contact_wear_pct": ("contact wear from fault interruptions",),
+    "sf6_density_change_720h_pu": ("SF6 leak at flange seal",),
+    "leakage_resistive_ma": ("ageing of ZnO blocks", "moisture ingress"),
+    "oil_breakdown_kv": ("moisture and particles in oil",),
+    "oil_acidity_mgkoh_g": ("oil oxidation",),
+    "unbalance_current_a": ("capacitor element failure",),
+    "supply_voltage_v": ("supply unit failure",),
 }
-#: Maintenance actions that change the telemetry afterwards (the world applies them too).
-_ACTIONS = {"operations_since_maint": "- Mechanism serviced; operation counter reset.",
-            "soc_pu": "- Battery controller SOC window reconfigured to 0.15-0.90."}
 DEFAULT_CAUSES = ("component degradation", "environmental stress", "sensor drift")
 
 
@@ -78,7 +85,7 @@ def device_alarms(device_id: str, rules: list[Rule], series: dict[str, Any]) -> 
     for r in rules:
         if r.severity != "alarm":
             continue
-        for ev in events(series[r.target_metric], r.op, r.threshold, r.consecutive_points):
+        for ev in rule_events(r, series):
             out.append(Alarm(alarm_id(device_id, r.key, ev.fire), device_id, r, ev))
     out.sort(key=lambda a: (a.event.fire, a.rule.key))
     return out
@@ -113,75 +120,105 @@ def _dump(obj: Any) -> str:
     return json.dumps(obj, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
 
+def type_documents(world: World) -> list[tuple[str, str, dict[str, Any]]]:
+    return [(f"types/{t.type_id}.json", _dump(t.as_json()),
+             {"kind": "type", "doc_id": t.type_id, "device_ids": [], "time": None, "refs": []}) for t in world.types]
+
+
+def config_document(world: World, d: Device) -> tuple[str, str, dict[str, Any]]:
+    t = world.type_of(d)
+    ids = world.device_ids()
+    sheet = {"device_id": d.device_id, "type_id": d.type_id, "device_class": d.device_class,
+             "config": d.config, "metrics": [{"name": m.name, "unit": m.unit} for m in t.metrics],
+             "applicable_rules": [r.rule_id for r in t.rules if r.applies(d.config)],
+             "feeds": world.feeds().get(d.device_id, [])}
+    return (f"config/{d.device_id}.json", _dump(sheet),
+            {"kind": "config", "doc_id": d.device_id, "device_ids": [d.device_id], "time": None,
+             "refs": [d.type_id] + ([d.config["fed_by"]] if d.config.get("fed_by") in ids else [])})
+
+
+def device_documents(world: World, d: Device) -> list[tuple[str, str, dict[str, Any]]]:
+    """The operational documents of one device (alarms, work orders, maintenance logs,
+    switching logs of the operator's load transfers, inspections), in a fixed order."""
+    from psab.fleet.maintenance import action_for
+
+    docs: list[tuple[str, str, dict[str, Any]]] = []
+    t = world.type_of(d)
+    series = world.telemetry[d.device_id]
+    rules = [r for r in t.rules if r.applies(d.config)]
+    alarms = device_alarms(d.device_id, rules, series)
+    wos = work_orders(d.device_id, alarms, world.hours)
+    wo_of = {a: wo.wo_id for wo in wos for a in wo.alarms}
+    for a in alarms:
+        ev = a.event
+        body = {"alarm_id": a.alarm_id, "device_id": d.device_id, "rule": a.rule.key, "metric": a.rule.target_metric,
+                "condition": f"{a.rule.target_metric} {a.rule.op} {a.rule.threshold}",
+                "consecutive_points": a.rule.consecutive_points, "raised_at": world.ts(ev.fire),
+                "condition_since": world.ts(ev.start),
+                "cleared_at": world.ts(ev.end + 1) if ev.end + 1 < world.hours else None,
+                "peak_value": ev.peak, "work_order": wo_of[a.alarm_id], "severity": a.rule.severity}
+        if a.rule.derive:
+            body["derived_from"] = {"kind": a.rule.derive, "inputs": list(a.rule.inputs), "window_h": a.rule.window_h}
+        docs.append((f"alarms/{a.alarm_id}.json", _dump(body),
+                     {"kind": "alarm", "doc_id": a.alarm_id, "device_ids": [d.device_id], "time": world.ts(ev.fire),
+                      "refs": [wo_of[a.alarm_id], a.rule.key]}))
+    for wo in wos:
+        lines = [f"# Work order {wo.wo_id}", "", f"- Device: {d.device_id} ({d.type_id})",
+                 f"- Substation: {d.config['substation_id']}", f"- Opened: {world.ts(wo.opened)}",
+                 f"- Status: {'closed' if wo.closed is not None else 'open'}",
+                 f"- Closed: {world.ts(wo.closed) if wo.closed is not None else '-'}",
+                 f"- Trigger rule: {wo.rule.key} ({wo.rule.target_metric} {wo.rule.op} {wo.rule.threshold})",
+                 f"- Alarms closed by this order: {', '.join(wo.alarms)}", "", "## Recorded cause", "", wo.cause, ""]
+        docs.append((f"work_orders/{wo.wo_id}.md", "\n".join(lines),
+                     {"kind": "work_order", "doc_id": wo.wo_id, "device_ids": [d.device_id],
+                      "time": world.ts(wo.opened), "refs": list(wo.alarms)}))
+        if wo.closed is not None:
+            ml = f"ML-{stable_hash('ml', wo.wo_id) % 10**8:08d}"
+            act = action_for(d.device_class, wo.rule)
+            lines = [f"# Maintenance log {ml}", "", f"Work order: {wo.wo_id}", f"Device: {d.device_id}",
+                     f"Completed: {world.ts(wo.closed)}", "", "## Actions", "",
+                     f"- Investigated {wo.rule.target_metric}: {wo.cause}.",
+                     act.text if act is not None else "- Corrective action taken; device returned to service.", ""]
+            docs.append((f"maintenance_logs/{ml}.md", "\n".join(lines),
+                         {"kind": "maintenance_log", "doc_id": ml, "device_ids": [d.device_id],
+                          "time": world.ts(wo.closed), "refs": [wo.wo_id]}))
+    for op in world.operator_actions.get(d.device_id, []):
+        sw = f"SW-{stable_hash('sw', d.device_id, op.act) % 10**8:08d}"
+        feeders = sorted({x.feeder for x in world.devices if x.transformer == d.device_id and x.feeder})
+        lines = [f"# Switching log {sw}", "", f"- Transformer: {d.device_id} ({d.type_id}) at {d.config['substation_id']}",
+                 f"- Hot-spot {op.hot_spot_c:.1f} degC at {world.ts(op.act)} (operator action level 130 degC; "
+                 "IEC 60076-7 Table 4 limits 120/140 degC)",
+                 f"- Load transferred to the neighbouring substation from {world.ts(op.first)} to {world.ts(op.last + 1)} "
+                 f"(load limited to rated; {op.transferred_mwh:.3f} MWh moved)",
+                 f"- Feeders affected: {', '.join(feeders)}", ""]
+        docs.append((f"switching/{sw}.md", "\n".join(lines),
+                     {"kind": "switching_log", "doc_id": sw, "device_ids": [d.device_id], "time": world.ts(op.act),
+                      "refs": []}))
+    period = world.size.inspection_days * 24
+    offset = 8 + stable_hash("insp", d.device_id) % 8
+    prev = 0
+    for h in range(offset + period, world.hours, period):
+        ins = f"INS-{stable_hash('ins', d.device_id, h) % 10**8:08d}"
+        recent = [a.alarm_id for a in alarms if prev <= a.event.fire < h]
+        open_wos = [w.wo_id for w in wos if w.opened <= h and (w.closed is None or w.closed > h)]
+        metrics = [m.name for m in t.metrics][:5]
+        lines = [f"# Inspection report {ins}", "", f"Device: {d.device_id} ({d.type_id}) at {d.config['substation_id']}",
+                 f"Date: {world.ts(h)}", "", "## Readings", "", "| metric | value |", "|---|---|"]
+        lines += [f"| {m} | {series[m][h]:.4f} |" for m in metrics]
+        lines += ["", "## Findings", "",
+                  (f"Alarms since the previous inspection: {', '.join(recent)}." if recent else "No alarms since the previous inspection."),
+                  (f"Open work orders: {', '.join(open_wos)}." if open_wos else "No open work orders."), ""]
+        docs.append((f"inspections/{ins}.md", "\n".join(lines),
+                     {"kind": "inspection", "doc_id": ins, "device_ids": [d.device_id], "time": world.ts(h),
+                      "refs": recent + open_wos}))
+        prev = h
+    return docs
+
+
 def generate(world: World) -> list[tuple[str, str, dict[str, Any]]]:
     """All documents: (relative path, text, manifest row), in a fixed order."""
-    docs: list[tuple[str, str, dict[str, Any]]] = []
-    for t in world.types:
-        docs.append((f"types/{t.type_id}.json", _dump(t.as_json()),
-                     {"kind": "type", "doc_id": t.type_id, "device_ids": [], "time": None, "refs": []}))
-    by_id = {d.device_id: d for d in world.devices}
+    docs = type_documents(world)
+    docs += [config_document(world, d) for d in world.devices]
     for d in world.devices:
-        t = world.type_of(d)
-        sheet = {"device_id": d.device_id, "type_id": d.type_id, "device_class": d.device_class,
-                 "config": d.config, "metrics": [{"name": m.name, "unit": m.unit} for m in t.metrics],
-                 "applicable_rules": [r.rule_id for r in t.rules if r.applies(d.config)],
-                 "feeds": sorted(x.device_id for x in world.devices if x.config.get("fed_by") == d.device_id)}
-        docs.append((f"config/{d.device_id}.json", _dump(sheet),
-                     {"kind": "config", "doc_id": d.device_id, "device_ids": [d.device_id], "time": None,
-                      "refs": [d.type_id] + ([d.config["fed_by"]] if d.config.get("fed_by") in by_id else [])}))
-    for d in world.devices:
-        t = world.type_of(d)
-        series = world.telemetry[d.device_id]
-        rules = [r for r in t.rules if r.applies(d.config)]
-        alarms = device_alarms(d.device_id, rules, series)
-        wos = work_orders(d.device_id, alarms, world.hours)
-        wo_of = {a: wo.wo_id for wo in wos for a in wo.alarms}
-        for a in alarms:
-            ev = a.event
-            body = {"alarm_id": a.alarm_id, "device_id": d.device_id, "rule": a.rule.key, "metric": a.rule.target_metric,
-                    "condition": f"{a.rule.target_metric} {a.rule.op} {a.rule.threshold}",
-                    "consecutive_points": a.rule.consecutive_points, "raised_at": world.ts(ev.fire),
-                    "condition_since": world.ts(ev.start),
-                    "cleared_at": world.ts(ev.end + 1) if ev.end + 1 < world.hours else None,
-                    "peak_value": ev.peak, "work_order": wo_of[a.alarm_id], "severity": a.rule.severity}
-            docs.append((f"alarms/{a.alarm_id}.json", _dump(body),
-                         {"kind": "alarm", "doc_id": a.alarm_id, "device_ids": [d.device_id], "time": world.ts(ev.fire),
-                          "refs": [wo_of[a.alarm_id], a.rule.key]}))
-        for wo in wos:
-            lines = [f"# Work order {wo.wo_id}", "", f"- Device: {d.device_id} ({d.type_id})",
-                     f"- Substation: {d.config['substation_id']}", f"- Opened: {world.ts(wo.opened)}",
-                     f"- Status: {'closed' if wo.closed is not None else 'open'}",
-                     f"- Closed: {world.ts(wo.closed) if wo.closed is not None else '-'}",
-                     f"- Trigger rule: {wo.rule.key} ({wo.rule.target_metric} {wo.rule.op} {wo.rule.threshold})",
-                     f"- Alarms closed by this order: {', '.join(wo.alarms)}", "", "## Recorded cause", "", wo.cause, ""]
-            docs.append((f"work_orders/{wo.wo_id}.md", "\n".join(lines),
-                         {"kind": "work_order", "doc_id": wo.wo_id, "device_ids": [d.device_id],
-                          "time": world.ts(wo.opened), "refs": list(wo.alarms)}))
-            if wo.closed is not None:
-                ml = f"ML-{stable_hash('ml', wo.wo_id) % 10**8:08d}"
-                lines = [f"# Maintenance log {ml}", "", f"Work order: {wo.wo_id}", f"Device: {d.device_id}",
-                         f"Completed: {world.ts(wo.closed)}", "", "## Actions", "",
-                         f"- Investigated {wo.rule.target_metric}: {wo.cause}.",
-                         _ACTIONS.get(wo.rule.target_metric, "- Corrective action taken; device returned to service."), ""]
-                docs.append((f"maintenance_logs/{ml}.md", "\n".join(lines),
-                             {"kind": "maintenance_log", "doc_id": ml, "device_ids": [d.device_id],
-                              "time": world.ts(wo.closed), "refs": [wo.wo_id]}))
-        period = world.size.inspection_days * 24
-        offset = 8 + stable_hash("insp", d.device_id) % 8
-        prev = 0
-        for h in range(offset + period, world.hours, period):
-            ins = f"INS-{stable_hash('ins', d.device_id, h) % 10**8:08d}"
-            recent = [a.alarm_id for a in alarms if prev <= a.event.fire < h]
-            open_wos = [w.wo_id for w in wos if w.opened <= h and (w.closed is None or w.closed > h)]
-            metrics = [m.name for m in t.metrics][:5]
-            lines = [f"# Inspection report {ins}", "", f"Device: {d.device_id} ({d.type_id}) at {d.config['substation_id']}",
-                     f"Date: {world.ts(h)}", "", "## Readings", "", "| metric | value |", "|---|---|"]
-            lines += [f"| {m} | {series[m][h]:.4f} |" for m in metrics]
-            lines += ["", "## Findings", "",
-                      (f"Alarms since the previous inspection: {', '.join(recent)}." if recent else "No alarms since the previous inspection."),
-                      (f"Open work orders: {', '.join(open_wos)}." if open_wos else "No open work orders."), ""]
-            docs.append((f"inspections/{ins}.md", "\n".join(lines),
-                         {"kind": "inspection", "doc_id": ins, "device_ids": [d.device_id], "time": world.ts(h),
-                          "refs": recent + open_wos}))
-            prev = h
+        docs += device_documents(world, d)
     return docs

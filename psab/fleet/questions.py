@@ -29,7 +29,7 @@ import numpy as np
 from psab.fleet import store
 from psab.fleet.catalog import Rule
 from psab.fleet.documents import alarm_id, device_alarms, work_orders
-from psab.fleet.rules import events
+from psab.fleet.rules import rule_events
 
 FAMILIES = ("temporal", "contextual", "comparative")
 
@@ -93,9 +93,7 @@ class StoredWorld:
         t = self.types[cfg["type_id"]]
         out = []
         for r in t["rules"]:
-            rule = Rule(r["rule_id"], r["type_id"], r["target_metric"], r["object_class"],
-                        tuple((c["field"], tuple(c["values"])) for c in r["applicability"]), tuple(r["inputs"]),
-                        r["op"], float(r["threshold"]), int(r["consecutive_points"]), r["severity"], r["source"])
+            rule = Rule.from_json(r)
             if rule.applies(cfg["config"]):
                 out.append(rule)
         return out
@@ -118,7 +116,7 @@ def _window(rng: np.random.Generator, hours: int, around: int, span_days: tuple[
 
 def _temporal(w: StoredWorld, rng: np.random.Generator, cands: list[tuple[str, Rule]], qid: str) -> tuple[dict, dict] | None:
     dev, rule = cands[int(rng.integers(len(cands)))]
-    evs = events(w.series(dev)[rule.target_metric], rule.op, rule.threshold, rule.consecutive_points)
+    evs = rule_events(rule, w.series(dev))
     pick = evs[int(rng.integers(len(evs)))]
     a, b = _window(rng, w.hours, pick.fire, (3, 10))
     inside = [e for e in evs if a <= e.fire < b]
@@ -134,8 +132,9 @@ def _temporal(w: StoredWorld, rng: np.random.Generator, cands: list[tuple[str, R
           f"Срабатывание — час, в который впервые набрано требуемое число последовательных точек.")
     answer = {"first_fire_time": w.ts(first.fire), "breach_duration_h": first.length, "fire_count": len(inside)}
     required = [_doc_ev(w.path_of[cfg["type_id"]]), _doc_ev(w.path_of[dev]),
-                _series_ev(dev, w.ts(max(a, first.start)), w.ts(first.end + 1), [rule.target_metric])]
-    available = required + [_series_ev(dev, w.ts(a), w.ts(b), [rule.target_metric])]
+                _series_ev(dev, w.ts(max(0, max(a, first.start) - rule.window_h)),
+                           w.ts(first.end + 1), list(rule.inputs))]
+    available = required + [_series_ev(dev, w.ts(a), w.ts(b), list(rule.inputs))]
     if rule.severity == "alarm":
         available += [_doc_ev(w.path_of[alarm_id(dev, rule.key, e.fire)]) for e in inside]
     q = {"question_id": qid, "family": "temporal", "text_en": en, "text_ru": ru, "targets": [dev],
@@ -168,7 +167,7 @@ def _contextual(w: StoredWorld, rng: np.random.Generator, cands: list[tuple[str,
     ml = [m["path"] for m in w.by_device.get(dev, []) if m["kind"] == "maintenance_log" and wo.wo_id in m["refs"]]
     required = [_doc_ev(w.path_of[first.alarm_id]), _doc_ev(w.path_of[wo.wo_id])]
     available = required + [_doc_ev(p) for p in ml] + [
-        _series_ev(dev, w.ts(first.event.start), w.ts(first.event.end + 1), [rule.target_metric])] + [
+        _series_ev(dev, w.ts(first.event.start), w.ts(first.event.end + 1), list(rule.inputs))] + [
         _doc_ev(m["path"]) for m in w.by_device.get(dev, []) if m["kind"] == "inspection" and first.alarm_id in m["refs"]]
     q = {"question_id": qid, "family": "contextual", "text_en": en, "text_ru": ru, "targets": [dev],
          "window": [w.ts(a), w.ts(b)], "rule": rule.key, "answer_schema": SCHEMAS["contextual"]}
@@ -225,7 +224,7 @@ def generate(root: Path, per_family: int, seed: int = 0) -> tuple[list[dict], li
         classes.setdefault(w.configs[dev]["device_class"], []).append(dev)
         s = w.series(dev)
         for r in w.rules(dev):
-            if events(s[r.target_metric], r.op, r.threshold, r.consecutive_points):
+            if rule_events(r, s):
                 fired.append((dev, r))
                 if r.severity == "alarm":
                     fired_alarm.append((dev, r))

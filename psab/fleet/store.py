@@ -33,79 +33,201 @@ def device_path(root: Path, device_id: str) -> Path:
     return Path(root) / "telemetry" / f"device_id={device_id}" / "part-0.parquet"
 
 
-_SHARD: tuple[World, Path] | None = None  # the world a forked writer inherits
-
-
-def _write_devices(world: World, out: Path, indices: list[int]) -> None:
+def parquet_bytes(world: World, device_id: str) -> bytes:
+    """One device's partition file: ``ts`` (UTC) and one float64 column per metric."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     ts = pa.array((np.datetime64(world.start.replace(tzinfo=None), "s") + np.arange(world.hours) * np.timedelta64(3600, "s")),
                   type=pa.timestamp("s", tz="UTC"))
+    cols = world.telemetry[device_id]
+    table = pa.table({"ts": ts, **{m: pa.array(v, type=pa.float64()) for m, v in cols.items()}})
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, compression="zstd", row_group_size=ROW_GROUP, write_statistics=True)
+    return sink.getvalue().to_pybytes()
+
+
+Doc = tuple[str, str, dict[str, Any]]
+
+
+def device_shard(world: World, indices: list[int]) -> list[tuple[int, str, bytes, Doc, list[Doc], int, int]]:
+    """Everything one shard of devices contributes, computed from ``world`` (which must hold
+    their telemetry): (index, device id, Parquet bytes, configuration sheet, operational
+    documents, metric values, maintenance actions applied)."""
+    from psab.fleet import documents
+
+    out = []
     for i in indices:
         d = world.devices[i]
-        cols = world.telemetry[d.device_id]
-        table = pa.table({"ts": ts, **{m: pa.array(v, type=pa.float64()) for m, v in cols.items()}})
-        p = device_path(out, d.device_id)
-        p.parent.mkdir(parents=True, exist_ok=True)
-        pq.write_table(table, p, compression="zstd", row_group_size=ROW_GROUP, write_statistics=True)
+        out.append((i, d.device_id, parquet_bytes(world, d.device_id), documents.config_document(world, d),
+                    documents.device_documents(world, d), world.hours * len(world.telemetry[d.device_id]),
+                    len(world.maintenance_actions.get(d.device_id, []))))
+    return out
 
 
-def _write_shard(indices: list[int]) -> None:
-    assert _SHARD is not None
-    _write_devices(_SHARD[0], _SHARD[1], indices)
+def shard_job(seed: str, size_name: str, indices: list[int]) -> list[tuple[int, str, bytes, Doc, list[Doc], int, int]]:
+    """A shard computed from the seed alone (local workers and Dask workers run this): the
+    shared context is rebuilt (and cached) in the worker, then only these devices' telemetry."""
+    from psab.fleet import world as world_mod
+
+    w = world_mod.build(seed, size_name, indices)
+    res = device_shard(w, indices)
+    for i in indices:  # the shard's series are no longer needed once serialized
+        w.telemetry.pop(w.devices[i].device_id, None)
+    return res
 
 
-def write_world(world: World, out: Path, documents: list[tuple[str, str, dict[str, Any]]],
-                workers: int = 1) -> dict[str, Any]:
-    """Write telemetry, documents and world.json. ``workers > 1`` writes the device partitions
-    from forked local processes (each file depends only on its device, so the bytes are the
-    same either way)."""
-    global _SHARD
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    n = len(world.devices)
-    if workers > 1 and n > 1:
-        import multiprocessing as mp
+#: Devices per shard: small enough that results stream back in many pieces (bounded memory),
+#: large enough that each job outweighs its scheduling.
+SHARD_DEVICES = 16
 
-        _SHARD = (world, out)
-        try:
-            with mp.get_context("fork").Pool(workers) as pool:
-                pool.map(_write_shard, [list(range(k, n, workers)) for k in range(workers)])
-        finally:
-            _SHARD = None
-    else:
-        _write_devices(world, out, list(range(n)))
-    rows = n * world.hours
-    values = world.hours * sum(len(world.telemetry[d.device_id]) for d in world.devices)
-    docdir = out / "documents"
-    manifest = []
-    for rel, text, row in documents:
-        p = docdir / rel
+
+def _shards(n: int) -> list[list[int]]:
+    return [list(range(k, min(n, k + SHARD_DEVICES))) for k in range(0, n, SHARD_DEVICES)]
+
+
+class _Writer:
+    """Writes shard results as they arrive and assembles the manifest in device order, so the
+    bytes do not depend on which worker finished first."""
+
+    def __init__(self, out: Path, n: int) -> None:
+        self.out = out
+        self.docdir = out / "documents"
+        self.configs: list[dict[str, Any] | None] = [None] * n
+        self.rows: list[list[dict[str, Any]] | None] = [None] * n
+        self.values = 0
+        self.actions = 0
+
+    def doc(self, rel: str, text: str, row: dict[str, Any]) -> dict[str, Any]:
+        p = self.docdir / rel
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(text, encoding="utf-8")
-        manifest.append({"path": f"documents/{rel}", **row})
-    (docdir / "manifest.jsonl").write_text("".join(json.dumps(m, sort_keys=True, ensure_ascii=False) + "\n" for m in manifest),
-                                           encoding="utf-8")
-    stats = statistics(world, rows, values, documents)
+        return {"path": f"documents/{rel}", **row}
+
+    def add(self, results: list[tuple[int, str, bytes, Doc, list[Doc], int, int]]) -> None:
+        for i, device_id, data, config, docs, values, actions in results:
+            p = device_path(self.out, device_id)
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_bytes(data)
+            self.configs[i] = self.doc(*config)
+            self.rows[i] = [self.doc(*x) for x in docs]
+            self.values += values
+            self.actions += actions
+
+
+def _finish(world: World, out: Path, type_docs: list[Doc], wr: _Writer, hot_spots: list[np.ndarray]) -> dict[str, Any]:
+    manifest = [wr.doc(*x) for x in type_docs] + [c for c in wr.configs if c is not None]
+    for rows in wr.rows:
+        manifest += rows or []
+    (wr.docdir / "manifest.jsonl").write_text("".join(json.dumps(m, sort_keys=True, ensure_ascii=False) + "\n" for m in manifest),
+                                              encoding="utf-8")
+    kinds: dict[str, int] = {}
+    for m in manifest:
+        kinds[m["kind"]] = kinds.get(m["kind"], 0) + 1
+    stats = _statistics(world, len(world.devices) * world.hours, wr.values, kinds)
+    stats["maintenance_actions_applied"] = wr.actions
+    stats["operator_load_transfers"] = sum(len(v) for v in world.operator_actions.values())
+    # the operator response keeps every unit within IEC 60076-7 Table 4's long-time emergency limit
+    stats["transformer_hot_spot_max_c"] = max((float(np.max(np.round(h, 4))) for h in hot_spots), default=None)
     info = {"size": world.size_name, "seed_commitment": hashlib.sha256(str(world.seed).encode()).hexdigest(),
             "start": world.ts(0), "hours": world.hours, "statistics": stats}
     (out / "world.json").write_text(json.dumps(info, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return info
 
 
+def write_world(world: World, out: Path, documents: list[tuple[str, str, dict[str, Any]]],
+                workers: int = 1) -> dict[str, Any]:
+    """Write an in-memory world (every device's telemetry computed) and its documents
+    (:func:`psab.fleet.documents.generate`): the same bytes as :func:`build_world` for the same
+    seed and size. ``workers`` is accepted for compatibility; the series are already computed."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    n = len(world.devices)
+    by_dev: dict[str, list[Doc]] = {}
+    configs: dict[str, Doc] = {}
+    type_docs: list[Doc] = []
+    for rel, text, row in documents:
+        if row["kind"] == "type":
+            type_docs.append((rel, text, row))
+        elif row["kind"] == "config":
+            configs[row["doc_id"]] = (rel, text, row)
+        else:
+            by_dev.setdefault(row["device_ids"][0], []).append((rel, text, row))
+    wr = _Writer(out, n)
+    wr.add([(i, d.device_id, parquet_bytes(world, d.device_id), configs[d.device_id], by_dev.get(d.device_id, []),
+             world.hours * len(world.telemetry[d.device_id]), len(world.maintenance_actions.get(d.device_id, [])))
+            for i, d in enumerate(world.devices)])
+    hot = [world.telemetry[d.device_id]["hot_spot_c"] for d in world.devices if d.device_class == "transformer"]
+    return _finish(world, out, type_docs, wr, hot)
+
+
+def build_world(seed: str, size_name: str, out: Path, workers: int = 1, dask: Any = None,
+                progress: Any = None) -> dict[str, Any]:
+    """Generate and write a world sharded by device: in this process (``workers=1``), on
+    ``workers`` forked local processes, or on a Dask cluster (``dask``: a scheduler address or
+    a ``distributed.Client``). Every shard is a pure function of (seed, size, device indices)
+    and the manifest is assembled in device order, so the bytes are the same either way."""
+    from psab.fleet import documents
+    from psab.fleet import world as world_mod
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    w = world_mod.build(seed, size_name, indices=[])  # the shared context, no device series yet
+    n = len(w.devices)
+    shards = _shards(n)
+    wr = _Writer(out, n)
+    if dask is not None:
+        from distributed import as_completed
+
+        from psab.generators.parallel import dask_client
+
+        with dask_client(dask) as client:
+            import time as _time
+
+            stamp = f"{_time.time_ns():x}"
+            futures = [client.submit(shard_job, str(seed), size_name, sh, key=f"psab-fleet-{sh[0]}-{stamp}", pure=False)
+                       for sh in shards]
+            for fut in as_completed(futures):
+                wr.add(fut.result())
+                fut.release()
+    elif workers > 1 and n > 1:
+        import multiprocessing as mp
+
+        # fork after the context is built, so every worker inherits it instead of recomputing
+        with mp.get_context("fork").Pool(workers) as pool:
+            for res in pool.imap_unordered(_shard_local, [(str(seed), size_name, sh) for sh in shards]):
+                wr.add(res)
+    else:
+        for sh in shards:
+            wr.add(shard_job(str(seed), size_name, sh))
+    ctx = world_mod.context(seed, size_name)
+    hot = [ctx.pre[d.device_id]["hot_spot_c"] for d in w.devices if d.device_class == "transformer"]
+    return _finish(w, out, documents.type_documents(w), wr, hot)
+
+
+def _shard_local(args: tuple[str, str, list[int]]) -> list[tuple[int, str, bytes, Doc, list[Doc], int, int]]:
+    return shard_job(*args)
+
+
 def statistics(world: World, rows: int, values: int, documents: list[tuple[str, str, dict[str, Any]]]) -> dict[str, Any]:
     """The world's statistics in the form of PowerBench Table 2 (plus documents by kind)."""
-    used = {d.type_id for d in world.devices}
     kinds: dict[str, int] = {}
     for _, _, row in documents:
         kinds[row["kind"]] = kinds.get(row["kind"], 0) + 1
+    return _statistics(world, rows, values, kinds)
+
+
+def _statistics(world: World, rows: int, values: int, kinds: dict[str, int]) -> dict[str, Any]:
+    used = {d.type_id for d in world.devices}
     return {
         "device_types": len(world.types), "device_types_instantiated": len(used), "device_instances": len(world.devices),
         "metrics_common": sum(1 for t in world.types for m in t.metrics if m.object_class == "common"),
         "metrics_special": sum(1 for t in world.types for m in t.metrics if m.object_class == "special"),
-        "rules": sum(len(t.rules) for t in world.types), "telemetry_rows": rows, "metric_values": values,
-        "documents": len(documents), "documents_operational": sum(v for k, v in kinds.items() if k != "type"),
+        "rules": sum(len(t.rules) for t in world.types),
+        "rules_derived": sum(1 for t in world.types for r in t.rules if r.derive),
+        "rules_consecutive_point": sum(1 for t in world.types for r in t.rules if r.consecutive_points > 1),
+        "telemetry_rows": rows, "metric_values": values,
+        "documents": sum(kinds.values()), "documents_operational": sum(v for k, v in kinds.items() if k != "type"),
         "documents_by_kind": dict(sorted(kinds.items())),
     }
 

@@ -92,6 +92,12 @@ class World:
     hours: int
     telemetry: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)
     maintenance_resets: dict[str, list[int]] = field(default_factory=dict)
+    #: maintenance actions applied to each device's series (psab.fleet.maintenance.Applied)
+    maintenance_actions: dict[str, list[Any]] = field(default_factory=dict)
+    #: the operator's load transfers per transformer
+    operator_actions: dict[str, list[Any]] = field(default_factory=dict)
+    #: (failure hour, repair hour) of transformers whose fans failed
+    degraded_cooling: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     def type_of(self, device: Device) -> DeviceType:
         return self._types[device.type_id]
@@ -101,6 +107,21 @@ class World:
 
     def ts(self, hour: int) -> str:
         return (self.start + timedelta(hours=int(hour))).strftime("%Y-%m-%dT%H:00:00Z")
+
+    def device_ids(self) -> set[str]:
+        if not hasattr(self, "_ids"):
+            self._ids = {d.device_id for d in self.devices}
+        return self._ids
+
+    def feeds(self) -> dict[str, list[str]]:
+        """Downstream devices of each device (``fed_by`` inverted), sorted."""
+        if not hasattr(self, "_feeds"):
+            out: dict[str, list[str]] = {}
+            for x in self.devices:
+                if x.config.get("fed_by"):
+                    out.setdefault(x.config["fed_by"], []).append(x.device_id)
+            self._feeds = {k: sorted(v) for k, v in out.items()}
+        return self._feeds
 
 
 # ------------------------------------------------------------------------- 1. hierarchy
@@ -246,44 +267,188 @@ def fault_hours(seed: int, feeder_index: int, wind: np.ndarray) -> np.ndarray:
 # ------------------------------------------------------------------------- 5. devices
 
 
-def _thermal_params(variant: dict[str, str]) -> iec.ThermalParameters:
-    c = COOLING[variant["cooling"]]
+#: Operator response to a transformer overload (IEC 60076-7:2018 Table 4: 120 °C hot-spot for
+#: normal cyclic loading, 140 °C long-time emergency; no operator lets a unit run past them).
+#: Control runs a thermal forecast (the same equations): when the hot-spot at the end of the
+#: coming hour would reach OP_ACT_C, it transfers the load above OP_CAP_PU (of nameplate; of
+#: the ONAN rating while the fans are failed) to the neighbouring substation by switching, from
+#: that hour for as long as the unconstrained demand stays above the cap (at most
+#: OP_MAX_HOLD_H hours, then re-assessed). ``act`` is the hour at whose end the decision is
+#: taken, ``hot_spot_c`` the forecast that triggered it.
+OP_ACT_C = 130.0
+OP_CAP_PU = 1.0
+OP_MAX_HOLD_H = 12
+#: Share of ONAF units whose fans fail once (cooling then as ONAN, IEC 60076-7 Table 5) until
+#: the work order raised by the fan-supervision rule is completed (cooling repair).
+FAN_FAILURE_SHARE = 0.3
+FAN_CURRENT_A = 8.0
+#: ONAN rating of an ONAF unit as a share of its ONAF nameplate (practice: 16/25 to 25/31.5
+#: MVA pairs, 0.64-0.8): with its fans failed the unit is loaded at K / ONAN_SHARE of its ONAN
+#: rating, and the operator's cap drops by the same share.
+ONAN_SHARE = 0.75
+
+
+@dataclass(frozen=True)
+class OperatorAction:
+    """One load transfer: the hour whose hot-spot triggered it, the hours it covered
+    (``first``..``last`` inclusive), the hot-spot that triggered it and the energy moved."""
+
+    act: int
+    first: int
+    last: int
+    hot_spot_c: float
+    transferred_mwh: float
+
+
+def _thermal_params(variant: dict[str, str], cooling: str | None = None) -> iec.ThermalParameters:
+    c = COOLING[cooling or variant["cooling"]]
     return iec.ThermalParameters(c["dor"], c["hgr"], c["r"], c["x"], c["y"], c["k11"], c["k21"], c["k22"],
                                  c["tau_o"], c["tau_w"])
 
 
+def thermal_with_operator(dtype: DeviceType, demand_pu: np.ndarray, ambient: np.ndarray, rated_mva: float,
+                          degraded: tuple[int, int] | None = None
+                          ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[OperatorAction]]:
+    """IEC 60076-7:2018 difference equations (eqs. (5)-(7), 3-min steps; hourly samples are the
+    values at each hour's end) under the operator response above, hour by hour in chunks.
+
+    ``degraded = (F, C)``: the cooling runs as ONAN from hour F to hour C (excluded) — a fan
+    failure and its repair. Returns the load actually carried (pu), top-oil, hot-spot, the
+    hourly mean relative ageing rate (§6.2) and the operator's actions. The thermal state is
+    carried across chunks, so the result is the single pass over the carried load."""
+    sub = int(round(60.0 / THERMAL_DT_MIN))
+    n = demand_pu.size
+    k = demand_pu.copy()
+    top_h, hot_h, v_h = np.empty(n), np.empty(n), np.empty(n)
+    paper = dtype.variant["paper"]
+    normal = _thermal_params(dtype.variant)
+    p = normal
+    o, h1, h2 = iec.steady_state(p, float(k[0]), float(ambient[0]))
+    actions: list[OperatorAction] = []
+    bounds = sorted({x for x in (degraded or ()) if 0 < x < n})
+    start = 0
+    while start < n:
+        end = min(n, start + 168, *[x for x in bounds if x > start] or [n])
+        failed = bool(degraded and degraded[0] <= start < degraded[1])
+        p = _thermal_params(dtype.variant, "ONAN") if failed else normal
+        cap = OP_CAP_PU * (ONAN_SHARE if failed else 1.0)
+        f1, f2, f3 = (THERMAL_DT_MIN / t for t in p.time_constants_min())
+        kk = np.repeat(k[start:end], sub) / (ONAN_SHARE if failed else 1.0)
+        ta = np.repeat(ambient[start:end], sub)
+        top = iec.linear_recursion(1.0 - f1, o, f1 * (iec.ultimate_top_oil_rise_k(p, kk) + ta))
+        grad = iec.steady_hot_spot_gradient_k(p, kk)
+        d1 = iec.linear_recursion(1.0 - f2, h1, f2 * p.k21 * grad)
+        d2 = iec.linear_recursion(1.0 - f3, h2, f3 * (p.k21 - 1.0) * grad)
+        hot = top + d1 - d2
+        hh = np.round(hot[sub - 1::sub], 4)
+        # the hours the forecast reaches the action level with load above the cap
+        trig = np.flatnonzero((hh >= OP_ACT_C) & (k[start:end] > cap))
+        stop = int(trig[0]) if trig.size else end - start
+        keep = stop * sub
+        if stop:
+            top_h[start:start + stop] = top[sub - 1:keep:sub]
+            hot_h[start:start + stop] = hot[sub - 1:keep:sub]
+            v_h[start:start + stop] = iec.ageing_rate(hot[:keep], paper).reshape(stop, sub).mean(axis=1)
+            o, h1, h2 = float(top[keep - 1]), float(d1[keep - 1]), float(d2[keep - 1])
+        if trig.size:
+            first = start + stop
+            last = first
+            while last + 1 < n and last + 1 - first < OP_MAX_HOLD_H and demand_pu[last + 1] > cap:
+                last += 1
+            moved = np.clip(k[first:last + 1] - cap, 0.0, None)
+            k[first:last + 1] = np.minimum(k[first:last + 1], cap)
+            actions.append(OperatorAction(first - 1, first, last, float(hh[stop]), round(float(moved.sum()) * rated_mva * 0.95, 3)))
+        start += stop
+    return k, top_h, hot_h, v_h, actions
+
+
+def fan_failure_hour(seed: int, idx: int, dtype: DeviceType, hours: int) -> int | None:
+    """The hour an ONAF unit's fans fail, or None (a stable draw per device)."""
+    if dtype.variant.get("cooling") != "ONAF":
+        return None
+    r = rng(seed, 8, idx)
+    if r.random() >= FAN_FAILURE_SHARE:
+        return None
+    return int(r.integers(hours // 10, max(hours // 10 + 1, hours * 8 // 10)))
+
+
 def transformer_telemetry(seed: int, idx: int, dev: Device, dtype: DeviceType, load_pu: np.ndarray,
                           ambient: np.ndarray, rated_a: float) -> dict[str, np.ndarray]:
+    """One transformer from its demand (pu) and ambient: the operator-constrained thermal
+    chain, fan failure and repair (ONAF), dissolved gases and oil quality. ``_actions`` (the
+    operator's load transfers) and ``_repair`` ride along for the documents."""
     r = rng(seed, 5, idx)
-    p = _thermal_params(dtype.variant)
-    sub = int(round(60.0 / THERMAL_DT_MIN))
-    k = np.repeat(load_pu, sub)
-    ta = np.repeat(ambient, sub)
-    o, h1, h2 = iec.steady_state(p, float(load_pu[0]), float(ambient[0]))
-    prof = iec.thermal_response(p, k, ta, THERMAL_DT_MIN, initial_top_oil_c=o, initial_dh1_k=h1, initial_dh2_k=h2,
-                                paper=dtype.variant["paper"])
-    top = prof.top_oil_c[sub - 1::sub]
-    hot = prof.hot_spot_c[sub - 1::sub]
-    v = prof.ageing_rate_pu.reshape(-1, sub).mean(axis=1)  # mean relative ageing over each hour
+    n = load_pu.size
+    mva = float(dev.config["rating"])
+    fail = fan_failure_hour(seed, idx, dtype, n)
+    degraded = None
+    if fail is not None:
+        # first pass: failed fans never repaired; the fan-supervision alarm (fans commanded, no
+        # current) raises a work order whose completion is the repair hour. The thermal chain
+        # is causal, so everything before the repair is the same in the second pass.
+        k, top, hot, v, acts = thermal_with_operator(dtype, load_pu, ambient, mva, (fail, n))
+        repair = _fan_repair_hour(dev, dtype, top, fail)
+        degraded = (fail, repair if repair is not None else n)
+    k, top, hot, v, acts = thermal_with_operator(dtype, load_pu, ambient, mva, degraded)
     age0 = float(r.uniform(0.0, 2e4))
     lol = age0 + np.cumsum(v)  # hours of life consumed (§6.3 eq. (4) with Dt = 1 h)
     # dissolved gases: a base by vintage, growth with consumed life, jumps above 140 °C
-    excess = np.cumsum(np.clip(hot - 140.0, 0, None))
-    h2 = float(r.uniform(20, 70)) + 0.002 * (lol - age0) + 1.5 * excess + _ar1(r, v.size, 0.99, 0.3)
+    excess = np.cumsum(np.clip(hot - 140.0, 0, None)) + 0.02 * np.cumsum(np.clip(hot - 120.0, 0, None))
+    t = np.arange(n)
+    h2 = float(r.uniform(20, 70)) + 0.002 * (lol - age0) + 1.5 * excess + _ar1(r, n, 0.99, 0.3)
     co = float(r.uniform(120, 320)) + 0.02 * (lol - age0)
     c2h2 = float(r.choice([0.0, 0.0, 0.3, 0.8])) + 0.05 * excess
     c2h4 = float(r.uniform(5, 45)) + 0.3 * excess + 0.001 * (lol - age0)
-    moist = float(r.uniform(8, 26)) + 3.0 * np.sin(2 * np.pi * np.arange(v.size) / 8766.0) + 0.05 * (top - 50.0)
-    out = {"load_pu": load_pu, "current_a": load_pu * rated_a, "ambient_c": ambient, "top_oil_c": top,
+    moist = float(r.uniform(8, 26)) + 3.0 * np.sin(2 * np.pi * t / 8766.0) + 0.05 * (top - 50.0)
+    ch4 = float(r.uniform(10, 90)) + 0.004 * (lol - age0) + 0.5 * excess
+    c2h6 = float(r.uniform(5, 55)) + 0.002 * (lol - age0) + 0.2 * excess
+    co2 = float(r.uniform(900, 2300)) + 0.1 * (lol - age0) + t * float(r.uniform(0.0, 0.05))
+    # oil quality (IEC 60422): breakdown voltage falls with moisture, acidity and DDF rise slowly
+    acid0, acid_rate = float(r.uniform(0.02, 0.12)), float(r.choice([1e-6, 2e-6, 6e-6]))
+    acidity = acid0 + acid_rate * t
+    ddf = float(r.uniform(0.01, 0.12)) + 0.3 * acid_rate * t + 0.0005 * np.clip(top - 60.0, 0, None)
+    breakdown = 75.0 - 1.1 * np.clip(moist - 10.0, 0, None) - 40.0 * (acidity - acid0)
+    out = {"load_pu": k, "current_a": k * rated_a, "ambient_c": ambient, "top_oil_c": top,
            "hot_spot_c": hot, "ageing_rate_pu": v, "loss_of_life_h": lol, "h2_ppm": np.clip(h2, 0, None),
            "co_ppm": co, "c2h2_ppm": c2h2 + 0 * v, "c2h4_ppm": c2h4, "oil_moisture_ppm": moist,
-           "tap_position": np.clip(np.round((load_pu - 0.6) * 8.0), -8, 8)}
+           "tap_position": np.clip(np.round((k - 0.6) * 8.0), -8, 8), "ch4_ppm": ch4, "c2h6_ppm": c2h6, "co2_ppm": co2,
+           "oil_breakdown_kv": breakdown, "oil_acidity_mgkoh_g": acidity, "oil_dissipation_factor": ddf,
+           "load_transferred_pu": load_pu - k, "_actions": acts, "_degraded": degraded}
     names = {m.name for m in dtype.metrics}
     if "fans_on" in names:
-        out["fans_on"] = (top >= 65.0).astype(float)
+        fans = (np.round(top, 4) >= 65.0).astype(float)
+        out["fans_on"] = fans
+        out["fan_current_a"] = fans * FAN_CURRENT_A * _healthy(n, degraded)
     if "pumps_on" in names:
-        out["pumps_on"] = (top >= 55.0).astype(float)
+        out["pumps_on"] = (np.round(top, 4) >= 55.0).astype(float)
+        out["pump_flow_pu"] = out["pumps_on"] * 1.0
+    if "oltc_operations_total" in names:
+        taps = out["tap_position"]
+        out["oltc_operations_total"] = float(r.integers(5000, 120000)) + np.cumsum(np.abs(np.diff(taps, prepend=taps[0])))
+    if "bushing_capacitance_change_pct" in names:
+        out["bushing_capacitance_change_pct"] = float(r.uniform(0.0, 4.0)) + t * float(r.choice([0.0, 0.0, 2e-4, 8e-4]))
     return out
+
+
+def _healthy(n: int, degraded: tuple[int, int] | None) -> np.ndarray:
+    h = np.ones(n)
+    if degraded:
+        h[degraded[0]:degraded[1]] = 0.0
+    return h
+
+
+def _fan_repair_hour(dev: Device, dtype: DeviceType, top: np.ndarray, fail: int) -> int | None:
+    """Completion of the work order raised by the first firing of the fan-supervision rule
+    (fans commanded on, no fan current) after the failure (the maintenance process of
+    :func:`psab.fleet.documents.work_orders`)."""
+    from psab.fleet.documents import device_alarms, work_orders
+
+    n = top.size
+    fans = (np.round(top, 4) >= 65.0).astype(float)
+    series = {"fans_on": fans, "fan_current_a": np.round(fans * FAN_CURRENT_A * _healthy(n, (fail, n)), 4)}
+    rules = [r for r in dtype.rules if r.target_metric == "fan_current_ratio_a" and not r.applicability]
+    wos = work_orders(dev.device_id, device_alarms(dev.device_id, rules, series), n)
+    return wos[0].closed if wos else None
 
 
 def maintenance_delay_h(device_id: str, rule_key: str, fire_hour: int) -> tuple[int, int]:
@@ -327,9 +492,21 @@ def breaker_telemetry(seed: int, idx: int, dev: Device, dtype: DeviceType, curre
            "operations_since_maint": since, "trips_24h": trips24,
            "interrupted_ka2_sum": float(r.uniform(0, 250)) + np.cumsum(ka2),
            "mechanism_temp_c": ambient + 8.0 * (r.random() > 0.05)}
-    if "sf6_density_pu" in {m.name for m in dtype.metrics}:
+    names = {m.name for m in dtype.metrics}
+    # contact wear: the cumulative I2 against an electrical-endurance budget (practice: 2000 kA2)
+    out["contact_wear_pct"] = out["interrupted_ka2_sum"] / 2000.0 * 100.0
+    out["opening_time_ms"] = 36.0 + float(r.uniform(-1.0, 1.0)) + 3.0 * out["contact_wear_pct"] / 100.0 \
+        + 0.05 * np.clip(-ambient, 0, None)
+    out["heater_on"] = (ambient < 5.0).astype(float)
+    if "sf6_density_pu" in names:
         leak = float(r.choice([0.005, 0.005, 0.01, 0.08])) / 8766.0
         out["sf6_density_pu"] = float(r.uniform(0.93, 1.0)) - leak * np.arange(n) + 0.003 * np.sin(2 * np.pi * np.arange(n) / 24)
+        out["_sf6_leak"] = leak
+        # pressure at the gas temperature from the density (ideal gas, 6.0 bar rated fill at 20 °C)
+        out["sf6_pressure_bar"] = 6.0 * out["sf6_density_pu"] * (ambient + 273.15) / 293.15
+        out["sf6_moisture_ppmv"] = float(r.uniform(40, 150)) + np.arange(n) * float(r.choice([0.0, 0.002, 0.01]))
+    if "oil_breakdown_kv" in names:
+        out["oil_breakdown_kv"] = float(r.uniform(45, 70)) - 0.01 * np.cumsum(ka2)
     return out, resets
 
 
@@ -345,33 +522,47 @@ def simple_telemetry(seed: int, idx: int, dev: Device, dtype: DeviceType, ctx: d
     pu = cur / rated if rated > 0 else cur * 0
     if cls == "disconnector":
         rise = float(r.choice([35.0, 35.0, 45.0, 70.0]))  # some contacts degraded
+        ops = float(r.integers(10, 400)) + np.cumsum(r.random(n) < 0.002)
         return {"current_a": cur, "current_pu": pu, "ambient_c": amb, "contact_temp_c": amb + rise * pu ** 2 + irr * 0.01,
-                "operations_total": float(r.integers(10, 400)) + np.cumsum(r.random(n) < 0.002)}
+                "operations_total": ops, "motor_current_a": 4.0 * np.diff(ops, prepend=ops[0]) * float(r.uniform(0.9, 1.3)),
+                "_rise": rise, "_irr": irr, "_pu": pu}
     if cls == "instrument_transformer":
         return {"current_a": cur, "voltage_kv": ctx["voltage_kv"], "ambient_c": amb,
                 "insulation_temp_c": amb + float(r.uniform(25, 50)) * np.clip(pu, 0, 2) ** 2,
-                "ratio_error_pct": float(r.uniform(0.05, 0.45)) + 1e-5 * t * float(r.random() < 0.3)}
+                "ratio_error_pct": float(r.uniform(0.05, 0.45)) + 1e-5 * t * float(r.random() < 0.3),
+                "secondary_burden_va": float(r.uniform(5, 15)) * (1 + 0.004 * (amb - 20.0)),
+                "secondary_voltage_v": 100.0 * ctx["voltage_kv"] / float(np.mean(ctx["voltage_kv"]) or 1.0)}
     if cls == "arrester":
         storms = (wind > 10.0) & (r.random(n) < 0.3)
-        return {"voltage_kv": ctx["voltage_kv"], "ambient_c": amb,
-                "leakage_resistive_ma": float(r.uniform(0.1, 0.3)) * np.exp(0.02 * (amb - 20.0)) * (1 + 2e-5 * t * float(r.random() < 0.3)),
-                "surge_count": float(r.integers(0, 15)) + np.cumsum(storms)}
+        base = float(r.uniform(0.1, 0.3))
+        res = base * np.exp(0.02 * (amb - 20.0)) * (1 + 2e-5 * t * float(r.random() < 0.3))
+        cap = float(r.uniform(0.4, 0.8)) * ctx["voltage_kv"] / float(np.mean(ctx["voltage_kv"]) or 1.0)
+        return {"voltage_kv": ctx["voltage_kv"], "ambient_c": amb, "leakage_resistive_ma": res,
+                "surge_count": float(r.integers(0, 15)) + np.cumsum(storms),
+                # total = resistive ⊕ capacitive (in quadrature); the third harmonic follows the resistive part
+                "leakage_total_ma": np.sqrt(res ** 2 + cap ** 2), "third_harmonic_ma": 0.3 * res,
+                "_base": base, "_amb": amb}
     if cls == "cable":
         limit_rise = 60.0 if "XLPE" in dtype.type_id else 40.0
         ground = 15.0 + 0.3 * (amb - 10.0)
         cond = iec.linear_recursion(math.exp(-1 / 3.0), float(ground[0]), (1 - math.exp(-1 / 3.0)) * (ground + limit_rise * pu ** 2))
         return {"current_a": cur, "ambient_c": amb, "conductor_temp_c": cond, "sheath_current_a": float(r.uniform(0.015, 0.045)) * cur,
-                "partial_discharge_pc": float(r.uniform(20, 200)) * (1 + 3e-4 * t * float(r.random() < 0.2))}
+                "partial_discharge_pc": float(r.uniform(20, 200)) * (1 + 3e-4 * t * float(r.random() < 0.2)), "loading_pu": pu}
     if cls == "line":
         cond = amb + 50.0 * pu ** 2 / (1 + 0.15 * wind) + 0.012 * irr
         return {"current_a": cur, "ambient_c": amb, "conductor_temp_c": cond, "wind_speed_ms": wind,
-                "sag_m": 6.5 + float(r.uniform(0, 1.5)) + 0.025 * (cond - 15.0)}
+                "sag_m": 6.5 + float(r.uniform(0, 1.5)) + 0.025 * (cond - 15.0), "loading_pu": pu}
     if cls == "pv_inverter":
         cell = amb + 0.03 * irr
         eff = float(r.uniform(0.94, 0.975)) - 2e-6 * t * float(r.random() < 0.3)
         p = rated * irr / 1000.0 * (1 - 0.004 * (cell - 25.0)) * eff
+        pdc = np.clip(p, 0, rated) / np.maximum(eff, 0.5)
+        vdc = np.where(irr > 0, 620.0 - 2.0 * (cell - 25.0), 0.0)
+        ins = float(r.uniform(2.0, 40.0)) * np.exp(-0.03 * np.clip(amb - 15.0, 0, None)) * (1 - 0.6 * (r.random() < 0.2) * (t > n // 2))
         return {"irradiance_wm2": irr, "ambient_c": amb, "ac_power_kw": np.clip(p, 0, rated),
-                "inverter_temp_c": amb + 30.0 * np.clip(p / rated, 0, 1), "efficiency_pu": eff + 0 * amb}
+                "inverter_temp_c": amb + 30.0 * np.clip(p / rated, 0, 1), "efficiency_pu": eff + 0 * amb,
+                "dc_voltage_v": vdc, "dc_current_a": np.where(vdc > 0, pdc * 1000.0 / np.maximum(vdc, 1.0), 0.0),
+                "insulation_resistance_mohm": ins}
     if cls == "battery":
         state = r.bit_generator.state
         out = battery_telemetry(r, rated, amb, t)
@@ -387,9 +578,14 @@ def simple_telemetry(seed: int, idx: int, dev: Device, dtype: DeviceType, ctx: d
         load = ctx.get("feeder_pu", np.full(n, 0.6))
         steps = np.clip(np.round(load * 4.0), 0, 6)
         v = 1.03 - 0.06 * load + 0.012 * steps + _ar1(r, n, 0.8, 0.004)
-        unb = float(r.uniform(0.2, 1.0)) + (t > r.integers(0, 3 * n)) * float(r.uniform(0.5, 1.5))
+        failed = (t > r.integers(0, 3 * n)).astype(float)  # an element failure, for some banks within the world
+        unb0 = float(r.uniform(0.2, 1.0))
+        jump = float(r.uniform(0.5, 1.5))
+        unb = unb0 + failed * jump
         return {"voltage_pu": v, "ambient_c": amb, "reactive_mvar": rated * steps / 6.0 * v ** 2, "steps_in_service": steps,
-                "unbalance_current_a": unb, "switching_ops": float(r.integers(100, 3000)) + np.cumsum(np.abs(np.diff(steps, prepend=steps[0])))}
+                "unbalance_current_a": unb, "switching_ops": float(r.integers(100, 3000)) + np.cumsum(np.abs(np.diff(steps, prepend=steps[0]))),
+                "capacitance_change_pct": float(r.uniform(0.0, 2.0)) + failed * jump * 4.0,
+                "thd_voltage_pct": 2.0 + 4.0 * load * float(r.uniform(0.6, 1.6)) + _ar1(r, n, 0.8, 0.2), "_unb0": unb0}
     if cls == "relay":
         fh = ctx.get("fault_hours", np.array([], dtype=int))
         hits = np.isin(t, fh).astype(float)
@@ -399,12 +595,15 @@ def simple_telemetry(seed: int, idx: int, dev: Device, dtype: DeviceType, ctx: d
             st[s:s + int(r.integers(1, 6))] = 0.0
         return {"current_a": cur, "ambient_c": amb, "pickups_total": float(r.integers(0, 300)) + np.cumsum(hits),
                 "trips_total": float(r.integers(0, 200)) + np.cumsum(hits), "self_test_ok": st,
-                "cpu_temp_c": 22.0 + 0.4 * (amb - 20.0) + float(r.uniform(20, 38))}
+                "cpu_temp_c": 22.0 + 0.4 * (amb - 20.0) + float(r.uniform(20, 38)),
+                "supply_voltage_v": 110.0 + 2.0 * np.sin(2 * np.pi * t / 24) - float(r.choice([0.0, 0.0, 0.0, 14.0])) * (t > n // 3)}
     if cls == "rtu":
         busy = np.clip(_ar1(r, n, 0.95, 0.15), 0, None)
         return {"ambient_c": amb, "cpu_temp_c": 22.0 + 0.4 * (amb - 20.0) + float(r.uniform(25, 40)),
                 "comm_latency_ms": 40.0 * np.exp(2.0 * busy), "packet_loss_pct": 0.2 + 6.0 * busy ** 2,
-                "supply_voltage_v": 24.0 - float(r.choice([0.0, 0.0, 0.5, 2.2])) * (np.arange(n) > n // 2)}
+                "supply_voltage_v": 24.0 - float(r.choice([0.0, 0.0, 0.5, 2.2])) * (np.arange(n) > n // 2),
+                "time_sync_offset_ms": float(r.uniform(0.05, 0.4)) * (1 + 3.0 * busy) * (1 + 3.0 * float(r.random() < 0.2)),
+                "memory_use_pct": np.clip(float(r.uniform(30, 70)) + t * float(r.choice([0.0, 0.0, 0.003])) % 40.0, 0, 100)}
     raise ValueError(f"no telemetry model for class {cls!r}")
 
 
@@ -451,24 +650,60 @@ def battery_telemetry(r: np.random.Generator, rated_kw: float, amb: np.ndarray, 
         soc[i] = s
         power[i] = p
     cycles = float(r.uniform(50, 900)) + np.cumsum(np.abs(power)) / (2 * energy)
+    fade = float(r.choice([5e-5, 5e-5, 1.5e-4, 2.5e-4]))  # capacity fade per equivalent cycle
+    spread = float(r.uniform(10, 40)) + 40.0 * np.abs(power) / rated_kw * float(r.choice([0.3, 0.3, 1.0, 2.0]))
     return {"power_kw": power, "soc_pu": soc, "ambient_c": amb, "cell_temp_c": amb + 6.0 + 10.0 * np.abs(power) / rated_kw,
-            "equivalent_cycles": cycles, "soh_pu": 1.0 - 5e-5 * cycles, "misconfigured": misconfigured}
+            "equivalent_cycles": cycles, "soh_pu": 1.0 - fade * cycles, "misconfigured": misconfigured,
+            "cell_voltage_spread_mv": spread, "insulation_resistance_kohm": float(r.uniform(500, 3000)) + 0 * amb,
+            "_fade": fade}
 
 
 # ------------------------------------------------------------------------- the chain
 
 
-def build(seed: str | int, size_name: str = "test") -> World:
-    """The whole world in memory, deterministic in (seed, size)."""
+@dataclass
+class Context:
+    """Everything devices share, computed once per (seed, size) in each process: the hierarchy,
+    weather, feeder loads (net of PV and batteries, after the operator's load transfers),
+    faults, and the devices that shape them (PV, batteries, transformers). A shard of devices
+    needs only this and its own index to compute its telemetry (:func:`device_telemetry`)."""
+
+    seed: int
+    size_name: str
+    size: Size
+    types: tuple[DeviceType, ...]
+    devices: list[Device]
+    start: datetime
+    hours: int
+    wx: dict[str, dict[str, np.ndarray]]
+    load: dict[str, np.ndarray]
+    peak: dict[str, float]
+    faults: dict[str, np.ndarray]
+    tr_load: dict[str, np.ndarray]
+    pre: dict[str, dict[str, Any]]
+    operator_actions: dict[str, list[OperatorAction]]
+
+    def __post_init__(self) -> None:
+        self.type_by_id = {t.type_id: t for t in self.types}
+
+
+_CONTEXTS: dict[tuple[int, str], Context] = {}
+
+
+def context(seed: str | int, size_name: str = "test") -> Context:
+    """The shared stages 1-4 (and the devices that feed back into them), cached per process."""
     if size_name not in SIZES:
         raise ValueError(f"size must be one of {sorted(SIZES)}, not {size_name!r}")
-    size = SIZES[size_name]
     s = seed_int(seed)
+    key = (s, size_name)
+    if key in _CONTEXTS:
+        return _CONTEXTS[key]
+    size = SIZES[size_name]
     types = build_catalog()
     devices = build_hierarchy(s, size, types)
+    by_type = {t.type_id: t for t in types}
     start = datetime.fromisoformat(size.start).replace(tzinfo=UTC)
     hours = size.days * 24
-    world = World(s, size_name, size, types, devices, start, hours)
     subs = sorted({d.config["substation_id"] for d in devices})
     wx = {sub: weather(s, start, hours, i) for i, sub in enumerate(subs)}
     feeders = sorted({d.feeder for d in devices if d.feeder})
@@ -476,58 +711,96 @@ def build(seed: str | int, size_name: str = "test") -> World:
     peak = {d.feeder: d.config["feeder_peak_mw"] for d in devices if "feeder_peak_mw" in d.config}
     sub_of = {d.feeder: d.config["substation_id"] for d in devices if d.feeder}
     load = {f: feeder_load_mw(s, f_index[f], peak[f], start, wx[sub_of[f]]["ambient_c"]) for f in feeders}
+    pre: dict[str, dict[str, Any]] = {}
     # embedded generation and storage change the feeder's net load
-    tele: dict[str, dict[str, np.ndarray]] = {}
     for i, d in enumerate(devices):
         if d.device_class in ("pv_inverter", "battery"):
-            tele[d.device_id] = simple_telemetry(s, i, d, world.type_of(d), wx[d.config["substation_id"]])
-            key = "ac_power_kw" if d.device_class == "pv_inverter" else "power_kw"
-            load[d.feeder] = np.clip(load[d.feeder] - tele[d.device_id][key] / 1000.0, 0.0, None)
+            pre[d.device_id] = simple_telemetry(s, i, d, by_type[d.type_id], wx[d.config["substation_id"]])
+            k = "ac_power_kw" if d.device_class == "pv_inverter" else "power_kw"
+            load[d.feeder] = np.clip(load[d.feeder] - pre[d.device_id][k] / 1000.0, 0.0, None)
     faults = {f: fault_hours(s, f_index[f], wx[sub_of[f]]["wind_speed_ms"]) for f in feeders}
-    feeder_current = {f: load[f] * 1000 / (math.sqrt(3) * 10.0 * 0.95) for f in feeders}
-    tr_load: dict[str, np.ndarray] = {}
-    for d in devices:
-        if d.feeder and d.transformer:
-            tr_load.setdefault(d.transformer, np.zeros(hours))
+    tr_feeders: dict[str, list[str]] = {}
     for f in feeders:
-        tr = next(d.transformer for d in devices if d.feeder == f)
-        tr_load[tr] = tr_load[tr] + load[f]
+        tr_feeders.setdefault(next(d.transformer for d in devices if d.feeder == f), []).append(f)
+    tr_load: dict[str, np.ndarray] = {}
+    actions: dict[str, list[OperatorAction]] = {}
     for i, d in enumerate(devices):
-        dt = world.type_of(d)
-        w = wx[d.config["substation_id"]]
-        if d.device_id in tele:
+        if d.device_class != "transformer":
             continue
-        if d.device_class == "transformer":
-            mva = float(d.config["rating"])
-            k = tr_load[d.device_id] / (mva * 0.95)
-            tele[d.device_id] = transformer_telemetry(s, i, d, dt, np.round(k, 4), w["ambient_c"],
-                                                      mva * 1000 / (math.sqrt(3) * 10.0))
-            continue
-        ctx = dict(w)
-        if d.feeder:
-            ctx["current_a"] = feeder_current[d.feeder]
-            ctx["feeder_pu"] = load[d.feeder] / peak[d.feeder]
-            ctx["fault_hours"] = faults[d.feeder]
-            ctx["voltage_kv"] = 10.0 * (1.02 - 0.04 * ctx["feeder_pu"])
-        else:
-            tr = d.transformer
-            trl = tr_load.get(tr, np.zeros(hours)) if tr else np.zeros(hours)
-            ctx["current_a"] = trl * 1000 / (math.sqrt(3) * 110.0 * 0.95)
-            ctx["voltage_kv"] = 110.0 + 0 * trl
-            ctx["fault_hours"] = np.array([], dtype=int)
+        fs = tr_feeders.get(d.device_id, [])
+        demand = sum((load[f] for f in fs), np.zeros(hours))
+        mva = float(d.config["rating"])
+        k0 = np.round(demand / (mva * 0.95), 4)
+        tel = transformer_telemetry(s, i, d, by_type[d.type_id], k0, wx[d.config["substation_id"]]["ambient_c"],
+                                    mva * 1000 / (math.sqrt(3) * 10.0))
+        pre[d.device_id] = tel
+        actions[d.device_id] = tel["_actions"]
+        # the operator's transfer takes the same share off every feeder of the unit
+        share = np.where(k0 > 0, tel["load_pu"] / np.where(k0 > 0, k0, 1.0), 1.0)
+        for f in fs:
+            load[f] = load[f] * share
+        tr_load[d.device_id] = demand * share
+    ctx = Context(s, size_name, size, types, devices, start, hours, wx, load, peak, faults, tr_load, pre, actions)
+    _CONTEXTS.clear()  # one world per process at a time (a full context holds ~0.3 GB)
+    _CONTEXTS[key] = ctx
+    return ctx
+
+
+def raw_telemetry(ctx: Context, i: int) -> tuple[dict[str, Any], list[int]]:
+    """Stage 5 for device ``i``: its model's series (and model parameters under ``_`` keys)
+    before the maintenance feedback, and the breaker counter resets."""
+    d = ctx.devices[i]
+    dt = ctx.type_by_id[d.type_id]
+    if d.device_id in ctx.pre:
+        return dict(ctx.pre[d.device_id]), []
+    w = ctx.wx[d.config["substation_id"]]
+    c: dict[str, Any] = dict(w)
+    hours = ctx.hours
+    if d.feeder:
+        c["current_a"] = ctx.load[d.feeder] * 1000 / (math.sqrt(3) * 10.0 * 0.95)
+        c["feeder_pu"] = ctx.load[d.feeder] / ctx.peak[d.feeder]
+        c["fault_hours"] = ctx.faults[d.feeder]
+        c["voltage_kv"] = 10.0 * (1.02 - 0.04 * c["feeder_pu"])
+    else:
+        trl = ctx.tr_load.get(d.transformer, np.zeros(hours)) if d.transformer else np.zeros(hours)
+        c["current_a"] = trl * 1000 / (math.sqrt(3) * 110.0 * 0.95)
+        c["voltage_kv"] = 110.0 + 0 * trl
+        c["fault_hours"] = np.array([], dtype=int)
+    if d.device_class == "breaker":
+        rule = next((r for r in dt.rules if r.target_metric == "operations_since_maint" and r.severity == "alarm"
+                     and not r.applicability), None)
+        fh = ctx.faults[d.feeder] if d.feeder else np.array([], dtype=int)
+        return breaker_telemetry(ctx.seed, i, d, dt, c["current_a"], w["ambient_c"], fh, rule)
+    return simple_telemetry(ctx.seed, i, d, dt, c), []
+
+
+def device_telemetry(ctx: Context, i: int) -> tuple[dict[str, np.ndarray], list[int], list[Any]]:
+    """Device ``i``'s stored series (every metric of its type, rounded to 4 decimals), its
+    breaker counter resets and the maintenance actions that changed its series
+    (:mod:`psab.fleet.maintenance`)."""
+    from psab.fleet.maintenance import apply_feedback
+
+    d = ctx.devices[i]
+    dt = ctx.type_by_id[d.type_id]
+    raw, resets = raw_telemetry(ctx, i)
+    metrics = [m.name for m in dt.metrics]
+    missing = [m for m in metrics if m not in raw]
+    if missing:
+        raise AssertionError(f"{d.device_id}: model does not compute {missing}")
+    series, applied = apply_feedback(d, dt, raw, metrics, ctx.hours)
+    return series, resets, applied
+
+
+def build(seed: str | int, size_name: str = "test", indices: list[int] | None = None) -> World:
+    """The world in memory, deterministic in (seed, size); ``indices`` computes the telemetry
+    of those devices only (a shard; the hierarchy and shared context are always whole)."""
+    ctx = context(seed, size_name)
+    world = World(ctx.seed, size_name, ctx.size, ctx.types, ctx.devices, ctx.start, ctx.hours)
+    world.operator_actions = ctx.operator_actions
+    world.degraded_cooling = {d: ctx.pre[d]["_degraded"] for d in ctx.operator_actions if ctx.pre[d]["_degraded"]}
+    for i in (range(len(ctx.devices)) if indices is None else indices):
+        d = ctx.devices[i]
+        world.telemetry[d.device_id], resets, world.maintenance_actions[d.device_id] = device_telemetry(ctx, i)
         if d.device_class == "breaker":
-            rule = next((r for r in dt.rules if r.target_metric == "operations_since_maint" and r.severity == "alarm"
-                         and not r.applicability), None)
-            fh = faults[d.feeder] if d.feeder else np.array([], dtype=int)
-            tele[d.device_id], world.maintenance_resets[d.device_id] = breaker_telemetry(
-                s, i, d, dt, ctx["current_a"], w["ambient_c"], fh, rule)
-            continue
-        tele[d.device_id] = simple_telemetry(s, i, d, dt, ctx)
-    for d in devices:
-        cols = tele[d.device_id]
-        metrics = [m.name for m in world.type_of(d).metrics]
-        missing = [m for m in metrics if m not in cols]
-        if missing:
-            raise AssertionError(f"{d.device_id}: model does not compute {missing}")
-        world.telemetry[d.device_id] = {m: np.round(np.asarray(cols[m], dtype=float) + np.zeros(hours), 4) for m in metrics}
+            world.maintenance_resets[d.device_id] = resets
     return world
