@@ -129,11 +129,36 @@ def cmd_show(args: argparse.Namespace) -> int:
 def cmd_evaluate(args: argparse.Namespace) -> int:
     import psab
 
+    if getattr(args, "keys", None) or _is_fleet(args.task):
+        return _evaluate_fleet(args)
     if _is_batch(args):
         return _evaluate_batch(args)
     result = psab.evaluate(args.task, args.solution, backend=args.backend)
     _print_result(result, args.json)
     return strict_status(result) if args.strict else 0
+
+
+def _is_fleet(task: str) -> bool:
+    from psab.fleet.evaluate import is_fleet_question
+
+    return is_fleet_question(task)
+
+
+def _evaluate_fleet(args: argparse.Namespace) -> int:
+    """``psab evaluate QUESTIONS ANSWERS [--keys KEYS]``: fleet answers judged through the
+    kernel's result (:mod:`psab.fleet.evaluate`), one result per answered question."""
+    from psab.fleet.evaluate import evaluate_files
+
+    results = evaluate_files(args.task, args.solution, args.keys)
+    status = 0
+    for result in results:
+        if args.json and len(results) > 1:
+            sys.stdout.write(json.dumps(result.to_dict(), sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n")
+        else:
+            _print_result(result, args.json)
+        if args.strict:
+            status = max(status, strict_status(result))
+    return status
 
 
 def _is_batch(args: argparse.Namespace) -> bool:
@@ -265,6 +290,7 @@ examples:
   psab evaluate task.json my-answer.json --backend pandapower --json > result.json
   psab evaluate task.json my-answer.json --strict && echo perfect
   psab evaluate cases/pf_voltage_repair answers.jsonl --workers 2 --json > results.jsonl
+  psab evaluate fleet-q/questions.jsonl fleet-answers.jsonl --keys fleet-q-keys --json
 """
 
 
@@ -316,7 +342,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("evaluate", "evaluate a solution file for a task",
                 "Judge a solution against a task: recompute the physics, check the hard constraints, and print "
                 "the verdict (feasible), the score in [0, 1] and every violation.", _EVALUATE_EPILOG)
-    p.add_argument("task", metavar="TASK", help="a case directory or a task.json")
+    p.add_argument("task", metavar="TASK",
+                   help="a case directory or a task.json; or fleet questions (a questions directory, its "
+                        "questions.jsonl, or one question's JSON)")
     p.add_argument("solution", metavar="SOLUTION",
                    help="a solution.json ({\"answer\": {...}}); or, to judge many, a directory of *.json solutions "
                         "or a JSONL file of one solution per line")
@@ -325,6 +353,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, metavar="N",
                    help="judge many solutions on N warm worker processes (results in input order)")
     p.add_argument("--dask", metavar="ADDR", help="judge many solutions on a Dask cluster, e.g. tcp://scheduler:8786")
+    p.add_argument("--keys", metavar="DIR",
+                   help="fleet questions only: the keys directory written by `psab fleet questions` (default: "
+                        "the questions directory + '-keys')")
     p.add_argument("--strict", action="store_true",
                    help=f"exit non-zero unless the answer is perfect: {EXIT_NOT_PERFECT} feasible but scored below 1, "
                         f"{EXIT_INFEASIBLE} infeasible")
@@ -334,7 +365,9 @@ def build_parser() -> argparse.ArgumentParser:
                 "Solve a task with the family's reference solver and print the solution JSON (or write it).",
                 _examples("psab solve cases/ybus_construction",
                           "psab solve cases/pf_voltage_repair --backend pandapower --out reference.json"))
-    p.add_argument("task", metavar="TASK", help="a case directory or a task.json")
+    p.add_argument("task", metavar="TASK",
+                   help="a case directory or a task.json; or fleet questions (a questions directory, its "
+                        "questions.jsonl, or one question's JSON)")
     p.add_argument("--backend", default="surrogate", metavar="NAME", help=_backend_help("physics backend of the reference"))
     p.add_argument("--out", metavar="FILE", help="write the solution here instead of stdout")
     p.set_defaults(func=cmd_solve)

@@ -287,7 +287,8 @@ EXTRA_TEMPLATES: dict[str, tuple[_T, ...]] = {
 }
 _SPECIAL_EXTRA: dict[str, tuple[_T, ...]] = {
     "sf6_moisture_ppmv": (("sf6_moisture_ppmv", ">=", 200.0, 150.0, 2, "IEC 60480:2019 (SF6 moisture for re-use, practice)"),),
-    "sf6_pressure_bar": (("sf6_pressure_bar", "<=", 5.4, 5.7, 2, "IEC 62271-1:2017 3.6.5 (alarm pressure, 90 % of 6.0 bar fill)"),),
+    # (no rule on the SF6 pressure itself: it follows the gas temperature; the alarms are on the
+    # temperature-compensated density, IEC 62271-1:2017 3.6.5)
     "oil_breakdown_kv": (("oil_breakdown_kv", "<=", 30.0, 40.0, 1, "IEC 60422:2013 Table 5 (switchgear oil, practice)"),),
     "bushing_capacitance_change_pct": (("bushing_capacitance_change_pct", ">=", 10.0, 5.0, 1, "IEC 60137 / IEEE C57.19.100 (C1 change 10 %)"),),
     "oltc_operations_total": (("oltc_operations_total", ">=", 100000.0, 80000.0, 1, "IEC 60214-1:2014 (tap-changer service interval, practice)"),),
@@ -296,16 +297,16 @@ _SPECIAL_EXTRA: dict[str, tuple[_T, ...]] = {
 #: Derived-metric rules (Table 6: "atomic and/or derived metric names"): (name, kind, inputs,
 #: window_h, scale, level, op, alarm threshold, consecutive points, source). One alarm rule each;
 #: the kinds are those of :func:`psab.fleet.rules.derived_series`.
-_D = tuple[str, str, tuple[str, ...], int, Any, float, str, float, int, str]
+_D = tuple[str, str, tuple[str, ...], int, Any, float, str, Any, int, str]
 DERIVED_TEMPLATES: dict[str, tuple[_D, ...]] = {
     "transformer": (
-        ("top_oil_rise_k", "diff", ("top_oil_c", "ambient_c"), 0, 1.0, 0.0, ">=", 60.0, 2,
+        ("top_oil_rise_k", "diff", ("top_oil_c", "ambient_c"), 0, 1.0, 0.0, ">=", 60.0, 6,
          "IEC 60076-2:2011 Table 1 (top-oil temperature rise 60 K)"),
-        ("hot_spot_gradient_k", "diff", ("hot_spot_c", "top_oil_c"), 0, 1.0, 0.0, ">=", 30.0, 2,
-         "IEC 60076-7:2018 Table 5 (hot-spot-to-top-oil gradient H.gr, practice margin)"),
-        ("top_oil_change_1h_k", "delta", ("top_oil_c",), 1, 1.0, 0.0, ">=", 6.0, 1, "practice: rapid top-oil rise"),
-        ("ageing_rate_mean_24h_pu", "mean", ("ageing_rate_pu",), 24, 1.0, 0.0, ">=", 1.0, 1,
-         "IEC 60076-7:2018 6.3 (daily mean relative ageing 1 = normal life)"),
+        ("hot_spot_gradient_k", "diff", ("hot_spot_c", "top_oil_c"), 0, 1.0, 0.0, ">=", None, 3,
+         "IEC 60076-7:2018 Table 5 (hot-spot-to-top-oil gradient 1.5 H.gr of the cooling mode, practice margin)"),
+        ("top_oil_change_1h_k", "delta", ("top_oil_c",), 1, 1.0, 0.0, ">=", 15.0, 1, "practice: rapid top-oil rise"),
+        ("ageing_rate_mean_24h_pu", "mean", ("ageing_rate_pu",), 24, 1.0, 0.0, ">=", 2.0, 1,
+         "IEC 60076-7:2018 6.3 (daily mean relative ageing 1 = normal life; alarm at twice normal)"),
         ("h2_change_24h_ppm", "delta", ("h2_ppm",), 24, 1.0, 0.0, ">=", 10.0, 1,
          "IEEE C57.104-2019 6.2 (gas increase between samples, practice value)"),
         ("c2h2_c2h4_ratio", "ratio", ("c2h2_ppm", "c2h4_ppm"), 0, 1.0, 1.0, ">=", 1.0, 1,
@@ -329,7 +330,7 @@ DERIVED_TEMPLATES: dict[str, tuple[_D, ...]] = {
     ),
     "cable": (("loading_mean_24h_pu", "mean", ("loading_pu",), 24, 1.0, 0.0, ">=", 0.9, 1,
                "IEC 60853-2 cyclic rating (daily mean loading, practice)"),),
-    "line": (("conductor_change_1h_k", "delta", ("conductor_temp_c",), 1, 1.0, 0.0, ">=", 15.0, 1,
+    "line": (("conductor_change_1h_k", "delta", ("conductor_temp_c",), 1, 1.0, 0.0, ">=", 35.0, 1,
               "IEEE 738-2012 (transient conductor heating, practice)"),),
     "pv_inverter": (
         ("performance_ratio", "ratio", ("ac_power_kw", "irradiance_wm2"), 0, None, 200.0, "<=", 0.75, 3,
@@ -338,14 +339,14 @@ DERIVED_TEMPLATES: dict[str, tuple[_D, ...]] = {
          "practice: inverter heat-sink temperature rise"),
     ),
     "battery": (
-        ("cell_temp_change_1h_k", "delta", ("cell_temp_c",), 1, 1.0, 0.0, ">=", 5.0, 1,
+        ("cell_temp_change_1h_k", "delta", ("cell_temp_c",), 1, 1.0, 0.0, ">=", 15.0, 1,
          "IEC 62485-5:2020 (thermal event precursor, practice)"),
         ("cell_rise_k", "diff", ("cell_temp_c", "ambient_c"), 0, 1.0, 0.0, ">=", 15.0, 2, "IEC 62485-5:2020 (practice)"),
     ),
     "capacitor_bank": (("unbalance_change_24h_a", "delta", ("unbalance_current_a",), 24, 1.0, 0.0, ">=", 0.5, 1,
                         "IEEE C37.99-2012 (unbalance trend, practice)"),),
     "relay": (("trips_24h", "delta", ("trips_total",), 24, 1.0, 0.0, ">=", 3.0, 1, "practice: repeated trips"),),
-    "rtu": (("packet_loss_mean_24h_pct", "mean", ("packet_loss_pct",), 24, 1.0, 0.0, ">=", 2.0, 1,
+    "rtu": (("packet_loss_mean_24h_pct", "mean", ("packet_loss_pct",), 24, 1.0, 0.0, ">=", 3.0, 1,
              "IEC 61850-5:2013 (communication availability, practice)"),),
 }
 _SPECIAL_DERIVED: dict[str, tuple[_D, ...]] = {
@@ -402,6 +403,8 @@ def _rules_for(type_id: str, device_class: str, variant: dict[str, str], metrics
         derived += list(_SPECIAL_DERIVED.get(m.name, ()))
     for name, kind, inputs, window, scale, level_, op, thr, n, source in derived:
         sc = _pv_scale(variant) if scale is None else float(scale)
+        if thr is None:  # the hot-spot gradient limit follows the cooling mode's H·gr
+            thr = round(1.5 * COOLING[variant["cooling"]]["hgr"], 4)
         oc = "special" if any(names[i].object_class == "special" for i in inputs) else "common"
         rules.append(Rule("", type_id, name, oc, (), tuple(inputs), op, float(thr), n, "alarm", source,
                           kind, int(window), sc, float(level_)))

@@ -65,7 +65,8 @@ def _jsonl(path: Path) -> list[Any]:
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
-    from psab.fleet import grading
+    """Every key graded through the kernel's result (:mod:`psab.fleet.evaluate`), then aggregated."""
+    from psab.fleet import evaluate, grading
 
     keys = _jsonl(Path(args.keys) / "keys.jsonl" if Path(args.keys).is_dir() else Path(args.keys))
     answers: list[Any] = []
@@ -78,7 +79,9 @@ def cmd_grade(args: argparse.Namespace) -> int:
             answers.append(json.loads(line))
         except ValueError:
             continue  # a malformed line answers nothing: its question is graded infeasible
-    res = grading.grade(keys, answers)
+    results = evaluate.grade_results(keys, answers)
+    res = grading.aggregate([evaluate.row_of(r) for r in results])
+    res["results"] = [r.to_dict() for r in results]
     if args.json:
         Path(args.json).write_text(json.dumps(res, indent=1) + "\n", encoding="utf-8")
     print(f"{'family':<12} {'JA':>18} {'FA':>18} {'VS':>6} {'RER':>6} {'AER':>6}")

@@ -146,14 +146,21 @@ def macro_interval(groups: list[list[float]], resamples: int = 2000, confidence:
 def grade(keys: list[dict[str, Any]], answers: Any, retrieved: dict[str, Any] | None = None,
           resamples: int = 2000) -> dict[str, Any]:
     """Grade answers (a list of submissions, or anything) against keys; unanswered = infeasible."""
-    from psab.reports.stats import bootstrap_mean
-
     by_id: dict[str, Any] = {}
     if isinstance(answers, list):
         for a in answers:
             if isinstance(a, dict) and isinstance(a.get("question_id"), str):
                 by_id.setdefault(a["question_id"], a)
     rows = [grade_one(k, by_id.get(k["question_id"]), (retrieved or {}).get(k["question_id"])) for k in keys]
+    return aggregate(rows, resamples)
+
+
+def aggregate(rows: list[dict[str, Any]], resamples: int = 2000) -> dict[str, Any]:
+    """Per-family means with percentile-bootstrap intervals, the macro joint accuracy and its
+    stratified interval, and the overall field accuracy, from :func:`grade_one` rows (or the
+    kernel results' rows, :func:`psab.fleet.evaluate.row_of`)."""
+    from psab.reports.stats import bootstrap_mean
+
     out: dict[str, Any] = {"per_question": rows, "families": {}}
     for fam in FAMILIES:
         fr = [r for r in rows if r["family"] == fam]

@@ -157,7 +157,7 @@ ACTIONS: dict[str, tuple[Action, ...]] = {
                "- Breaker overhauled: arcing contacts replaced, I2 wear counter and contact wear reset, opening time "
                "back to nominal.", _breaker_overhaul),
         Action("heater_repair", _f("mechanism_temp_c"), "- Mechanism cabinet heater replaced.", _heater_repair),
-        Action("sf6_refill", _f("sf6_density_pu", "sf6_pressure_bar"),
+        Action("sf6_refill", _f("sf6_density_pu"),
                "- SF6 leak sealed and gas refilled to rated density.", _sf6_refill),
         Action("sf6_drying", _f("sf6_moisture_ppmv"), "- SF6 gas dried (filter replaced); moisture 50 ppmv.",
                lambda raw, c, n: _shift_to(raw, "sf6_moisture_ppmv", c, 50.0)),

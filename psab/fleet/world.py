@@ -196,12 +196,15 @@ def build_hierarchy(seed: int, size: Size, types: tuple[DeviceType, ...]) -> lis
                 if r.random() < 0.5:
                     add("instrument_transformer", feeder=fid, transformer=tr.device_id, fed_by=brk.device_id, sub=sub,
                         rating=1.2 * rated_a)
+                # the rating of a PV inverter or battery is its type's rating variant
                 if r.random() < 0.5:
-                    add("pv_inverter", feeder=fid, transformer=tr.device_id, fed_by=up, sub=sub,
-                        rating=float(r.choice([100.0, 500.0, 1000.0])))
+                    kw = float(r.choice([100.0, 500.0, 1000.0]))
+                    add("pv_inverter", feeder=fid, transformer=tr.device_id, fed_by=up, sub=sub, rating=kw,
+                        prefer={"rating": {100.0: "100kW", 500.0: "500kW", 1000.0: "1MW"}[kw]})
                 if r.random() < 0.35:
-                    add("battery", feeder=fid, transformer=tr.device_id, fed_by=up, sub=sub,
-                        rating=float(r.choice([250.0, 1000.0, 2000.0])))
+                    kw = float(r.choice([250.0, 1000.0, 2000.0]))
+                    add("battery", feeder=fid, transformer=tr.device_id, fed_by=up, sub=sub, rating=kw,
+                        prefer={"rating": {250.0: "250kW", 1000.0: "1MW", 2000.0: "2MW"}[kw]})
                 if r.random() < 0.4:
                     add("capacitor_bank", feeder=fid, transformer=tr.device_id, fed_by=brk.device_id, sub=sub,
                         rating=float(r.choice([1.2, 2.4])))
@@ -602,7 +605,9 @@ def simple_telemetry(seed: int, idx: int, dev: Device, dtype: DeviceType, ctx: d
         return {"ambient_c": amb, "cpu_temp_c": 22.0 + 0.4 * (amb - 20.0) + float(r.uniform(25, 40)),
                 "comm_latency_ms": 40.0 * np.exp(2.0 * busy), "packet_loss_pct": 0.2 + 6.0 * busy ** 2,
                 "supply_voltage_v": 24.0 - float(r.choice([0.0, 0.0, 0.5, 2.2])) * (np.arange(n) > n // 2),
-                "time_sync_offset_ms": float(r.uniform(0.05, 0.4)) * (1 + 3.0 * busy) * (1 + 3.0 * float(r.random() < 0.2)),
+                # GPS-loss episodes (about one a quarter, 6 h each) let the clock drift past 1 ms
+                "time_sync_offset_ms": float(r.uniform(0.05, 0.3)) * (1 + busy)
+                + 2.0 * np.convolve((r.random(n) < 4.5e-4).astype(float), np.ones(6))[:n],
                 "memory_use_pct": np.clip(float(r.uniform(30, 70)) + t * float(r.choice([0.0, 0.0, 0.003])) % 40.0, 0, 100)}
     raise ValueError(f"no telemetry model for class {cls!r}")
 
