@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from psab.fleet import catalog, documents, maintenance, rules, world
+from psab.fleet import documents, maintenance, rules, world
 
 pytest.importorskip("duckdb")
 pytest.importorskip("pyarrow")
