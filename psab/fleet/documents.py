@@ -19,101 +19,21 @@ recomputes itself on the stored telemetry.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from typing import Any
 
-from psab.fleet.catalog import Rule
-from psab.fleet.rules import Event, rule_events
-from psab.fleet.world import Device, World, maintenance_delay_h, stable_hash
-
-#: Recorded causes by target metric; a work order's cause is a stable pick among them.
-CAUSES: dict[str, tuple[str, ...]] = {
-    "hot_spot_c": ("overload during high ambient", "cooling fan failure", "blocked radiator"),
-    "top_oil_c": ("overload during high ambient", "cooling fan failure", "low oil level"),
-    "load_pu": ("feeder transfer after outage", "seasonal peak demand"),
-    "ageing_rate_pu": ("sustained overload", "cooling degradation"),
-    "h2_ppm": ("partial discharge in winding", "stray gassing of oil"),
-    "co_ppm": ("paper insulation overheating", "ageing of cellulose"),
-    "c2h2_ppm": ("low-energy arcing in tap changer", "sparking at loose connection"),
-    "c2h4_ppm": ("thermal fault above 300 degC", "hot joint in lead"),
-    "oil_moisture_ppm": ("breather desiccant exhausted", "gasket leak"),
-    "operations_since_maint": ("operation-count service interval reached",),
-    "trips_24h": ("storm-related feeder faults", "vegetation contact"),
-    "interrupted_ka2_sum": ("contact wear from fault interruptions",),
-    "sf6_density_pu": ("SF6 leak at flange seal", "density monitor drift"),
-    "mechanism_temp_c": ("heater failure in mechanism cabinet",),
-    "fan_current_ratio_a": ("cooling fan motor failure", "fan supply contactor failure"),
-    "load_transferred_pu": ("overload: load transferred by the operator",),
-    "soh_pu": ("capacity fade at end of life",),
-    "contact_wear_pct": ("contact wear from fault interruptions",),
-    "sf6_density_change_720h_pu": ("SF6 leak at flange seal",),
-    "leakage_resistive_ma": ("ageing of ZnO blocks", "moisture ingress"),
-    "oil_breakdown_kv": ("moisture and particles in oil",),
-    "oil_acidity_mgkoh_g": ("oil oxidation",),
-    "unbalance_current_a": ("capacitor element failure",),
-    "supply_voltage_v": ("supply unit failure",),
-}
-DEFAULT_CAUSES = ("component degradation", "environmental stress", "sensor drift")
-
-
-@dataclass(frozen=True)
-class Alarm:
-    alarm_id: str
-    device_id: str
-    rule: Rule
-    event: Event
-
-
-@dataclass
-class WorkOrder:
-    wo_id: str
-    device_id: str
-    rule: Rule
-    opened: int
-    closed: int | None
-    cause: str
-    alarms: list[str] = field(default_factory=list)
-
-
-def alarm_id(device_id: str, rule_key: str, fire: int) -> str:
-    return f"ALM-{stable_hash('alarm', device_id, rule_key, fire) % 10**8:08d}"
-
-
-def device_alarms(device_id: str, rules: list[Rule], series: dict[str, Any]) -> list[Alarm]:
-    """Every alarm-severity firing of the rules applicable to one device, by fire time."""
-    out = []
-    for r in rules:
-        if r.severity != "alarm":
-            continue
-        for ev in rule_events(r, series):
-            out.append(Alarm(alarm_id(device_id, r.key, ev.fire), device_id, r, ev))
-    out.sort(key=lambda a: (a.event.fire, a.rule.key))
-    return out
-
-
-def work_orders(device_id: str, alarms: list[Alarm], hours: int) -> list[WorkOrder]:
-    """The maintenance process: an alarm opens a work order ``o`` hours after it fires, which is
-    completed ``c`` hours after opening (:func:`maintenance_delay_h`); an alarm of the same rule
-    raised while a work order is open joins that order. Orders not completed by the end of the
-    world stay open (``closed`` is None)."""
-    open_by_rule: dict[str, WorkOrder] = {}
-    out: list[WorkOrder] = []
-    for a in alarms:
-        k = a.rule.key
-        wo = open_by_rule.get(k)
-        if wo is not None and (wo.closed is None or wo.closed > a.event.fire):
-            wo.alarms.append(a.alarm_id)
-            continue
-        o, c = maintenance_delay_h(device_id, k, a.event.fire)
-        opened = a.event.fire + o
-        closed = opened + c if opened + c < hours else None
-        causes = CAUSES.get(a.rule.target_metric, DEFAULT_CAUSES)
-        cause = causes[stable_hash("cause", device_id, k, a.event.fire) % len(causes)]
-        wo = WorkOrder(f"WO-{stable_hash('wo', device_id, k, a.event.fire) % 10**8:08d}", device_id, a.rule, opened,
-                       closed, cause, [a.alarm_id])
-        open_by_rule[k] = wo
-        out.append(wo)
-    return out
+from psab.fleet.maintenance import action_for
+from psab.fleet.process import (  # noqa: F401 - re-exported: the process is part of this module's API
+    CAUSES,
+    DEFAULT_CAUSES,
+    Alarm,
+    WorkOrder,
+    alarm_id,
+    device_alarms,
+    maintenance_delay_h,
+    stable_hash,
+    work_orders,
+)
+from psab.fleet.world import Device, World
 
 
 def _dump(obj: Any) -> str:
@@ -140,8 +60,6 @@ def config_document(world: World, d: Device) -> tuple[str, str, dict[str, Any]]:
 def device_documents(world: World, d: Device) -> list[tuple[str, str, dict[str, Any]]]:
     """The operational documents of one device (alarms, work orders, maintenance logs,
     switching logs of the operator's load transfers, inspections), in a fixed order."""
-    from psab.fleet.maintenance import action_for
-
     docs: list[tuple[str, str, dict[str, Any]]] = []
     t = world.type_of(d)
     series = world.telemetry[d.device_id]

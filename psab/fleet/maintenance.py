@@ -197,7 +197,7 @@ def apply_feedback(device: Any, dtype: Any, raw: dict[str, Any], metrics: list[s
                    hours: int) -> tuple[dict[str, np.ndarray], list[Applied]]:
     """The device's stored series after every maintenance action of the process (module
     docstring), and the actions in time order."""
-    from psab.fleet.documents import device_alarms, work_orders
+    from psab.fleet.process import device_alarms, work_orders
 
     raw = dict(raw)
 

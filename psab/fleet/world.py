@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from psab.fleet.catalog import COOLING, DeviceType, build_catalog
+from psab.fleet.process import maintenance_delay_h, stable_hash  # noqa: F401 - maintenance_delay_h re-exported
 from psab.surrogates import iec60076_7 as iec
 
 
@@ -65,10 +66,6 @@ def seed_int(seed: str | int) -> int:
 
 def rng(seed: int, *keys: int) -> np.random.Generator:
     return np.random.default_rng([seed, *keys])
-
-
-def stable_hash(*parts: Any) -> int:
-    return int.from_bytes(hashlib.sha256("|".join(map(str, parts)).encode()).digest()[:8], "big")
 
 
 @dataclass
@@ -444,7 +441,7 @@ def _fan_repair_hour(dev: Device, dtype: DeviceType, top: np.ndarray, fail: int)
     """Completion of the work order raised by the first firing of the fan-supervision rule
     (fans commanded on, no fan current) after the failure (the maintenance process of
     :func:`psab.fleet.documents.work_orders`)."""
-    from psab.fleet.documents import device_alarms, work_orders
+    from psab.fleet.process import device_alarms, work_orders
 
     n = top.size
     fans = (np.round(top, 4) >= 65.0).astype(float)
@@ -452,13 +449,6 @@ def _fan_repair_hour(dev: Device, dtype: DeviceType, top: np.ndarray, fail: int)
     rules = [r for r in dtype.rules if r.target_metric == "fan_current_ratio_a" and not r.applicability]
     wos = work_orders(dev.device_id, device_alarms(dev.device_id, rules, series), n)
     return wos[0].closed if wos else None
-
-
-def maintenance_delay_h(device_id: str, rule_key: str, fire_hour: int) -> tuple[int, int]:
-    """Hours from a firing to its work order being opened, and from opening to completion (the
-    maintenance process; a deterministic hash so that every stage agrees)."""
-    h = stable_hash(device_id, rule_key, fire_hour)
-    return 1 + h % 12, 24 + (h >> 8) % 144
 
 
 def breaker_telemetry(seed: int, idx: int, dev: Device, dtype: DeviceType, current_a: np.ndarray, ambient: np.ndarray,

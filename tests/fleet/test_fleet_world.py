@@ -56,24 +56,24 @@ def _hour(sw: questions.StoredWorld, iso: str) -> int:
 
 def test_derived_rule_truth_in_a_tiny_world_matches_a_hand_count(tmp_path: Path) -> None:
     """A tiny world whose first transformer's ambient is 20 °C throughout and whose top-oil is
-    70 °C except 81 °C at hours 40-42, 85 °C at hour 60 and 80 °C at hours 100-101. The derived
-    rule "top-oil rise over ambient >= 60 K on 2 consecutive points" (IEC 60076-2:2011 Table 1)
-    then, by hand: rise 61 K at 40-42 (fires at 41, breach 3 h), 65 K at hour 60 alone (one
-    point: no firing), exactly 60 K at 100-101 (fires at 101, breach 2 h)."""
+    70 °C except 81 °C at hours 40-47, 85 °C at hours 60-63 and 80 °C at hours 100-105. The
+    derived rule "top-oil rise over ambient >= 60 K on 6 consecutive points" (IEC 60076-2:2011
+    Table 1) then, by hand: rise 61 K over 40-47 (fires at 45, the 6th point; breach 8 h), 65 K
+    over 60-63 (4 points: no firing), exactly 60 K over 100-105 (fires at 105; breach 6 h)."""
     w = world.build("hand-derived", "tiny")
     dev = next(d for d in w.devices if d.device_class == "transformer")
     rule = next(r for r in w.type_of(dev).rules if r.target_metric == "top_oil_rise_k")
     assert (rule.derive, rule.inputs, rule.op, rule.threshold, rule.consecutive_points) == \
-        ("diff", ("top_oil_c", "ambient_c"), ">=", 60.0, 2)
+        ("diff", ("top_oil_c", "ambient_c"), ">=", 60.0, 6)
     s = w.telemetry[dev.device_id]
     s["ambient_c"] = np.full(w.hours, 20.0)
     top = np.full(w.hours, 70.0)
-    top[40:43] = 81.0
-    top[60] = 85.0
-    top[100:102] = 80.0
+    top[40:48] = 81.0
+    top[60:64] = 85.0
+    top[100:106] = 80.0
     s["top_oil_c"] = top
     store.write_world(w, tmp_path, documents.generate(w))
-    hand = [(41, 3), (101, 2)]
+    hand = [(45, 8), (105, 6)]
     sw = questions.StoredWorld(tmp_path)
     rng = np.random.default_rng(1)
     for i in range(20):
@@ -86,7 +86,7 @@ def test_derived_rule_truth_in_a_tiny_world_matches_a_hand_count(tmp_path: Path)
         assert k["required_evidence"][-1]["metrics"] == ["top_oil_c", "ambient_c"]
     alarms = [json.loads((tmp_path / m["path"]).read_text()) for m in store.read_manifest(tmp_path)
               if m["kind"] == "alarm" and m["device_ids"] == [dev.device_id] and m["refs"][1] == rule.key]
-    assert sorted(a["raised_at"] for a in alarms) == [sw.ts(41), sw.ts(101)]
+    assert sorted(a["raised_at"] for a in alarms) == [sw.ts(45), sw.ts(105)]
     assert all(a["derived_from"]["kind"] == "diff" for a in alarms)
 
 
