@@ -178,9 +178,9 @@ def test_serial_two_workers_and_dask_give_the_same_bytes(tmp_path: Path) -> None
     store.write_world(w, tmp_path / "mem", documents.generate(w))
     assert store.tree_digest(tmp_path / "mem") == ref
     distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) as cluster, \
-            distributed.Client(cluster) as client:
-        store.build_world("shard", "tiny", tmp_path / "dask", dask=client)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) as cluster:
+        # by scheduler address, as `psab fleet build --dask ADDRESS` passes it
+        store.build_world("shard", "tiny", tmp_path / "dask", dask=cluster.scheduler_address)
     assert store.tree_digest(tmp_path / "dask") == ref
 
 
