@@ -81,6 +81,8 @@ def _breaker_overhaul(raw: dict[str, Any], c: int, n: int) -> None:
     _shift_to(raw, "contact_wear_pct", c, 0.0)
     x = np.asarray(raw["opening_time_ms"], dtype=float)
     _set(raw, "opening_time_ms", c, x[c:] - 3.0 * wear / 100.0)
+    x = np.asarray(raw["closing_time_ms"], dtype=float)
+    _set(raw, "closing_time_ms", c, x[c:] - 2.0 * wear / 100.0)
 
 
 def _heater_repair(raw: dict[str, Any], c: int, n: int) -> None:
@@ -98,6 +100,7 @@ def _sf6_refill(raw: dict[str, Any], c: int, n: int) -> None:
 def _contact_cleaning(raw: dict[str, Any], c: int, n: int) -> None:
     amb = np.asarray(raw["ambient_c"], dtype=float)
     _set(raw, "contact_temp_c", c, amb[c:] + 35.0 * np.asarray(raw["_pu"])[c:] ** 2 + np.asarray(raw["_irr"])[c:] * 0.01)
+    _set(raw, "contact_resistance_uohm", c, np.full(n - c, 40.0))
 
 
 def _arrester_replacement(raw: dict[str, Any], c: int, n: int) -> None:
@@ -120,6 +123,7 @@ def _cell_balancing(raw: dict[str, Any], c: int, n: int) -> None:
 
 def _capacitor_unit(raw: dict[str, Any], c: int, n: int) -> None:
     _set(raw, "unbalance_current_a", c, np.full(n - c, float(raw["_unb0"])))
+    _set(raw, "neutral_voltage_v", c, np.full(n - c, 20.0 * float(raw["_unb0"])))
     _shift_to(raw, "capacitance_change_pct", c, 0.5)
 
 

@@ -357,7 +357,9 @@ def thermal_with_operator(dtype: DeviceType, demand_pu: np.ndarray, ambient: np.
                 last += 1
             moved = np.clip(k[first:last + 1] - cap, 0.0, None)
             k[first:last + 1] = np.minimum(k[first:last + 1], cap)
-            actions.append(OperatorAction(first - 1, first, last, float(hh[stop]), round(float(moved.sum()) * rated_mva * 0.95, 3)))
+            # decided at the end of the hour before (at the start of the world for hour 0)
+            actions.append(OperatorAction(max(first - 1, 0), first, last, float(hh[stop]),
+                                          round(float(moved.sum()) * rated_mva * 0.95, 3)))
         start += stop
     return k, top_h, hot_h, v_h, actions
 
@@ -413,7 +415,13 @@ def transformer_telemetry(seed: int, idx: int, dev: Device, dtype: DeviceType, l
            "co_ppm": co, "c2h2_ppm": c2h2 + 0 * v, "c2h4_ppm": c2h4, "oil_moisture_ppm": moist,
            "tap_position": np.clip(np.round((k - 0.6) * 8.0), -8, 8), "ch4_ppm": ch4, "c2h6_ppm": c2h6, "co2_ppm": co2,
            "oil_breakdown_kv": breakdown, "oil_acidity_mgkoh_g": acidity, "oil_dissipation_factor": ddf,
-           "load_transferred_pu": load_pu - k, "_actions": acts, "_degraded": degraded}
+           "load_transferred_pu": load_pu - k, "_actions": acts, "_degraded": degraded,
+           # losses: load loss 0.6 % of rating at rated current ∝ K², no-load loss 0.1 % (practice values)
+           "load_loss_kw": 6.0 * mva * k ** 2, "no_load_loss_kw": 1.0 * mva + 0 * k,
+           # conservator level follows the oil's thermal expansion (≈ 0.08 %/K of the volume)
+           "oil_level_pct": np.clip(50.0 + 0.4 * (top - 40.0), 0.0, 100.0)}
+    # secondary voltage: 10.5 kV no-load, 5 % regulation at rated load, 1.25 % per tap step
+    out["lv_voltage_kv"] = 10.5 * (1.0 - 0.05 * k) * (1.0 + 0.0125 * out["tap_position"])
     names = {m.name for m in dtype.metrics}
     if "fans_on" in names:
         fans = (np.round(top, 4) >= 65.0).astype(float)
@@ -491,6 +499,9 @@ def breaker_telemetry(seed: int, idx: int, dev: Device, dtype: DeviceType, curre
     out["opening_time_ms"] = 36.0 + float(r.uniform(-1.0, 1.0)) + 3.0 * out["contact_wear_pct"] / 100.0 \
         + 0.05 * np.clip(-ambient, 0, None)
     out["heater_on"] = (ambient < 5.0).astype(float)
+    out["closing_time_ms"] = 55.0 + float(r.uniform(-2.0, 2.0)) + 2.0 * out["contact_wear_pct"] / 100.0 \
+        + 0.04 * np.clip(-ambient, 0, None)
+    out["trip_coil_current_a"] = float(r.uniform(2.0, 3.0)) * (1.0 + 0.002 * (20.0 - ambient))
     if "sf6_density_pu" in names:
         leak = float(r.choice([0.005, 0.005, 0.01, 0.08])) / 8766.0
         out["sf6_density_pu"] = float(r.uniform(0.93, 1.0)) - leak * np.arange(n) + 0.003 * np.sin(2 * np.pi * np.arange(n) / 24)
@@ -518,13 +529,16 @@ def simple_telemetry(seed: int, idx: int, dev: Device, dtype: DeviceType, ctx: d
         ops = float(r.integers(10, 400)) + np.cumsum(r.random(n) < 0.002)
         return {"current_a": cur, "current_pu": pu, "ambient_c": amb, "contact_temp_c": amb + rise * pu ** 2 + irr * 0.01,
                 "operations_total": ops, "motor_current_a": 4.0 * np.diff(ops, prepend=ops[0]) * float(r.uniform(0.9, 1.3)),
-                "_rise": rise, "_irr": irr, "_pu": pu}
+                # the rise at rated current is I²R: a degraded contact has a proportionally higher resistance
+                "contact_resistance_uohm": 40.0 * rise / 35.0 + 0 * amb, "_rise": rise, "_irr": irr, "_pu": pu}
     if cls == "instrument_transformer":
         return {"current_a": cur, "voltage_kv": ctx["voltage_kv"], "ambient_c": amb,
                 "insulation_temp_c": amb + float(r.uniform(25, 50)) * np.clip(pu, 0, 2) ** 2,
                 "ratio_error_pct": float(r.uniform(0.05, 0.45)) + 1e-5 * t * float(r.random() < 0.3),
                 "secondary_burden_va": float(r.uniform(5, 15)) * (1 + 0.004 * (amb - 20.0)),
-                "secondary_voltage_v": 100.0 * ctx["voltage_kv"] / float(np.mean(ctx["voltage_kv"]) or 1.0)}
+                "secondary_voltage_v": 100.0 * ctx["voltage_kv"] / float(np.mean(ctx["voltage_kv"]) or 1.0),
+                "phase_error_min": float(r.uniform(1.0, 20.0)) + 0.01 * (amb - 20.0),
+                "partial_discharge_pc": float(r.uniform(1.0, 10.0)) * np.exp(0.01 * (amb - 20.0))}
     if cls == "arrester":
         storms = (wind > 10.0) & (r.random(n) < 0.3)
         base = float(r.uniform(0.1, 0.3))
@@ -534,17 +548,26 @@ def simple_telemetry(seed: int, idx: int, dev: Device, dtype: DeviceType, ctx: d
                 "surge_count": float(r.integers(0, 15)) + np.cumsum(storms),
                 # total = resistive ⊕ capacitive (in quadrature); the third harmonic follows the resistive part
                 "leakage_total_ma": np.sqrt(res ** 2 + cap ** 2), "third_harmonic_ma": 0.3 * res,
+                "energy_absorbed_kj": float(r.uniform(0, 500)) + np.cumsum(storms * r.uniform(2.0, 30.0, n)),
                 "_base": base, "_amb": amb}
     if cls == "cable":
         limit_rise = 60.0 if "XLPE" in dtype.type_id else 40.0
         ground = 15.0 + 0.3 * (amb - 10.0)
         cond = iec.linear_recursion(math.exp(-1 / 3.0), float(ground[0]), (1 - math.exp(-1 / 3.0)) * (ground + limit_rise * pu ** 2))
         return {"current_a": cur, "ambient_c": amb, "conductor_temp_c": cond, "sheath_current_a": float(r.uniform(0.015, 0.045)) * cur,
-                "partial_discharge_pc": float(r.uniform(20, 200)) * (1 + 3e-4 * t * float(r.random() < 0.2)), "loading_pu": pu}
+                "partial_discharge_pc": float(r.uniform(20, 200)) * (1 + 3e-4 * t * float(r.random() < 0.2)), "loading_pu": pu,
+                # I²R per metre (0.124 Ω/km at 20 °C, copper's 0.00393 /K)
+                "joule_loss_w_m": cur ** 2 * 0.124e-3 * (1 + 0.00393 * (cond - 20.0)),
+                "insulation_resistance_mohm": float(r.uniform(500, 5000)) * np.exp(-0.05 * (cond - 20.0)),
+                "dts_hotspot_c": cond + float(r.uniform(2.0, 6.0)), "oil_pressure_bar": 2.0 + 0.01 * (cond - 20.0)}
     if cls == "line":
         cond = amb + 50.0 * pu ** 2 / (1 + 0.15 * wind) + 0.012 * irr
+        sag = 6.5 + float(r.uniform(0, 1.5)) + 0.025 * (cond - 15.0)
+        length_km = float(r.uniform(1.0, 8.0))
         return {"current_a": cur, "ambient_c": amb, "conductor_temp_c": cond, "wind_speed_ms": wind,
-                "sag_m": 6.5 + float(r.uniform(0, 1.5)) + 0.025 * (cond - 15.0), "loading_pu": pu}
+                "sag_m": sag, "loading_pu": pu, "clearance_m": 15.0 - sag,
+                # three phases, 0.3 Ω/km at 20 °C (aluminium 0.004 /K) over the section's length
+                "joule_loss_kw": 3.0 * cur ** 2 * 0.3 * length_km * (1 + 0.004 * (cond - 20.0)) / 1000.0}
     if cls == "pv_inverter":
         cell = amb + 0.03 * irr
         eff = float(r.uniform(0.94, 0.975)) - 2e-6 * t * float(r.random() < 0.3)
@@ -555,16 +578,17 @@ def simple_telemetry(seed: int, idx: int, dev: Device, dtype: DeviceType, ctx: d
         return {"irradiance_wm2": irr, "ambient_c": amb, "ac_power_kw": np.clip(p, 0, rated),
                 "inverter_temp_c": amb + 30.0 * np.clip(p / rated, 0, 1), "efficiency_pu": eff + 0 * amb,
                 "dc_voltage_v": vdc, "dc_current_a": np.where(vdc > 0, pdc * 1000.0 / np.maximum(vdc, 1.0), 0.0),
-                "insulation_resistance_mohm": ins}
+                "insulation_resistance_mohm": ins, "reactive_power_kvar": 0.1 * np.clip(p, 0, rated),
+                "energy_today_kwh": _since_midnight(np.clip(p, 0, rated))}
     if cls == "battery":
         state = r.bit_generator.state
-        out = battery_telemetry(r, rated, amb, t)
+        out = battery_telemetry(r, rated, amb, t, chemistry=dtype.variant["chemistry"])
         fix = first_completion(dev, dtype, out, ("soc_pu",))
         if out.pop("misconfigured") and fix is not None:
             # the work order raised by the SOC alarm reconfigures the controller: replay the
             # same draws with the corrected window from the order's completion on
             r.bit_generator.state = state
-            out = battery_telemetry(r, rated, amb, t, fix_at=fix)
+            out = battery_telemetry(r, rated, amb, t, fix_at=fix, chemistry=dtype.variant["chemistry"])
             out.pop("misconfigured")
         return out
     if cls == "capacitor_bank":
@@ -578,7 +602,9 @@ def simple_telemetry(seed: int, idx: int, dev: Device, dtype: DeviceType, ctx: d
         return {"voltage_pu": v, "ambient_c": amb, "reactive_mvar": rated * steps / 6.0 * v ** 2, "steps_in_service": steps,
                 "unbalance_current_a": unb, "switching_ops": float(r.integers(100, 3000)) + np.cumsum(np.abs(np.diff(steps, prepend=steps[0]))),
                 "capacitance_change_pct": float(r.uniform(0.0, 2.0)) + failed * jump * 4.0,
-                "thd_voltage_pct": 2.0 + 4.0 * load * float(r.uniform(0.6, 1.6)) + _ar1(r, n, 0.8, 0.2), "_unb0": unb0}
+                "thd_voltage_pct": 2.0 + 4.0 * load * float(r.uniform(0.6, 1.6)) + _ar1(r, n, 0.8, 0.2), "_unb0": unb0,
+                "current_a": rated * steps / 6.0 * v ** 2 * 1000.0 / (math.sqrt(3) * float(dtype.variant["voltage"]) * v),
+                "neutral_voltage_v": 20.0 * unb}
     if cls == "relay":
         fh = ctx.get("fault_hours", np.array([], dtype=int))
         hits = np.isin(t, fh).astype(float)
@@ -589,7 +615,11 @@ def simple_telemetry(seed: int, idx: int, dev: Device, dtype: DeviceType, ctx: d
         return {"current_a": cur, "ambient_c": amb, "pickups_total": float(r.integers(0, 300)) + np.cumsum(hits),
                 "trips_total": float(r.integers(0, 200)) + np.cumsum(hits), "self_test_ok": st,
                 "cpu_temp_c": 22.0 + 0.4 * (amb - 20.0) + float(r.uniform(20, 38)),
-                "supply_voltage_v": 110.0 + 2.0 * np.sin(2 * np.pi * t / 24) - float(r.choice([0.0, 0.0, 0.0, 14.0])) * (t > n // 3)}
+                "supply_voltage_v": 110.0 + 2.0 * np.sin(2 * np.pi * t / 24) - float(r.choice([0.0, 0.0, 0.0, 14.0])) * (t > n // 3),
+                "comm_ok": st * (r.random(n) > 0.001),
+                "operate_time_ms": (float(r.uniform(20, 40)) if "digital" in dtype.type_id else float(r.uniform(40, 80))) + 0 * amb,
+                "cpu_load_pct": 20.0 + 30.0 * hits + 5.0 * np.sin(2 * np.pi * t / 24) ** 2,
+                "coil_resistance_ohm": float(r.uniform(90, 110)) * (1 + 0.00393 * (amb - 20.0))}
     if cls == "rtu":
         busy = np.clip(_ar1(r, n, 0.95, 0.15), 0, None)
         return {"ambient_c": amb, "cpu_temp_c": 22.0 + 0.4 * (amb - 20.0) + float(r.uniform(25, 40)),
@@ -598,8 +628,25 @@ def simple_telemetry(seed: int, idx: int, dev: Device, dtype: DeviceType, ctx: d
                 # GPS-loss episodes (about one a quarter, 6 h each) let the clock drift past 1 ms
                 "time_sync_offset_ms": float(r.uniform(0.05, 0.3)) * (1 + busy)
                 + 2.0 * np.convolve((r.random(n) < 4.5e-4).astype(float), np.ones(6))[:n],
-                "memory_use_pct": np.clip(float(r.uniform(30, 70)) + t * float(r.choice([0.0, 0.0, 0.003])) % 40.0, 0, 100)}
+                "memory_use_pct": np.clip(float(r.uniform(30, 70)) + t * float(r.choice([0.0, 0.0, 0.003])) % 40.0, 0, 100),
+                "points_reporting_pct": np.clip(100.0 - 2.0 * (0.2 + 6.0 * busy ** 2), 0.0, 100.0),
+                "uptime_h": _since_reset(r.random(n) < 5e-4, float(r.integers(0, 5000)))}
     raise ValueError(f"no telemetry model for class {cls!r}")
+
+
+def _since_midnight(p: np.ndarray) -> np.ndarray:
+    """Energy since the start of each day (the world starts at 00:00 UTC): the hour's energy
+    counted at the hour's end."""
+    e = np.cumsum(p)
+    day_start = (np.arange(p.size) // 24) * 24
+    return e - np.concatenate(([0.0], e))[day_start]
+
+
+def _since_reset(resets: np.ndarray, initial: float) -> np.ndarray:
+    """Hours since the last restart (``resets`` marks restart hours)."""
+    n = resets.size
+    last = np.maximum.accumulate(np.where(resets, np.arange(n), -1))
+    return np.where(last >= 0, np.arange(n) - last, initial + np.arange(n)).astype(float)
 
 
 def first_completion(dev: Device, dtype: DeviceType, series: dict[str, np.ndarray], metrics: tuple[str, ...]) -> int | None:
@@ -619,7 +666,7 @@ def first_completion(dev: Device, dtype: DeviceType, series: dict[str, np.ndarra
 
 
 def battery_telemetry(r: np.random.Generator, rated_kw: float, amb: np.ndarray, t: np.ndarray,
-                      fix_at: int | None = None) -> dict[str, Any]:
+                      fix_at: int | None = None, chemistry: str = "LFP") -> dict[str, Any]:
     """Peak shaving: charge 10–15 h, discharge 18–21 h, SOC integrated and clipped to the
     controller's window (most units 0.15–0.9; some misconfigured at 0.05–1.0, which the
     deep-discharge and high-SOC rules then catch)."""
@@ -650,7 +697,9 @@ def battery_telemetry(r: np.random.Generator, rated_kw: float, amb: np.ndarray, 
     return {"power_kw": power, "soc_pu": soc, "ambient_c": amb, "cell_temp_c": amb + 6.0 + 10.0 * np.abs(power) / rated_kw,
             "equivalent_cycles": cycles, "soh_pu": 1.0 - fade * cycles, "misconfigured": misconfigured,
             "cell_voltage_spread_mv": spread, "insulation_resistance_kohm": float(r.uniform(500, 3000)) + 0 * amb,
-            "_fade": fade}
+            "energy_stored_kwh": soc * energy, "dc_voltage_v": 700.0 + 120.0 * soc,
+            # open-circuit cell voltage: LFP's flat 3.2-3.4 V, NMC's 3.6-4.1 V (both listed, the type keeps its own)
+            "cell_voltage_max_v": (3.2 + 0.2 * soc) if chemistry == "LFP" else (3.6 + 0.5 * soc), "_fade": fade}
 
 
 # ------------------------------------------------------------------------- the chain

@@ -68,6 +68,8 @@ def test_catalogue_has_100_types_with_units_and_table6_rules() -> None:
             assert r.derive in ("",) + rules.DERIVED_KINDS
     n_rules = sum(len(t.rules) for t in types)
     assert abs(n_rules - 2044) / 2044 < 0.05  # PowerBench Table 2: 2,044 rules
+    n_metrics = sum(len(t.metrics) for t in types)
+    assert abs(n_metrics - 1478) / 1478 < 0.1  # PowerBench Table 2: 1,275 + 203 = 1,478 metrics
     assert sum(1 for t in types for r in t.rules if r.derive) >= 300
     # every derived kind is used, and derived rules fire on single or consecutive points
     assert {r.derive for t in types for r in t.rules} >= set(rules.DERIVED_KINDS)
