@@ -128,7 +128,8 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 _EX_BUILD = """examples:
   psab fleet build --size test --seed 7 --out /tmp/world
-  psab fleet build --size full --seed 7 --out /data/fleet-world"""
+  psab fleet build --size full --seed 7 --out /data/fleet-world --workers 2
+  psab fleet build --size full --seed 7 --out /data/fleet-world --dask tcp://scheduler:8786"""
 _EX_QUESTIONS = """examples:
   psab fleet questions --world /tmp/world --out /tmp/fleet-q --keys-out /tmp/fleet-keys"""
 _EX_GRADE = """examples:
