@@ -139,6 +139,15 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 
 def _is_fleet(task: str) -> bool:
+    """Fleet questions (a questions directory, questions.jsonl, or one question's JSON)? The
+    fleet tier is imported only for a path of that shape, so compact tasks pay nothing."""
+    from pathlib import Path
+
+    p = Path(task)
+    shaped = (p / "questions.jsonl").is_file() if p.is_dir() else p.name == "questions.jsonl" or (
+        p.suffix == ".json" and p.is_file() and p.stat().st_size < 10_000_000 and b'"question_id"' in p.read_bytes())
+    if not shaped:
+        return False
     from psab.fleet.evaluate import is_fleet_question
 
     return is_fleet_question(task)
