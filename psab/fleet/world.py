@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import threading
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -732,6 +733,7 @@ class Context:
 
 
 _CONTEXTS: dict[tuple[int, str], Context] = {}
+_CONTEXT_LOCK = threading.Lock()
 
 
 def context(seed: str | int, size_name: str = "test") -> Context:
@@ -740,8 +742,16 @@ def context(seed: str | int, size_name: str = "test") -> Context:
         raise ValueError(f"size must be one of {sorted(SIZES)}, not {size_name!r}")
     s = seed_int(seed)
     key = (s, size_name)
-    if key in _CONTEXTS:
-        return _CONTEXTS[key]
+    with _CONTEXT_LOCK:  # Dask threads of one worker share one context, computed once
+        ctx = _CONTEXTS.get(key)
+        if ctx is None:
+            ctx = _compute_context(s, size_name)
+            _CONTEXTS.clear()  # one world per process at a time (a full context holds ~0.3 GB)
+            _CONTEXTS[key] = ctx
+        return ctx
+
+
+def _compute_context(s: int, size_name: str) -> Context:
     size = SIZES[size_name]
     types = build_catalog()
     devices = build_hierarchy(s, size, types)
@@ -784,10 +794,7 @@ def context(seed: str | int, size_name: str = "test") -> Context:
         for f in fs:
             load[f] = load[f] * share
         tr_load[d.device_id] = demand * share
-    ctx = Context(s, size_name, size, types, devices, start, hours, wx, load, peak, faults, tr_load, pre, actions)
-    _CONTEXTS.clear()  # one world per process at a time (a full context holds ~0.3 GB)
-    _CONTEXTS[key] = ctx
-    return ctx
+    return Context(s, size_name, size, types, devices, start, hours, wx, load, peak, faults, tr_load, pre, actions)
 
 
 def raw_telemetry(ctx: Context, i: int) -> tuple[dict[str, Any], list[int]]:
