@@ -279,13 +279,14 @@ def fault_hours(seed: int, feeder_index: int, wind: np.ndarray) -> np.ndarray:
 OP_ACT_C = 130.0
 OP_CAP_PU = 1.0
 OP_MAX_HOLD_H = 12
-#: Share of ONAF units whose fans fail once (cooling then as ONAN, IEC 60076-7 Table 5) until
-#: the work order raised by the fan-supervision rule is completed (cooling repair).
+#: Share of forced-cooled units (ONAF, OFAF, ODAF) whose fans fail once (cooling then as ONAN,
+#: IEC 60076-7 Table 5) until the work order raised by the fan-supervision rule is completed
+#: (cooling repair).
 FAN_FAILURE_SHARE = 0.3
 FAN_CURRENT_A = 8.0
-#: ONAN rating of an ONAF unit as a share of its ONAF nameplate (practice: 16/25 to 25/31.5
-#: MVA pairs, 0.64-0.8): with its fans failed the unit is loaded at K / ONAN_SHARE of its ONAN
-#: rating, and the operator's cap drops by the same share.
+#: ONAN rating of a forced-cooled unit as a share of its nameplate (practice: ONAN/ONAF pairs
+#: 16/25 to 25/31.5 MVA, 0.64-0.8): with its fans failed the unit is loaded at K / ONAN_SHARE
+#: of its ONAN rating, and the operator's cap drops by the same share.
 ONAN_SHARE = 0.75
 
 
@@ -366,8 +367,8 @@ def thermal_with_operator(dtype: DeviceType, demand_pu: np.ndarray, ambient: np.
 
 
 def fan_failure_hour(seed: int, idx: int, dtype: DeviceType, hours: int) -> int | None:
-    """The hour an ONAF unit's fans fail, or None (a stable draw per device)."""
-    if dtype.variant.get("cooling") != "ONAF":
+    """The hour a forced-cooled unit's fans fail, or None (a stable draw per device)."""
+    if dtype.variant.get("cooling") not in ("ONAF", "OFAF", "ODAF"):
         return None
     r = rng(seed, 8, idx)
     if r.random() >= FAN_FAILURE_SHARE:
@@ -378,7 +379,7 @@ def fan_failure_hour(seed: int, idx: int, dtype: DeviceType, hours: int) -> int 
 def transformer_telemetry(seed: int, idx: int, dev: Device, dtype: DeviceType, load_pu: np.ndarray,
                           ambient: np.ndarray, rated_a: float) -> dict[str, np.ndarray]:
     """One transformer from its demand (pu) and ambient: the operator-constrained thermal
-    chain, fan failure and repair (ONAF), dissolved gases and oil quality. ``_actions`` (the
+    chain, fan failure and repair (forced cooling), dissolved gases and oil quality. ``_actions`` (the
     operator's load transfers) and ``_repair`` ride along for the documents."""
     r = rng(seed, 5, idx)
     n = load_pu.size
