@@ -177,12 +177,12 @@ def build_world(seed: str, size_name: str, out: Path, workers: int = 1, dask: An
     shards = _shards(n)
     wr = _Writer(out, n)
     if dask is not None:
-        from distributed import as_completed
-
         from psab.generators.parallel import dask_client
 
-        with dask_client(dask) as client:
+        with dask_client(dask) as client:  # says how to install dask.distributed when it is missing
             import time as _time
+
+            from distributed import as_completed
 
             stamp = f"{_time.time_ns():x}"
             futures = [client.submit(shard_job, str(seed), size_name, sh, key=f"psab-fleet-{sh[0]}-{stamp}", pure=False)
