@@ -221,6 +221,15 @@ def test_cli_build_and_questions(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     g = json.loads((tmp_path / "g.json").read_text())
     assert sum(q["joint"] for q in g["per_question"]) == 1 and len(g["per_question"]) == len(keys)
+    # the grade carries the kernel's results, one per key
+    assert [x["task_id"] for x in g["results"]] == [k["question_id"] for k in keys]
+    assert sum(x["score"] for x in g["results"]) == 1.0
+    # the statistics table sits beside PowerBench Table 2's own numbers
+    r = subprocess.run(env_py + ["stats", "--world", str(tmp_path / "w")], env=env, capture_output=True, text=True, check=True)
+    info = json.loads((tmp_path / "w" / "world.json").read_text())["statistics"]
+    for paper in ("| 761 |", "1,275+203=1,478", "| 2,044 |", "13,350,984", "24,939"):
+        assert paper in r.stdout
+    assert f"| Rule | {info['rules']:,} |" in r.stdout
 
 
 def test_time_fields_accept_equivalent_utc_spellings_only() -> None:
