@@ -214,7 +214,8 @@ PRESENTATION = {
             "negative sequence, none of them with a zero-sequence path — except a power station unit whose unit "
             "transformer is YNd: its HV bus is earthed through K_S·Z_(0)THV + 3·Z_N (K_SO without tap changer; "
             "Z_(0)THV from uk0_pct, ukr0_pct on S_rT at U_rTHV; Z_N = neutral_r_ohm + j·neutral_x_ohm); Yd is "
-            "open. Z_2 = Z_1 unless a generator or unit gives x2_pu: then its X_(2) replaces X″d in the negative "
+            "open; a generator that gives x0_pu has its star point solidly earthed, zero-sequence impedance "
+            "K_G·(R_G + jX_(0)). Z_2 = Z_1 unless a generator or unit gives x2_pu: then its X_(2) replaces X″d in the negative "
             "sequence (the correction factor still formed with x″d). A case may instead list faults (then no "
             "fault_bus, fault_r_ohm): compute each fault on its own — LG: phase a to earth through r_fault_ohm, "
             "I_0 = I_1 = I_2 = E/(Z_1 + Z_2 + Z_0 + 3·R_f); LL: phases b and c through r_fault_ohm between them, "
@@ -274,7 +275,8 @@ PRESENTATION = {
             " 6.7, без K_T) и асинхронные двигатели (п. 6.8) — в схемах прямой и обратной последовательностей, "
             "без пути для токов нулевой последовательности, кроме блока с трансформатором YNd: его узел ВН "
             "заземлён через K_S·Z_(0)THV + 3·Z_N (K_SO без РПН; Z_(0)THV по uk0_pct, ukr0_pct на S_rT при U_rTHV;"
-            " Z_N = neutral_r_ohm + j·neutral_x_ohm); Yd разомкнут. Z_2 = Z_1, если генератор или блок не задаёт "
+            " Z_N = neutral_r_ohm + j·neutral_x_ohm); Yd разомкнут; генератор, задающий x0_pu, имеет глухозаземлённую"
+            " нейтраль и сопротивление нулевой последовательности K_G·(R_G + jX_(0)). Z_2 = Z_1, если генератор или блок не задаёт "
             "x2_pu; иначе в схеме обратной последовательности его X_(2) заменяет X″d (коэффициент коррекции — по "
             "x″d). Вместо fault_bus и fault_r_ohm задача может задать список faults: рассчитайте каждое КЗ "
             "отдельно — LG: фаза a на землю через r_fault_ohm, I_0 = I_1 = I_2 = E/(Z_1 + Z_2 + Z_0 + 3·R_f); LL:"
@@ -386,10 +388,12 @@ def pandapower_ik1_ka(inputs: dict[str, Any]) -> float:
 
 def pandapower_judged(inputs: dict[str, Any]) -> bool:
     """Whether pandapower's calc_sc can compute the ``faults`` form's phase currents: the IEC
-    method (c·U_n/√3, corrected impedances) with Z_2 = Z_1 — no stated pre-fault voltage and
-    no machine with its own X_(2)."""
+    method (c·U_n/√3, corrected impedances) with Z_2 = Z_1 — no stated pre-fault voltage, no
+    machine with its own X_(2) and no earthed generator star point (``x0_pu``)."""
     if "prefault_voltage_pu" in inputs:
         return False
+    if any("x0_pu" in g for g in inputs.get("generators", ())):
+        return False  # pandapower's generators have no zero-sequence path
     return not any("x2_pu" in m for key in ("generators", "power_station_units") for m in inputs.get(key, ()))
 
 

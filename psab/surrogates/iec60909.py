@@ -66,7 +66,8 @@ own leg, an unearthed star is open (:data:`THREE_WINDING_GROUPS`); a power stati
 YNd unit transformer earths its HV bus through ``K_S·Z_(0)THV + 3·Z_N`` (K_SO without tap
 changer; IEC TR 60909-4:2021 example 4.4.2), with Yd it is open; lines with ``R_(0)L`` (at θe
 for minimum currents) and ``X_(0)L``; generators, motors and line capacitances have no
-zero-sequence path. ``Z_(2) = Z_(1)`` unless a synchronous machine gives its X_(2)
+zero-sequence path (a generator that gives ``x0_pu`` has its star point solidly earthed:
+``K_G·(R_G + jX_(0)G)``). ``Z_(2) = Z_(1)`` unless a synchronous machine gives its X_(2)
 (``x2_pu``, §6.6.1). Checked against IEC TR 60909-4's I″k1 at F1–F5 (within 0.1 A of the
 printed 4 decimals) — :func:`sequence_fault`, which also has the textbook reading (stated
 pre-fault voltage, no correction factors).
@@ -384,6 +385,7 @@ class Generator:
     cos_phi: float
     pg_pct: float = 0.0
     x2_pu: float | None = None
+    x0_pu: float | None = None
 
 
 @dataclass(frozen=True)
@@ -1144,7 +1146,9 @@ ELEMENT_SCHEMAS: dict[str, dict[str, Any]] = {
 #: ``zero_sequence=True``); kept apart so that the three-phase families' input schemas stay as they are.
 _X2 = _num("negative-sequence reactance X_(2) (p.u. of the machine rating); absent: X_(2) = X″d", gt=0.0)
 ZERO_SEQUENCE_FIELDS: dict[str, dict[str, Any]] = {
-    "generators": {"x2_pu": _X2},
+    "generators": {"x2_pu": _X2,
+                   "x0_pu": _num("zero-sequence reactance X_(0) (p.u. of the rating) of a generator whose star point is "
+                                 "solidly earthed; absent: the star point is not earthed (no zero-sequence path)", gt=0.0)},
     "transformers_3w": {
         "vector_group": {"enum": list(THREE_WINDING_GROUPS),
                          "description": "vector group HV-MV-LV without clock numbers (YN/yn earthed star, Y/y unearthed star, D/d delta)"},
@@ -1265,6 +1269,12 @@ def zero_sequence_model(net: Network, case: str, base_mva: float = 100.0, *, cor
                     st.branch(h, star, zw / zh)
                 else:
                     st.branch(star, b, zw * (vr / t3.vn_hv_kv) ** 2 / st.zbase(un[b]), (t3.vn_hv_kv / vr) / (un[h] / un[b]))
+
+    for g in net.generators:
+        if g.x0_pu is not None:  # solidly earthed star point: Z_(0)GK = K_G·(R_G + jX_(0)G) (§6.6.1)
+            kv = st.kv(g.bus)
+            k = generator_correction_factor(kv, g.vn_kv, _c_max_of(net, kv), g.xdss_pu, g.cos_phi, g.pg_pct) if corrected else 1.0
+            st.shunt(idx[g.bus], k * complex(g.r_ohm, g.x0_pu * g.vn_kv ** 2 / g.sn_mva) / st.zbase(kv))
 
     for u in net.power_station_units:
         # §6.7.1: the unit transformer's earthed HV star point, Z_(0)S = K_S·Z_(0)THV + 3·Z_N (K_SO
