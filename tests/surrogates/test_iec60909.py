@@ -236,7 +236,10 @@ def _tr_network_with_poles() -> iec.Network:
 def test_iec_tr_60909_4_published_breaking_currents() -> None:
     """eq. (75) reproduces the TR's I_b within 3 A at F1–F5 and F8 (the printed precision is
     1 A); at F6 and F7 (the 10 kV busbars fed by G3 and the motor groups) it is 40 A (0.17 %)
-    low — an open residual, most likely the motors' pole-pair data, which no source at hand gives."""
+    low — an open residual. The motor data are confirmed by an independent rebuild of the TR's
+    §6 network (rwl/iec60909, src/iec60909_4_6.rs: M1 5 MW p = 1, M2 2 × 2 MW p = 2; G3 with
+    U_G = U_rG); other pole pairs, t_min, phasor instead of magnitude subtraction in eq. (75) and
+    the partial-current sum of §9.1.2 were tried and none meets both busbars (issue 25 report)."""
     got = iec.breaking_currents(_tr_network_with_poles(), [f"F{i}" for i in range(1, 9)], 0.1)
     for b, ib in zip(got, TR_IB_KA, strict=True):
         tol = 2e-3 if b.bus in ("F6", "F7") else 3e-3 / ib
