@@ -387,7 +387,7 @@ def pandapower_ik1_ka(inputs: dict[str, Any]) -> float:
 
 
 def pandapower_judged(inputs: dict[str, Any]) -> bool:
-    """Whether pandapower's calc_sc can compute the ``faults`` form's phase currents: the IEC
+    """Whether pandapower's calc_sc can compute the phase currents (either form): the IEC
     method (c·U_n/√3, corrected impedances) with Z_2 = Z_1 — no stated pre-fault voltage, no
     machine with its own X_(2) and no earthed generator star point (``x0_pu``)."""
     if "prefault_voltage_pu" in inputs:
@@ -441,7 +441,7 @@ def solve(task: Task, backend: str) -> Reference:
     fault = surrogate_fault(inputs)
     answer = answer_of(fault)
     evidence = {"z1_ohm": [fault.z1_ohm.real, fault.z1_ohm.imag], "z0_ohm": [fault.z0_ohm.real, fault.z0_ohm.imag], "c": fault.c}
-    if backend == "pandapower":
+    if backend == "pandapower" and pandapower_judged(inputs):
         answer["ik1_ka"] = pandapower_ik1_ka(inputs)
         return Reference(answer=answer, evidence=evidence,
                          method="I″k1 by pandapower calc_sc(fault='1ph'); sequence currents and voltages by symmetrical components")
@@ -759,8 +759,9 @@ JUDGED_BY = {
                "model Yyn/YNyn differently and are not used. Cases with a faults list: the phase currents of LG faults "
                "by calc_sc(fault='1ph'), of LL faults by calc_sc(fault='2ph', r_fault_ohm = R_f/2, pandapower's "
                "resistance per faulted phase) when the case uses the IEC method with Z_2 = Z_1; LLG faults (pandapower "
-               "3.5 has none), the textbook method (a stated pre-fault voltage) and machines with their own X_(2) are "
-               "judged by psab's symmetrical-component kernel under both backends."),
+               "3.5 has none), the textbook method (a stated pre-fault voltage) and, in either form, networks with a "
+               "machine's own X_(2) (x2_pu) or an earthed generator star point (x0_pu) are judged by psab's "
+               "symmetrical-component kernel under both backends."),
         "ru": ("I″k1 проверяется расчётом pandapower calc_sc(fault='1ph', case='max', r_fault_ohm=fault_r_ohm) той же "
                "сети; симметричные составляющие токов и напряжения неповреждённых фаз — расчётом psab методом "
                "симметричных составляющих (pandapower их не выдаёт). Оба следуют условиям задачи, поэтому один "
@@ -772,8 +773,8 @@ JUDGED_BY = {
                "используются. В задачах со списком faults токи фаз при КЗ LG рассчитывает calc_sc(fault='1ph'), при КЗ LL — "
                "calc_sc(fault='2ph', r_fault_ohm = R_f/2, у pandapower сопротивление в каждой из замкнутых фаз), если задача "
                "решается методом МЭК с Z_2 = Z_1; КЗ LLG (в pandapower 3.5 их нет), метод учебников (заданное доаварийное "
-               "напряжение) и машины с собственным X_(2) проверяются расчётом psab методом симметричных составляющих при "
-               "любом способе проверки."),
+               "напряжение) и — в обеих формах — сети с собственным X_(2) машины (x2_pu) или заземлённой нейтралью "
+               "генератора (x0_pu) проверяются расчётом psab методом симметричных составляющих при любом способе проверки."),
     },
 }
 

@@ -311,3 +311,23 @@ def test_bad_faults_inputs_are_caller_errors(change, where: str) -> None:  # typ
 def test_prefault_voltage_needs_the_faults_form() -> None:
     inputs = copy.deepcopy(_public().public_inputs) | {"prefault_voltage_pu": 1.0}
     assert "prefault_voltage_pu" in str(_bad(inputs))
+
+
+def test_single_fault_form_with_machine_sequence_data_is_judged_by_the_kernel() -> None:
+    """The fault_bus form on a network whose generator gives x2_pu and x0_pu: pandapower knows
+    neither, so both backends take I″k1 from the kernel (one answer under either backend)."""
+    need_backend("pandapower")
+    inputs = _lv_dyn_case() | {"fault_bus": "B1"}
+    inputs["transformers"][0]["vector_group"] = "YNd"  # earths B1 through its HV star
+    inputs["buses"] = inputs["buses"] + [{"id": "B9", "vn_kv": 20.0}]
+    inputs["lines"] = [{"id": "L9", "from_bus": "B1", "to_bus": "B9", "length_km": 1.0, "r_ohm_per_km": 0.2,
+                        "x_ohm_per_km": 0.1, "r0_ohm_per_km": 0.8, "x0_ohm_per_km": 0.3}]
+    inputs["generators"] = [{"id": "G", "bus": "B9", "sn_mva": 10.0, "vn_kv": 21.0, "xdss_pu": 0.15, "r_ohm": 0.05,
+                             "cos_phi": 0.8, "x2_pu": 0.18, "x0_pu": 0.06}]
+    task = psab.get_family(FAMILY).make_task(task_id="x", split="public", public_inputs=inputs)
+    sur, pp = psab.solve(task, "surrogate").answer, psab.solve(task, "pandapower").answer
+    assert pp == sur
+    plain = copy.deepcopy(inputs)
+    for k in ("x2_pu", "x0_pu"):
+        plain["generators"][0].pop(k)
+    assert abs(fam.surrogate_fault(plain).ikss1_ka - sur["ik1_ka"]) > 1e-2 * sur["ik1_ka"]
