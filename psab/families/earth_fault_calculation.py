@@ -407,16 +407,22 @@ def pandapower_fault_currents(inputs: dict[str, Any]) -> dict[int, dict[str, flo
 
     net = network(inputs)
     prep = ppsc.prepared((FAMILY_ID, digest(inputs)), net)
-    out: dict[int, dict[str, float]] = {}
+    # one calc_sc per (fault type, resistance): the faults that share them are computed together
+    groups: dict[tuple[str, float], list[int]] = {}
     for i, f in enumerate(inputs["faults"]):
-        r = float(f.get("r_fault_ohm", 0.0))
-        if f["fault_type"] == "LG":
-            res = ppsc.calc(prep, [f["bus"]], fault="1ph", case="max", r_fault_ohm=r, lv_tolerance_pct=net.lv_tolerance_pct)
-            out[i] = {"ia_ka": res[f["bus"]].ikss_ka}
-        elif f["fault_type"] == "LL":
-            res = ppsc.calc(prep, [f["bus"]], fault="2ph", case="max", r_fault_ohm=r / 2.0, lv_tolerance_pct=net.lv_tolerance_pct)
-            out[i] = {"ib_ka": res[f["bus"]].ikss_ka, "ic_ka": res[f["bus"]].ikss_ka}
-    return out
+        if f["fault_type"] in ("LG", "LL"):
+            groups.setdefault((f["fault_type"], float(f.get("r_fault_ohm", 0.0))), []).append(i)
+    out: dict[int, dict[str, float]] = {}
+    for (kind, r), members in groups.items():
+        buses = list(dict.fromkeys(inputs["faults"][i]["bus"] for i in members))
+        if kind == "LG":
+            res = ppsc.calc(prep, buses, fault="1ph", case="max", r_fault_ohm=r, lv_tolerance_pct=net.lv_tolerance_pct)
+            out.update({i: {"ia_ka": res[inputs["faults"][i]["bus"]].ikss_ka} for i in members})
+        else:
+            res = ppsc.calc(prep, buses, fault="2ph", case="max", r_fault_ohm=r / 2.0, lv_tolerance_pct=net.lv_tolerance_pct)
+            out.update({i: {"ib_ka": res[inputs["faults"][i]["bus"]].ikss_ka, "ic_ka": res[inputs["faults"][i]["bus"]].ikss_ka}
+                        for i in members})
+    return dict(sorted(out.items()))
 
 
 def solve(task: Task, backend: str) -> Reference:
