@@ -106,6 +106,7 @@ from typing import Any
 
 import numpy as np
 
+from psab.jsonpointer import clone
 from psab.surrogates.symmetrical import ShuntFault, shunt_fault, transformer_zero_sequence
 
 SQRT3 = math.sqrt(3.0)
@@ -1169,14 +1170,6 @@ ZERO_SEQUENCE_FIELDS: dict[str, dict[str, Any]] = {
 }
 
 
-def _clone(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _clone(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_clone(v) for v in value]
-    return value
-
-
 def network_input_schema(extra: Mapping[str, Any], required: Sequence[str], *,
                          elements: Sequence[str] = tuple(ELEMENT_SCHEMAS), zero_sequence: bool = False) -> dict[str, Any]:
     """JSON Schema of a case's ``public_inputs``: the network lists of ``elements`` (``buses``
@@ -1187,11 +1180,11 @@ def network_input_schema(extra: Mapping[str, Any], required: Sequence[str], *,
         "lv_tolerance_pct": {"enum": [6, 10], "description": "voltage tolerance of low-voltage systems (%), Table 1"},
     }
     for name in elements:
-        item = _clone(ELEMENT_SCHEMAS[name])
+        item = clone(ELEMENT_SCHEMAS[name])
         if zero_sequence:
-            item["properties"].update(_clone(ZERO_SEQUENCE_FIELDS.get(name, {})))
+            item["properties"].update(clone(ZERO_SEQUENCE_FIELDS.get(name, {})))
         props[name] = {"type": "array", "items": item, "minItems": 1 if name == "buses" else 0}
-    props.update(_clone(dict(extra)))
+    props.update(clone(dict(extra)))
     return _obj(props, ["buses", *required])
 
 
