@@ -89,8 +89,12 @@ class McpFace:
     name = "mcp"
 
     def __init__(self, world: Path, budget: Budget, corpus: Corpus | None) -> None:
-        pytest.importorskip("mcp")
-        SyncMcpClient = pytest.importorskip("psab.fleet.mcp_server").SyncMcpClient
+        import importlib.util
+
+        from conftest import need
+
+        need(importlib.util.find_spec("mcp") is not None, "the mcp SDK is not installed (pip install 'psab[mcp]')")
+        from psab.fleet.mcp_server import SyncMcpClient
         from psab.fleet.server import serve_attempt
 
         self._cm = serve_attempt(world, budget, corpus)
