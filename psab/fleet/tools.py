@@ -693,10 +693,10 @@ def run_python(code: str, seconds: float = 8.0, chars: int = 12_000, deny: list[
                 code_ = proc.wait(timeout=seconds)
             except subprocess.TimeoutExpired:
                 timed_out = True
-                sandbox.kill_group(proc.pid)
+                _end(proc, use_bwrap)
                 code_ = proc.wait()
             finally:
-                sandbox.kill_group(proc.pid)
+                _end(proc, use_bwrap)
         wall = time.perf_counter() - t0
         with open(out_path, "rb") as f:
             raw = f.read(chars * 4 + 4)
@@ -706,6 +706,48 @@ def run_python(code: str, seconds: float = 8.0, chars: int = 12_000, deny: list[
                 "timed_out": timed_out, "seconds": round(wall, 3), "isolation": "bwrap" if use_bwrap else "rlimit"}
     finally:
         sandbox._rmtree(work)
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for e in os.listdir("/proc"):
+        if e.isdigit():
+            try:
+                data = Path(f"/proc/{e}/stat").read_bytes()
+            except OSError:
+                continue
+            fields = data[data.rfind(b")") + 2:].split()
+            if len(fields) > 1 and int(fields[1]) == pid:
+                out.append(int(e))
+    return out
+
+
+def _end(proc: subprocess.Popen[bytes], bwrap: bool) -> None:
+    """Kill a python-tool child and everything it started, and wait until they are gone.
+
+    Under bwrap the program runs in its own pid namespace (and, by ``--new-session``, its own
+    session), so a process-group kill reaches only the outer bwrap. Killing the namespace's
+    init (the outer bwrap's child) makes the kernel kill every process in the namespace and
+    reap them before the init is gone; waiting for the outer bwrap then means the whole tree
+    has left — which matters because RLIMIT_NPROC would otherwise still count a fork bomb's
+    dying processes against the next call."""
+    if proc.poll() is None and bwrap:
+        for k in _children(proc.pid):
+            try:
+                os.kill(k, 9)
+            except (ProcessLookupError, PermissionError):
+                pass
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+    from psab.runner.sandbox import kill_group
+
+    kill_group(proc.pid)
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        pass
 
 
 _LIMIT_SHIM = (
