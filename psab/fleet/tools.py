@@ -27,7 +27,7 @@ smaller one); documents and series of hidden devices do not exist for the tools.
 
 from __future__ import annotations
 
-import csv
+import bisect
 import hashlib
 import io
 import json
@@ -250,6 +250,7 @@ class ToolSession:
         self._con: Any = None
         self._view: WorldView | None = None
         self._visible_mask: np.ndarray | None = None
+        self._paths: list[str] | None = None
 
     # ------------------------------------------------------------------ plumbing
 
@@ -341,10 +342,12 @@ class ToolSession:
     # ------------------------------------------------------------------ list
 
     def _visible_paths(self) -> list[str]:
-        v = self.view
-        docs = [m["path"] for m in v.manifest if self.corpus.shows_document(m)]
-        series = [f"telemetry/{d}" for d in v.devices if self.corpus.shows_device(d)]
-        return sorted(docs) + series
+        if self._paths is None:  # once per session: the corpus does not change
+            v = self.view
+            docs = [m["path"] for m in v.manifest if self.corpus.shows_document(m)]
+            series = [f"telemetry/{d}" for d in v.devices if self.corpus.shows_device(d)]
+            self._paths = sorted(docs) + series
+        return self._paths
 
     def _list_corpus(self, args: dict[str, Any]) -> tuple[Any, int, int, list]:
         _check_keys(args, ("prefix", "offset", "limit"))
@@ -356,10 +359,13 @@ class ToolSession:
         if offset < 0 or not 1 <= limit <= LIST_PAGE_MAX:
             raise ToolError(f"offset must be >= 0 and limit between 1 and {LIST_PAGE_MAX}")
         pre = prefix[2:] if prefix.startswith("./") else prefix
-        paths = [p for p in self._visible_paths() if p.startswith(pre)]
-        page = paths[offset:offset + limit]
-        nxt = offset + limit if offset + limit < len(paths) else None
-        return {"total": len(paths), "offset": offset, "paths": page, "next_offset": nxt}, len(page), 0, []
+        paths = self._visible_paths()  # sorted: the paths under a prefix are one contiguous run
+        lo = bisect.bisect_left(paths, pre)
+        hi = bisect.bisect_left(paths, pre + "\U0010ffff", lo) if pre else len(paths)
+        total = hi - lo
+        page = paths[lo + offset:min(hi, lo + offset + limit)]
+        nxt = offset + limit if offset + limit < total else None
+        return {"total": total, "offset": offset, "paths": page, "next_offset": nxt}, len(page), 0, []
 
     # ------------------------------------------------------------------ search
 
@@ -502,6 +508,8 @@ class ToolSession:
             if unknown:
                 raise ToolError(f"device {dev} has no metric {unknown[0][:60]!r}; its metrics: {', '.join(cols)}")
             metrics = list(dict.fromkeys(metrics))
+        else:
+            metrics = list(cols)  # named, so no column of the file's path (DuckDB's hive partitioning) creeps in
         a = _parse_time("start", _arg(args, "start", str))
         b = _parse_time("end", _arg(args, "end", str))
         if a is not None and b is not None and b <= a:
@@ -516,16 +524,11 @@ class ToolSession:
             self._con = duckdb.connect()
         data = store.read_window(self.view.root, dev, _iso(a) if a else None, _iso(b) if b else None,
                                  columns=metrics, limit=n + 1, con=self._con)
-        names = ["ts"] + (metrics if metrics is not None else [c for c in data if c != "ts"])
+        names = ["ts", *metrics]
         count = len(data["ts"])
         more = count > n
         count = min(count, n)
-        buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
-        w.writerow(names)
-        cols_data = [data[c][:count] for c in names]
-        for r in range(count):
-            w.writerow([cols_data[0][r]] + [_fmt(x[r]) for x in cols_data[1:]])
+        text = _csv(names, {c: data[c][:count] for c in names})
         evidence = []
         first = last = None
         if count:
@@ -534,7 +537,7 @@ class ToolSession:
             last = _iso(last_t + timedelta(hours=1))
             evidence = [{"kind": "series", "device_id": dev, "start": first, "end": last,
                          "metrics": [c for c in names if c != "ts"]}]
-        result = {"device_id": dev, "columns": names, "rows": count, "csv": buf.getvalue(),
+        result = {"device_id": dev, "columns": names, "rows": count, "csv": text,
                   "first_ts": first, "end_ts": last,
                   "next_start": str(data["ts"][count]) if more else None, "truncated": more}
         return result, count, 0, evidence
@@ -553,14 +556,18 @@ class ToolSession:
         return res, 0, 0, []
 
 
-def _fmt(x: Any) -> str:
-    try:
-        f = float(x)
-    except (TypeError, ValueError):
-        return str(x)
-    if math.isnan(f):
-        return ""
-    return repr(round(f, 6)) if not f.is_integer() else str(int(f)) if abs(f) < 1e15 else repr(f)
+def _csv(names: list[str], cols: dict[str, np.ndarray]) -> str:
+    """CSV of the columns (``ts`` first): numbers in their shortest round-trip form, a missing
+    value (NaN) empty. Written by Arrow's CSV writer, which is ten times faster than a Python
+    loop over 500 rows × the metrics (issue 23's 20 ms target per call)."""
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    table = pa.table({n: (pa.array(cols[n].astype(str)) if n == "ts" else pa.array(np.asarray(cols[n], dtype=float),
+                                                                                     from_pandas=True)) for n in names})
+    buf = io.BytesIO()
+    pcsv.write_csv(table, buf, pcsv.WriteOptions(include_header=False, quoting_style="none"))
+    return ",".join(names) + "\n" + buf.getvalue().decode()
 
 
 # ------------------------------------------------------------------------- python child
