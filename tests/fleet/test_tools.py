@@ -328,3 +328,107 @@ def test_the_session_never_raises(world: Path, tool: str, args: Any) -> None:
         assert isinstance(r["error"], str) and "internal error" not in r["error"], r
     json.dumps(r)
     assert len(s.log) == 1
+
+
+# ------------------------------------------------------------------------------ listing, CLI verbs, the socket
+
+
+def test_list_corpus_pages_exactly_the_manifest_under_a_prefix(world: Path) -> None:
+    """Pages put together equal the manifest's paths under the prefix (counted independently)."""
+    s = ToolSession(world, Budget(calls=1000))
+    manifest = sorted(m["path"] for m in store.read_manifest(world))
+    devices = sorted(p.name.split("=", 1)[1] for p in (world / "telemetry").iterdir())
+    for prefix in ("", "documents/", "documents/work_orders/", "documents/alarms/ALM-1", "telemetry/", "./documents/config/", "zzz"):
+        pre = prefix.removeprefix("./")
+        want = [p for p in manifest + [f"telemetry/{d}" for d in devices] if p.startswith(pre)]
+        got, offset = [], 0
+        while offset is not None:
+            r = s.call("list_corpus", {"prefix": prefix, "offset": offset, "limit": 37})["result"]
+            assert r["total"] == len(want)
+            got += r["paths"]
+            offset = r["next_offset"]
+        assert got == want, prefix
+
+
+def _tool(srv: Any, *argv: str, stdin: str | None = None) -> tuple[int, str]:
+    r = subprocess.run([SYSTEM_PY, "-I", srv.env["PSAB_FLEET_TOOL"], *argv], env={"PATH": "/usr/bin:/bin", **srv.env},
+                       input=stdin, capture_output=True, text=True, timeout=60)
+    return r.returncode, r.stdout
+
+
+def test_the_fleet_tool_verbs(world: Path, tmp_path: Path) -> None:
+    from psab.fleet.server import serve_attempt
+
+    log = tmp_path / "log.jsonl"
+    wo = _doc(world, "work_order")
+    dev = wo["device_ids"][0]
+    prog = tmp_path / "prog.py"
+    prog.write_text("print(6 * 7)\n")
+    with serve_attempt(world, Budget(), None, log) as srv:
+        rc, out = _tool(srv, "tools")
+        assert rc == 0 and json.loads(out)["result"]["tools"] == list(TOOLS)
+        rc, out = _tool(srv, "list", "documents/work_orders/", "--limit", "2")
+        assert rc == 0 and len(json.loads(out)["result"]["paths"]) == 2
+        rc, out = _tool(srv, "search", *wo["doc_id"].split("-"), "--limit", "3", "--kind", "work_order")
+        assert rc == 0 and json.loads(out)["result"]["hits"][0]["kind"] == "work_order"
+        rc, out = _tool(srv, "read", wo["path"], "--start-line", "1", "--max-lines", "1")
+        assert rc == 0 and json.loads(out)["result"]["text"] == f"# Work order {wo['doc_id']}\n"
+        rc, out = _tool(srv, "window", dev, "--limit", "3", "--csv")
+        assert rc == 0 and out.startswith("ts,") and len(out.splitlines()) == 4
+        for extra, stdin in (([str(prog)], None), (["-c", "print(6 * 7)"], None), ([], "print(6 * 7)\n")):
+            rc, out = _tool(srv, "python", *extra, stdin=stdin)
+            assert rc == 0 and json.loads(out)["result"]["output"] == "42\n"
+        rc, out = _tool(srv, "read", "../world.json")
+        assert rc == 1 and json.loads(out)["ok"] is False
+        rc, out = _tool(srv, "call", "read_file", "not json")
+        assert rc == 2
+    entries = [json.loads(x) for x in log.read_text().splitlines()]
+    assert [e["tool"] for e in entries] == ["list_corpus", "search_corpus", "read_file", "read_timeseries",
+                                            "python", "python", "python", "read_file"]
+    assert all(set(e) >= {"tool", "args", "ok", "error", "bytes", "rows", "duration_ms", "budget_reached"} for e in entries)
+    assert entries[3]["rows"] == 3 and entries[2]["bytes"] > 0 and not entries[-1]["ok"]
+    # with the server gone, the client says so and exits 3
+    env = {"PATH": "/usr/bin:/bin", "PSAB_FLEET_SOCKET": str(tmp_path / "gone.sock")}
+    r = subprocess.run([SYSTEM_PY, "-I", str(Path(__file__).resolve().parents[2] / "psab/fleet/fleet_tool.py"), "tools"],
+                       env=env, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 3 and "cannot reach" in r.stdout
+
+
+def test_the_socket_refuses_junk_and_oversized_lines(world: Path) -> None:
+    import socket
+
+    from psab.fleet.server import MAX_LINE, serve_attempt
+
+    with serve_attempt(world) as srv:
+        with socket.socket(socket.AF_UNIX) as s:
+            s.connect(str(srv.socket_path))
+            f = s.makefile("rb")
+            for junk in (b"not json\n", b"[1, 2]\n", b'{"op": "nope"}\n', b'{"tool": "read_file", "args": "x"}\n'):
+                s.sendall(junk)
+                assert json.loads(f.readline())["ok"] is False
+            s.sendall(b'{"tool": "list_corpus", "args": {"limit": 1}}\n')
+            assert json.loads(f.readline())["ok"] is True  # the connection survived the junk
+            s.sendall(b"x" * (MAX_LINE + 10) + b"\n")
+            reply = json.loads(f.readline())
+            assert reply["ok"] is False and "too long" in reply["error"]
+            assert f.readline() == b""  # and then it is closed
+        assert [e["tool"] for e in srv.session.log] == ["read_file", "list_corpus"]
+
+
+def test_the_python_tool_without_bwrap_still_holds(world: Path) -> None:
+    """The fallback (no namespace): limits, the audit hook, the clean environment."""
+    from psab.fleet.tools import run_python
+
+    r = run_python(f"print(open({str(world / 'world.json')!r}).read())", 4, 1000, deny=[world], isolation="rlimit")
+    assert r["exit_code"] != 0 and "cannot read the world" in r["output"] and r["isolation"] == "rlimit"
+    r = run_python("import socket; socket.create_connection(('127.0.0.1', 9))", 4, 1000, isolation="rlimit")
+    assert r["exit_code"] != 0 and "does not allow socket" in r["output"]
+    r = run_python("import subprocess; subprocess.run(['ls'])", 4, 1000, isolation="rlimit")
+    assert r["exit_code"] != 0 and "does not allow" in r["output"]
+    r = run_python("import os; print(sorted(k for k in os.environ if k != 'LC_CTYPE'))", 4, 1000, isolation="rlimit")
+    assert r["output"].strip() == "['HOME', 'LANG', 'PATH', 'PYTHONIOENCODING', 'TMPDIR']"
+    t = time.perf_counter()
+    r = run_python("import time; time.sleep(60)", 1.0, 1000, isolation="rlimit")
+    assert r["timed_out"] and time.perf_counter() - t < 10
+    r = run_python("x = bytearray(3 * 2**30)", 4, 1000, isolation="rlimit")
+    assert r["exit_code"] != 0 and "MemoryError" in r["output"]
