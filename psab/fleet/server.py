@@ -43,6 +43,12 @@ from typing import Any
 from psab.fleet.tools import DEFAULT_BUDGET, TOOLS, Budget, Corpus, ToolSession
 
 MAX_LINE = 1 << 20
+#: MCP server processes one attempt may hold at once (each is an interpreter with the SDK, ~80 MB):
+#: an agent opening connection after connection gets no more.
+MAX_MCP_SESSIONS = 4
+#: Address space of each MCP server process: the SDK reads whole JSON-RPC lines, and the agent
+#: writes them.
+MCP_MEMORY_BYTES = 4 << 30
 CLIENT_NAME = "fleet-tool"
 SOCKET_NAME = "tools.sock"
 DIR_NAME = "fleet-tools"
@@ -120,12 +126,19 @@ class _Handler(socketserver.StreamRequestHandler):
         root = str(Path(psab.__file__).resolve().parents[1])
         env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
         fd = self.connection.fileno()
-        try:
-            child = subprocess.Popen([sys.executable, "-m", "psab.fleet.mcp_server", "--socket", str(self.server.path)],
-                                     stdin=fd, stdout=fd, stderr=subprocess.DEVNULL, env=env, close_fds=True)
-        except OSError:
-            return
-        self.server.children.append(child)
+        with self.server.lock:
+            live = sum(1 for c in self.server.children if c.poll() is None)
+            if live >= MAX_MCP_SESSIONS:
+                return  # the connection closes: the agent's MCP client sees the server go
+            argv = [sys.executable, "-m", "psab.fleet.mcp_server", "--socket", str(self.server.path)]
+            prlimit = shutil.which("prlimit")
+            if prlimit:  # the agent writes what this process parses: its memory is bounded
+                argv = [prlimit, f"--as={MCP_MEMORY_BYTES}", "--", *argv]
+            try:
+                child = subprocess.Popen(argv, stdin=fd, stdout=fd, stderr=subprocess.DEVNULL, env=env, close_fds=True)
+            except OSError:
+                return
+            self.server.children.append(child)
         child.wait()
 
 
@@ -137,6 +150,7 @@ class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
         self.path = path
         self.session = session
         self.children: list[subprocess.Popen[bytes]] = []
+        self.lock = threading.Lock()
         super().__init__(str(path), _Handler)
 
 

@@ -432,3 +432,30 @@ def test_the_python_tool_without_bwrap_still_holds(world: Path) -> None:
     assert r["timed_out"] and time.perf_counter() - t < 10
     r = run_python("x = bytearray(3 * 2**30)", 4, 1000, isolation="rlimit")
     assert r["exit_code"] != 0 and "MemoryError" in r["output"]
+
+
+def test_an_attempt_gets_a_bounded_number_of_mcp_servers(world: Path) -> None:
+    import socket
+
+    from psab.fleet.server import MAX_MCP_SESSIONS, serve_attempt
+
+    with serve_attempt(world) as srv:
+        socks = []
+        for _ in range(MAX_MCP_SESSIONS):
+            s = socket.socket(socket.AF_UNIX)
+            s.connect(str(srv.socket_path))
+            s.sendall(b'{"op": "mcp"}\n')
+            assert json.loads(s.makefile("rb").readline())["ok"]
+            socks.append(s)
+        deadline = time.monotonic() + 30
+        while len(srv._children) < MAX_MCP_SESSIONS and time.monotonic() < deadline:
+            time.sleep(0.05)
+        extra = socket.socket(socket.AF_UNIX)
+        extra.settimeout(30)
+        extra.connect(str(srv.socket_path))
+        extra.sendall(b'{"op": "mcp"}\n')
+        f = extra.makefile("rb")
+        assert json.loads(f.readline())["ok"] and f.readline() == b""  # closed: no fifth server
+        assert len(srv._children) == MAX_MCP_SESSIONS
+        for s in [*socks, extra]:
+            s.close()
