@@ -93,7 +93,7 @@ class _Handler(socketserver.StreamRequestHandler):
                 continue
             try:
                 req = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):  # RecursionError: arrays nested past the parser's stack
                 self._send({"ok": False, "error": "request is not JSON", "budget_reached": False})
                 continue
             if not isinstance(req, dict):

@@ -279,8 +279,8 @@ class ToolSession:
                     raise ToolError("arguments must be a JSON object")
                 try:
                     size = len(json.dumps(args, ensure_ascii=False).encode())
-                except (TypeError, ValueError):
-                    raise ToolError("arguments must be JSON") from None
+                except (TypeError, ValueError, RecursionError):
+                    raise ToolError("arguments must be JSON (plain, not nested past a few hundred levels)") from None
                 if size > MAX_ARGS_BYTES:
                     raise ToolError(f"arguments too large: {size} bytes (at most {MAX_ARGS_BYTES})")
                 result, rows, lines, evidence = getattr(self, "_" + tool)(args)

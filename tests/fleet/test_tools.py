@@ -253,6 +253,9 @@ def test_malformed_calls_are_tool_errors(face_factory) -> None:
                        ("python", {"code": "x" * 70_000})]:
         r = face.call(tool, args)
         assert not r["ok"] and isinstance(r["error"], str) and r["error"], (tool, args, r)
+        # the session itself judged it (no face answers on its own) and logged it
+        assert face.session.log[-1]["error"] == r["error"] and face.session.log[-1]["tool"] == tool
+    assert len(face.session.log) == 10
 
 
 def test_python_runs_a_computation_and_cuts_its_output(face_factory) -> None:
@@ -403,7 +406,7 @@ def test_the_socket_refuses_junk_and_oversized_lines(world: Path) -> None:
         with socket.socket(socket.AF_UNIX) as s:
             s.connect(str(srv.socket_path))
             f = s.makefile("rb")
-            for junk in (b"not json\n", b"[1, 2]\n", b'{"op": "nope"}\n', b'{"tool": "read_file", "args": "x"}\n'):
+            for junk in (b"not json\n", b"[1, 2]\n", b"[" * 200_000 + b"\n", b'{"tool": "list_corpus", "args": {"a": ' + b"[" * 5000 + b"]" * 5000 + b"}}\n", b'{"op": "nope"}\n', b'{"tool": "read_file", "args": "x"}\n'):
                 s.sendall(junk)
                 assert json.loads(f.readline())["ok"] is False
             s.sendall(b'{"tool": "list_corpus", "args": {"limit": 1}}\n')
