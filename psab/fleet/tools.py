@@ -139,6 +139,14 @@ class WorldView:
     start: str | None
     hours: int | None
     _columns: dict[str, list[str]] = field(default_factory=dict)
+    _kinds: dict[tuple[int, str], np.ndarray] = field(default_factory=dict)
+
+    def kind_mask(self, paths: list[str], kind: str) -> np.ndarray:
+        """Which of the index's documents are of ``kind`` (cached per index and kind)."""
+        key = (id(paths), kind)
+        if key not in self._kinds:
+            self._kinds[key] = np.array([self.by_path.get(p, {}).get("kind") == kind for p in paths], dtype=bool)
+        return self._kinds[key]
 
     def columns(self, device_id: str) -> list[str]:
         if device_id not in self._columns:
@@ -399,8 +407,7 @@ class ToolSession:
             kinds = {m.get("kind") for m in self.view.manifest}
             if kind not in kinds:
                 raise ToolError(f"unknown kind {kind[:40]!r}; kinds: {', '.join(sorted(k for k in kinds if k))}")
-            by_path = self.view.by_path
-            mask = np.array([by_path.get(p, {}).get("kind") == kind for p in idx.paths], dtype=bool)
+            mask = self.view.kind_mask(idx.paths, kind)
             visible = mask if visible is None else (visible & mask)
         terms = set(tokens(query))
         hits = []

@@ -462,3 +462,42 @@ def test_an_attempt_gets_a_bounded_number_of_mcp_servers(world: Path) -> None:
         assert len(srv._children) == MAX_MCP_SESSIONS
         for s in [*socks, extra]:
             s.close()
+
+
+# ------------------------------------------------------------------------------ the index
+
+
+def test_the_index_is_built_once_cached_in_the_world_and_rebuilt_when_the_world_changes(tmp_path: Path, world: Path) -> None:
+    from psab.fleet import index
+
+    copy = tmp_path / "w"
+    shutil.copytree(world, copy, ignore=shutil.ignore_patterns("index"))
+    assert not (copy / "index").exists()
+    idx = index.ensure_index(copy)
+    assert (copy / "index" / "meta.json").is_file() and index.ensure_index(copy) is idx  # the process cache
+    loaded = index.load(copy)
+    assert loaded is not None and loaded.paths == idx.paths and loaded.search("cause") == idx.search("cause")
+    assert idx.n_docs == len(store.read_manifest(copy))
+    # a changed manifest (a rebuilt world) makes the stored index stale
+    manifest = copy / "documents" / "manifest.jsonl"
+    rows = manifest.read_text().splitlines()
+    manifest.write_text("\n".join(rows[:-1]) + "\n")
+    assert index.load(copy) is None
+    assert index.ensure_index(copy).n_docs == len(rows) - 1
+
+
+def test_bm25_ranks_by_frequency_and_rarity(world: Path) -> None:
+    """Properties of BM25 (Robertson & Zaragoza 2009, eq. 3.15) on the real index: every hit
+    contains a query term; of two query terms, the rarer contributes more to a document that
+    has each once; scores are positive and sorted."""
+    from psab.fleet import index
+
+    idx = index.ensure_index(world)
+    hits = idx.search("cooling fan failure", limit=50)
+    assert hits and all(s > 0 for _, s in hits) and [s for _, s in hits] == sorted((s for _, s in hits), reverse=True)
+    for i, _ in hits:
+        toks = set(index.tokens((world / idx.paths[i]).read_text(encoding="utf-8")))
+        assert toks & {"cooling", "fan", "failure"}
+    df = {t: int(idx.offsets[idx.vocab[t] + 1] - idx.offsets[idx.vocab[t]]) for t in ("documents", "cooling")}
+    assert df["documents"] == idx.n_docs > df["cooling"]  # every path has 'documents'
+    assert idx.search("documents", limit=1)[0][1] < idx.search("cooling", limit=1)[0][1]
