@@ -228,14 +228,24 @@ def _iso(d: datetime) -> str:
     return d.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _short(v: Any) -> Any:
+def _short(v: Any, depth: int = 0) -> Any:
+    """An argument as the log keeps it: strings, lists and dicts cut, nesting cut at 6 levels."""
     if isinstance(v, str):
         return v if len(v) <= LOG_ARG_CHARS else v[:LOG_ARG_CHARS] + f"…[{len(v)} chars]"
+    if isinstance(v, dict | list) and depth >= 6:
+        return "…"
     if isinstance(v, dict):
-        return {str(k)[:100]: _short(x) for k, x in list(v.items())[:20]}
+        return {str(k)[:100]: _short(x, depth + 1) for k, x in list(v.items())[:20]}
     if isinstance(v, list):
-        return [_short(x) for x in v[:50]]
-    return v
+        return [_short(x, depth + 1) for x in v[:50]]
+    if v is None or isinstance(v, bool | int | float):
+        return v
+    return repr(v)[:100]
+
+
+def _one_line(s: str) -> str:
+    """An error as the agent gets it: one line (a path it sent may hold a newline), bounded."""
+    return " ".join(s.split())[:1000]
 
 
 # ------------------------------------------------------------------------------- session
@@ -244,7 +254,7 @@ def _short(v: Any) -> Any:
 class ToolSession:
     """One question's tool session: enforces the budget, logs every call, never raises."""
 
-    def __init__(self, world_root: Path, budget: Budget = Budget(), corpus: Corpus | None = None,
+    def __init__(self, world_root: Path, budget: Budget = DEFAULT_BUDGET, corpus: Corpus | None = None,
                  log_path: Path | None = None) -> None:
         self.world_root = Path(world_root)
         self.budget = budget
@@ -303,10 +313,10 @@ class ToolSession:
                 reply: dict[str, Any] = {"ok": True, "result": result}
                 error = None
             except ToolError as exc:
-                error, budget_reached, nbytes = str(exc), exc.budget_reached, 0
+                error, budget_reached, nbytes, rows, lines = _one_line(str(exc)), exc.budget_reached, 0, 0, 0
                 reply = {"ok": False, "error": error, "budget_reached": budget_reached}
             except Exception as exc:  # a defect must not end the run: the agent sees an error
-                error, nbytes = f"internal error: {type(exc).__name__}: {str(exc)[:200]}", 0
+                error, nbytes, rows, lines = _one_line(f"internal error: {type(exc).__name__}: {str(exc)[:200]}"), 0, 0, 0
                 reply = {"ok": False, "error": error, "budget_reached": False}
             entry = {"n": len(self.log) + 1, "tool": name, "args": _short(args) if isinstance(args, dict) else None,
                      "ok": error is None, "error": error, "bytes": nbytes, "rows": rows, "lines": lines,

@@ -205,7 +205,7 @@ def test_the_bytes_and_time_budgets(face_factory, world: Path) -> None:
     assert not r["ok"] and r["budget_reached"] and "time budget" in r["error"]
 
 
-HOSTILE_PATHS = ["../world.json", "documents/../world.json", "/etc/passwd", "/proc/self/environ",
+HOSTILE_PATHS = ["documents/alarms/x\n.json", "../world.json", "documents/../world.json", "/etc/passwd", "/proc/self/environ",
                  "documents/manifest.jsonl", "world.json", "telemetry/device_id=X/part-0.parquet",
                  "documents/alarms/../../world.json", "documents\\..\\world.json", "a" * 5000, "documents/x\x00.md"]
 
@@ -501,3 +501,12 @@ def test_bm25_ranks_by_frequency_and_rarity(world: Path) -> None:
     df = {t: int(idx.offsets[idx.vocab[t] + 1] - idx.offsets[idx.vocab[t]]) for t in ("documents", "cooling")}
     assert df["documents"] == idx.n_docs > df["cooling"]  # every path has 'documents'
     assert idx.search("documents", limit=1)[0][1] < idx.search("cooling", limit=1)[0][1]
+
+
+def test_arguments_nested_past_the_recursion_limit_are_a_tool_error(world: Path) -> None:
+    deep: Any = "x"
+    for _ in range(10_000):  # past the recursion limit of any naive walk of the arguments
+        deep = {"a": [deep]}
+    s = ToolSession(world)
+    r = s.call("list_corpus", {"prefix": deep})
+    assert r["ok"] is False and "nested" in r["error"] and s.log[-1]["args"]["prefix"]["a"][0]["a"][0]["a"] == "…"
