@@ -43,6 +43,9 @@ from typing import Any
 from psab.fleet.tools import DEFAULT_BUDGET, TOOLS, Budget, Corpus, ToolSession
 
 MAX_LINE = 1 << 20
+#: Connections one attempt's server holds at once (each is a thread of the runner); more are
+#: closed at once.
+MAX_CONNECTIONS = 32
 #: MCP server processes one attempt may hold at once (each is an interpreter with the SDK, ~80 MB):
 #: an agent opening connection after connection gets no more.
 MAX_MCP_SESSIONS = 4
@@ -72,6 +75,11 @@ class AttemptServer:
     bin_dir: Path  # holds ``fleet-tool``: put it first on the agent's PATH
     session: ToolSession
     _children: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    _server: Any = None
+
+    @property
+    def open_connections(self) -> int:
+        return self._server.open_connections if self._server is not None else 0
 
 
 class _Handler(socketserver.StreamRequestHandler):
@@ -144,6 +152,7 @@ class _Handler(socketserver.StreamRequestHandler):
 
 class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     daemon_threads = True
+    block_on_close = False  # an agent's open connection never holds up the end of the attempt
     allow_reuse_address = True
 
     def __init__(self, path: Path, session: ToolSession) -> None:
@@ -151,7 +160,23 @@ class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
         self.session = session
         self.children: list[subprocess.Popen[bytes]] = []
         self.lock = threading.Lock()
+        self.open_connections = 0
         super().__init__(str(path), _Handler)
+
+    def verify_request(self, request: Any, client_address: Any) -> bool:
+        # a thread per connection: an agent opening connection after connection gets no more
+        with self.lock:
+            if self.open_connections >= MAX_CONNECTIONS:
+                return False
+            self.open_connections += 1
+            return True
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            with self.lock:
+                self.open_connections -= 1
 
 
 @contextmanager
@@ -182,7 +207,7 @@ def serve_attempt(world_root: Path, budget: Budget = DEFAULT_BUDGET, corpus: Cor
     thread.start()
     py = "/usr/bin/python3"
     out = AttemptServer(socket_path=sock, env={ENV_SOCKET: str(sock), ENV_TOOL: str(tool)}, expose=[d],
-                        mcp_argv=[py, "-I", str(tool), "mcp"], bin_dir=d, session=session, _children=srv.children)
+                        mcp_argv=[py, "-I", str(tool), "mcp"], bin_dir=d, session=session, _children=srv.children, _server=srv)
     try:
         yield out
     finally:

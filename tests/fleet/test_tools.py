@@ -510,3 +510,27 @@ def test_arguments_nested_past_the_recursion_limit_are_a_tool_error(world: Path)
     s = ToolSession(world)
     r = s.call("list_corpus", {"prefix": deep})
     assert r["ok"] is False and "nested" in r["error"] and s.log[-1]["args"]["prefix"]["a"][0]["a"][0]["a"] == "…"
+
+
+def test_an_attempt_server_holds_a_bounded_number_of_connections(world: Path) -> None:
+    import socket
+
+    from psab.fleet.server import MAX_CONNECTIONS, request, serve_attempt
+
+    with serve_attempt(world) as srv:
+        held = []
+        for _ in range(MAX_CONNECTIONS):
+            s = socket.socket(socket.AF_UNIX)
+            s.connect(str(srv.socket_path))
+            held.append(s)
+        deadline = time.monotonic() + 10
+        while srv.open_connections < MAX_CONNECTIONS and time.monotonic() < deadline:
+            time.sleep(0.01)
+        with pytest.raises((ValueError, OSError)):  # closed without a reply
+            request(srv.socket_path, "list_corpus", {"limit": 1}, timeout_s=10)
+        for s in held:
+            s.close()
+        deadline = time.monotonic() + 10
+        while srv.open_connections and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert request(srv.socket_path, "list_corpus", {"limit": 1})["ok"]
