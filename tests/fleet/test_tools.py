@@ -478,6 +478,10 @@ def test_the_index_is_built_once_cached_in_the_world_and_rebuilt_when_the_world_
     loaded = index.load(copy)
     assert loaded is not None and loaded.paths == idx.paths and loaded.search("cause") == idx.search("cause")
     assert idx.n_docs == len(store.read_manifest(copy))
+    # the same world gives the same index bytes (the world is byte-identical per seed)
+    digest = store.tree_digest(copy / "index")
+    index.save(index.build(copy), copy)
+    assert store.tree_digest(copy / "index") == digest
     # a changed manifest (a rebuilt world) makes the stored index stale
     manifest = copy / "documents" / "manifest.jsonl"
     rows = manifest.read_text().splitlines()
