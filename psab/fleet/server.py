@@ -224,6 +224,54 @@ def serve_attempt(world_root: Path, budget: Budget = DEFAULT_BUDGET, corpus: Cor
         shutil.rmtree(base if made_base else d, ignore_errors=True)
 
 
+_TOOLS_TEXT = {
+    "en": """## Tools
+
+You reach the world only through these tools (every call counts against the question's budget:
+{calls} calls, {seconds:g} s, {read_lines} lines per read, {window_rows} rows per window,
+{bytes_total:,} bytes of results in total; python: {python_seconds:g} s and {python_chars:,}
+characters of output, standard library only, no network, no files of the world). Each prints
+JSON: `{{"ok": true, "result": ...}}` or `{{"ok": false, "error": ..., "budget_reached": ...}}`.
+
+    fleet-tool list [PREFIX] [--offset N] [--limit N]        # documents/... and telemetry/<device_id>
+    fleet-tool search WORDS... [--limit N] [--kind KIND]     # kinds: type, config, alarm, work_order, maintenance_log, inspection
+    fleet-tool read PATH [--start-line N] [--max-lines N]
+    fleet-tool window DEVICE_ID [--metrics a,b] [--start ISO] [--end ISO] [--limit N] [--csv]
+    fleet-tool python [FILE | -c CODE]                       # or the program on standard input
+
+`fleet-tool` is `{tool}` (run it with `python3` if it is not on your PATH). An MCP client gets
+the same tools by starting `{mcp}` (stdio).
+""",
+    "ru": """## Инструменты
+
+Доступ к данным — только через эти инструменты (каждый вызов расходует бюджет вопроса:
+{calls} вызовов, {seconds:g} с, {read_lines} строк за чтение, {window_rows} строк ряда за вызов,
+всего {bytes_total:,} байт результатов; python: {python_seconds:g} с и {python_chars:,} символов
+вывода, только стандартная библиотека, без сети и без файлов мира). Каждый печатает JSON:
+`{{"ok": true, "result": ...}}` или `{{"ok": false, "error": ..., "budget_reached": ...}}`.
+
+    fleet-tool list [ПРЕФИКС] [--offset N] [--limit N]       # documents/... и telemetry/<device_id>
+    fleet-tool search СЛОВА... [--limit N] [--kind ВИД]      # виды: type, config, alarm, work_order, maintenance_log, inspection
+    fleet-tool read ПУТЬ [--start-line N] [--max-lines N]
+    fleet-tool window DEVICE_ID [--metrics a,b] [--start ISO] [--end ISO] [--limit N] [--csv]
+    fleet-tool python [ФАЙЛ | -c КОД]                        # или программа на стандартном входе
+
+`fleet-tool` — это `{tool}` (запускайте через `python3`, если его нет в PATH). MCP-клиент
+получает те же инструменты, запустив `{mcp}` (stdio).
+""",
+}
+
+
+def tools_text(server: AttemptServer, lang: str = "en") -> str:
+    """The tools section of an agent's instructions (Markdown, ``en`` or ``ru``): the commands,
+    the budget in force and the MCP command."""
+    b = server.session.budget
+    return _TOOLS_TEXT["ru" if lang == "ru" else "en"].format(
+        tool=server.env[ENV_TOOL], mcp=" ".join(server.mcp_argv), calls=b.calls, seconds=b.seconds,
+        read_lines=b.read_lines, window_rows=b.window_rows, bytes_total=b.bytes_total,
+        python_seconds=b.python_seconds, python_chars=b.python_chars)
+
+
 def request(socket_path: Path, tool: str, args: dict[str, Any], timeout_s: float = 60.0) -> dict[str, Any]:
     """One call over the socket from this process (tests, benchmarks, the MCP server)."""
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:

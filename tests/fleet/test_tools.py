@@ -538,3 +538,15 @@ def test_an_attempt_server_holds_a_bounded_number_of_connections(world: Path) ->
         while srv.open_connections and time.monotonic() < deadline:
             time.sleep(0.01)
         assert request(srv.socket_path, "list_corpus", {"limit": 1})["ok"]
+
+
+def test_the_instructions_name_the_budget_in_force_and_the_commands(world: Path) -> None:
+    from psab.fleet.server import serve_attempt, tools_text
+
+    with serve_attempt(world, Budget(calls=17, window_rows=99)) as srv:
+        for lang in ("en", "ru"):
+            text = tools_text(srv, lang)
+            assert "17" in text and "99" in text and srv.env["PSAB_FLEET_TOOL"] in text
+            assert " ".join(srv.mcp_argv) in text
+            for verb in ("list", "search", "read", "window", "python"):
+                assert f"fleet-tool {verb}" in text
