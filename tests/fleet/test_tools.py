@@ -219,15 +219,29 @@ def test_path_traversal_and_hostile_paths_are_tool_errors(face_factory) -> None:
 
 
 def test_a_symlinked_document_is_not_followed(tmp_path: Path, world: Path) -> None:
+    """A link planted in a world (a document, or a directory on its path) shows nothing of
+    what it points to: not to read_file, not in the index, not in a snippet."""
     copy = tmp_path / "w"
     shutil.copytree(world, copy, ignore=shutil.ignore_patterns("index"))
+    secret = tmp_path / "secret.json"
+    secret.write_text('{"zebracanary": 1}\n')
     doc = _doc(copy, "alarm")
     target = copy / doc["path"]
     target.unlink()
-    target.symlink_to(copy / "world.json")
+    target.symlink_to(secret)
+    outside = tmp_path / "outside"
+    shutil.move(str(copy / "documents" / "work_orders"), outside)
+    (copy / "documents" / "work_orders").symlink_to(outside)
+    wo = _doc(copy, "work_order")
     s = ToolSession(copy)
-    r = s.call("read_file", {"path": doc["path"]})
-    assert not r["ok"] and "not a regular document" in r["error"]
+    for p in (doc["path"], wo["path"]):
+        r = s.call("read_file", {"path": p})
+        assert not r["ok"] and "not a regular document" in r["error"], p
+    assert s.call("search_corpus", {"query": "zebracanary"})["result"]["hits"] == []
+    hits = s.call("search_corpus", {"query": doc["doc_id"], "limit": 50})["result"]["hits"]
+    assert all("zebracanary" not in h["snippet"] for h in hits)
+    assert all(not h["path"].startswith("documents/work_orders/") or not h["snippet"] for h in
+               s.call("search_corpus", {"query": wo["doc_id"], "limit": 50})["result"]["hits"])
 
 
 INJECTIONS = ["'; DROP TABLE documents; --", "\" OR 1=1 --", ".*(a+)+$", "[unclosed", "%' UNION SELECT * FROM x --",
