@@ -503,6 +503,9 @@ class ToolSession:
         metrics = _arg(args, "metrics", (list, str), None)
         if isinstance(metrics, str):
             metrics = [m.strip() for m in metrics.split(",") if m.strip()]
+        part = store.device_path(self.view.root, dev)
+        if os.path.realpath(part) != str(part):  # a link planted in a world leads nowhere
+            raise ToolError(f"no telemetry for device {dev}")
         cols = self.view.columns(dev)
         if metrics is not None:
             if not metrics or len(metrics) > 64 or not all(isinstance(m, str) for m in metrics):

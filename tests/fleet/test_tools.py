@@ -242,6 +242,12 @@ def test_a_symlinked_document_is_not_followed(tmp_path: Path, world: Path) -> No
     assert all("zebracanary" not in h["snippet"] for h in hits)
     assert all(not h["path"].startswith("documents/work_orders/") or not h["snippet"] for h in
                s.call("search_corpus", {"query": wo["doc_id"], "limit": 50})["result"]["hits"])
+    dev = sorted(p.name.split("=", 1)[1] for p in (copy / "telemetry").iterdir())[0]
+    part = store.device_path(copy, dev)
+    shutil.move(str(part), tmp_path / "part.parquet")
+    part.symlink_to(tmp_path / "part.parquet")
+    r = s.call("read_timeseries", {"device_id": dev, "limit": 2})
+    assert not r["ok"] and "no telemetry" in r["error"]
 
 
 INJECTIONS = ["'; DROP TABLE documents; --", "\" OR 1=1 --", ".*(a+)+$", "[unclosed", "%' UNION SELECT * FROM x --",
