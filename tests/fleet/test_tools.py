@@ -570,3 +570,28 @@ def test_the_instructions_name_the_budget_in_force_and_the_commands(world: Path)
             assert " ".join(srv.mcp_argv) in text
             for verb in ("list", "search", "read", "window", "python"):
                 assert f"fleet-tool {verb}" in text
+
+
+def test_the_standalone_mcp_server_over_a_world(world: Path) -> None:
+    """``python -m psab.fleet.mcp_server --world DIR``: the SDK's client over stdio, a session of
+    its own with Table 7's budget."""
+    import importlib.util
+    import sys
+
+    from conftest import need
+
+    need(importlib.util.find_spec("mcp") is not None, "the mcp SDK is not installed (pip install 'psab[mcp]')")
+    from psab.fleet.mcp_server import SyncMcpClient
+
+    root = str(Path(__file__).resolve().parents[2])
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": root}
+    c = SyncMcpClient([sys.executable, "-m", "psab.fleet.mcp_server", "--world", str(world)], env=env)
+    try:
+        assert c.tools == list(TOOLS)
+        wo = _doc(world, "work_order")
+        r = c.call("read_file", {"path": wo["path"], "max_lines": 1})
+        assert r["ok"] and r["result"]["text"] == f"# Work order {wo['doc_id']}\n"
+        replies = [c.call("list_corpus", {"limit": 1}) for _ in range(DEFAULT_BUDGET.calls)]
+        assert sum(r["ok"] for r in replies) == DEFAULT_BUDGET.calls - 1 and replies[-1]["budget_reached"]
+    finally:
+        c.close()
