@@ -595,3 +595,17 @@ def test_the_standalone_mcp_server_over_a_world(world: Path) -> None:
         assert sum(r["ok"] for r in replies) == DEFAULT_BUDGET.calls - 1 and replies[-1]["budget_reached"]
     finally:
         c.close()
+
+
+def test_a_long_attempt_directory_gets_a_short_socket_and_a_retry_a_fresh_one(world: Path, tmp_path: Path) -> None:
+    from psab.fleet.server import MAX_SOCKET_PATH, request, serve_attempt
+
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    deep.mkdir(parents=True)
+    for _ in range(2):  # the second start in the same directory finds the first's files gone or replaced
+        with serve_attempt(world, attempt_dir=deep) as srv:
+            assert len(str(srv.socket_path)) <= MAX_SOCKET_PATH and srv.socket_path.parent in srv.expose
+            assert request(srv.socket_path, "list_corpus", {"limit": 1})["ok"]
+            rc, out = _tool(srv, "tools")
+            assert rc == 0
+        assert not srv.socket_path.exists() and not srv.bin_dir.exists()
