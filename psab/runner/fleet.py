@@ -31,6 +31,7 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import json
+import os
 import secrets
 import time
 from dataclasses import dataclass, field
@@ -341,14 +342,15 @@ def make_corpus(world: str, devices: int | None, targets: list[str], seed: int) 
         return None
     from psab.fleet.tools import Corpus
 
-    return Corpus.sample(Path(world), devices, targets=targets, seed=seed)
+    return Corpus.sized(Path(world), devices, targets, seed)
 
 
 def _tool_client(server: Any) -> str:
-    for p in getattr(server, "expose", ()):
-        if Path(p).name.startswith("fleet-tool"):
-            return str(p)
-    return str(getattr(server, "client", "fleet-tool"))
+    """The ``fleet-tool`` command's path (the same inside the sandbox: its directory is bound
+    read-only at the same place)."""
+    from psab.fleet.server import CLIENT_NAME
+
+    return str(Path(server.bin_dir) / CLIENT_NAME)
 
 
 def run_attempt(job: FleetJob, n: int, payload: dict[str, Any] | None,
@@ -394,6 +396,7 @@ def run_attempt(job: FleetJob, n: int, payload: dict[str, Any] | None,
             env = agent_env(home=paths["workdir"], tmpdir=tmpdir, pass_env=agent.pass_env, hidden=hidden,
                             visible=visible)
             env.update({str(k): str(v) for k, v in server.env.items()})
+            env["PATH"] = os.pathsep.join([str(server.bin_dir), env.get("PATH", "")])
             env["FLEET_TOOL"] = client
             env["FLEET_MCP_ARGV"] = json.dumps(mcp_argv)
             script = fleet_script_source() if agent.builtin in FLEET_KINDS else compact_script_source()
