@@ -1,0 +1,330 @@
+"""The fleet tools (issue 23; PowerBench Tables 3, 7 and 9) through every face: the session
+itself, the ``fleet-tool`` command over the per-attempt socket, and the MCP server.
+
+Expected values come from outside the tools: document lines are read from the file, telemetry
+from the Parquet file with pyarrow (not DuckDB, which the tool uses), budgets from Table 7 and
+evidence recall from :mod:`psab.fleet.grading` against keys computed by the question generator.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+pytest.importorskip("duckdb")
+pytest.importorskip("pyarrow")
+
+from psab.fleet import grading, questions, store  # noqa: E402
+from psab.fleet.cli import build_world  # noqa: E402
+from psab.fleet.tools import DEFAULT_BUDGET, TOOLS, Budget, Corpus, ToolSession  # noqa: E402
+
+SYSTEM_PY = "/usr/bin/python3"
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("fleet") / "world"
+    build_world("tools-test", "test", root)
+    return root
+
+
+@pytest.fixture(scope="module")
+def keys(world: Path) -> list[dict[str, Any]]:
+    return questions.generate(world, 4)[1]
+
+
+# ------------------------------------------------------------------------------ faces
+
+
+class DirectFace:
+    name = "session"
+
+    def __init__(self, world: Path, budget: Budget, corpus: Corpus | None) -> None:
+        self.session = ToolSession(world, budget, corpus)
+
+    def call(self, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+        return self.session.call(tool, args)
+
+    def close(self) -> None:
+        self.session.close()
+
+
+class CliFace:
+    """``fleet-tool call TOOL JSON`` run by the system interpreter (as inside the sandbox)."""
+
+    name = "cli"
+
+    def __init__(self, world: Path, budget: Budget, corpus: Corpus | None) -> None:
+        from psab.fleet.server import serve_attempt
+
+        self._cm = serve_attempt(world, budget, corpus)
+        self.srv = self._cm.__enter__()
+        self.session = self.srv.session
+
+    def call(self, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+        env = {"PATH": "/usr/bin:/bin", **self.srv.env}
+        r = subprocess.run([SYSTEM_PY, "-I", self.srv.env["PSAB_FLEET_TOOL"], "call", tool, json.dumps(args)],
+                           env=env, capture_output=True, text=True, timeout=60)
+        reply = json.loads(r.stdout)
+        assert r.returncode == (0 if reply["ok"] else 1), r.stderr
+        return reply
+
+    def close(self) -> None:
+        self._cm.__exit__(None, None, None)
+
+
+class McpFace:
+    """The official SDK's client over stdio, talking to ``fleet-tool mcp`` (the relay the
+    sandbox runs), which the server hands to :mod:`psab.fleet.mcp_server`."""
+
+    name = "mcp"
+
+    def __init__(self, world: Path, budget: Budget, corpus: Corpus | None) -> None:
+        import importlib.util
+
+        from conftest import need
+
+        need(importlib.util.find_spec("mcp") is not None, "the mcp SDK is not installed (pip install 'psab[mcp]')")
+        from psab.fleet.mcp_server import SyncMcpClient
+        from psab.fleet.server import serve_attempt
+
+        self._cm = serve_attempt(world, budget, corpus)
+        self.srv = self._cm.__enter__()
+        self.session = self.srv.session
+        self.client = SyncMcpClient(self.srv.mcp_argv, env={"PATH": "/usr/bin:/bin", **self.srv.env})
+
+    def call(self, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+        return self.client.call(tool, args)
+
+    def close(self) -> None:
+        self.client.close()
+        self._cm.__exit__(None, None, None)
+
+
+FACES = {"session": DirectFace, "cli": CliFace, "mcp": McpFace}
+
+
+@pytest.fixture(params=list(FACES))
+def face_factory(request: pytest.FixtureRequest, world: Path):  # type: ignore[no-untyped-def]
+    made: list[Any] = []
+
+    def make(budget: Budget = DEFAULT_BUDGET, corpus: Corpus | None = None) -> Any:
+        f = FACES[request.param](world, budget, corpus)
+        made.append(f)
+        return f
+
+    yield make
+    for f in made:
+        f.close()
+
+
+def _doc(world: Path, kind: str) -> dict[str, Any]:
+    return next(m for m in store.read_manifest(world) if m["kind"] == kind)
+
+
+# ------------------------------------------------------------------------------ the tools
+
+
+def test_read_file_returns_the_documents_lines_and_cuts_at_the_line_budget(face_factory, world: Path) -> None:
+    face = face_factory(Budget(read_lines=7))
+    doc = _doc(world, "type")  # a type sheet: hundreds of lines
+    lines = (world / doc["path"]).read_text(encoding="utf-8").splitlines()
+    assert len(lines) > 20
+    r = face.call("read_file", {"path": doc["path"], "start_line": 3, "max_lines": 100})
+    assert r["ok"], r
+    res = r["result"]
+    assert res["text"].splitlines() == lines[2:9]  # 7 lines: the budget, not the 100 asked for
+    assert (res["start_line"], res["end_line"], res["total_lines"], res["next_line"], res["truncated"]) == (3, 9, len(lines), 10, True)
+    # the documents/ prefix is optional and the last page ends the document
+    tail = face.call("read_file", {"path": doc["path"][len("documents/"):], "start_line": len(lines) - 1})["result"]
+    assert tail["text"].splitlines() == lines[-2:] and tail["next_line"] is None
+
+
+def test_search_finds_an_identifier_first_and_ranks_by_path_header_and_text(face_factory, world: Path) -> None:
+    face = face_factory()
+    wo = _doc(world, "work_order")
+    r = face.call("search_corpus", {"query": wo["doc_id"], "limit": 5})
+    assert r["ok"], r
+    hits = r["result"]["hits"]
+    assert hits[0]["path"] == wo["path"] and wo["doc_id"] in hits[0]["snippet"]
+    # documents that mention the whole id (its alarms, its maintenance log) rank above those
+    # that share only a part of it ("WO", the other work orders)
+    mentions = [wo["doc_id"] in (world / h["path"]).read_text(encoding="utf-8") for h in hits]
+    assert mentions == sorted(mentions, reverse=True) and sum(mentions) >= 2
+    kinds = face.call("search_corpus", {"query": wo["doc_id"], "kind": "alarm"})["result"]["hits"]
+    assert kinds and all(h["kind"] == "alarm" for h in kinds)
+
+
+def test_read_timeseries_equals_the_parquet_file_and_cuts_at_the_row_budget(face_factory, world: Path) -> None:
+    import pyarrow.parquet as pq
+
+    face = face_factory(Budget(window_rows=30))
+    dev = "TRA-0001" if (world / "telemetry" / "device_id=TRA-0001").is_dir() else sorted(os.listdir(world / "telemetry"))[0].split("=")[1]
+    t = pq.read_table(store.device_path(world, dev))
+    metric = [n for n in t.column_names if n != "ts"][0]
+    ts = [x.strftime("%Y-%m-%dT%H:%M:%SZ") for x in t.column("ts").to_pylist()]
+    vals = t.column(metric).to_pylist()
+    r = face.call("read_timeseries", {"device_id": dev, "metrics": [metric], "start": ts[10], "end": ts[20]})
+    assert r["ok"], r
+    rows = [line.split(",") for line in r["result"]["csv"].splitlines()]
+    assert rows[0] == ["ts", metric] and [x[0] for x in rows[1:]] == ts[10:20]  # end excluded
+    assert [float(x[1]) for x in rows[1:]] == pytest.approx(vals[10:20], abs=1e-9)
+    big = face.call("read_timeseries", {"device_id": dev, "metrics": [metric], "limit": 10_000})["result"]
+    assert big["rows"] == 30 and big["truncated"] and big["next_start"] == ts[30]
+
+
+def test_calls_past_the_call_budget_are_tool_errors_and_logged(face_factory) -> None:
+    face = face_factory(Budget(calls=3))
+    replies = [face.call("list_corpus", {"limit": 1}) for _ in range(5)]
+    assert [r["ok"] for r in replies] == [True, True, True, False, False]
+    assert replies[3]["budget_reached"] and "tool-call budget" in replies[3]["error"]
+    log = face.session.log
+    assert len(log) == 5 and [e["budget_reached"] for e in log] == [False] * 3 + [True] * 2
+
+
+def test_the_bytes_and_time_budgets(face_factory, world: Path) -> None:
+    face = face_factory(Budget(bytes_total=3000))
+    doc = _doc(world, "type")
+    first = face.call("read_file", {"path": doc["path"], "max_lines": 40})
+    assert first["ok"]
+    nxt = face.call("read_file", {"path": doc["path"], "max_lines": 240})
+    assert not nxt["ok"] and nxt["budget_reached"] and "bytes budget" in nxt["error"]
+    assert face.session.bytes_used <= 3000
+    slow = face_factory(Budget(seconds=0.2))
+    time.sleep(0.3)
+    r = slow.call("list_corpus", {})
+    assert not r["ok"] and r["budget_reached"] and "time budget" in r["error"]
+
+
+HOSTILE_PATHS = ["../world.json", "documents/../world.json", "/etc/passwd", "/proc/self/environ",
+                 "documents/manifest.jsonl", "world.json", "telemetry/device_id=X/part-0.parquet",
+                 "documents/alarms/../../world.json", "documents\\..\\world.json", "a" * 5000, "documents/x\x00.md"]
+
+
+def test_path_traversal_and_hostile_paths_are_tool_errors(face_factory) -> None:
+    face = face_factory()
+    for p in HOSTILE_PATHS:
+        r = face.call("read_file", {"path": p})
+        assert not r["ok"] and not r["budget_reached"] and "\n" not in r["error"], (p, r)
+    assert all(not e["ok"] for e in face.session.log) and len(face.session.log) == len(HOSTILE_PATHS)
+
+
+def test_a_symlinked_document_is_not_followed(tmp_path: Path, world: Path) -> None:
+    copy = tmp_path / "w"
+    shutil.copytree(world, copy, ignore=shutil.ignore_patterns("index"))
+    doc = _doc(copy, "alarm")
+    target = copy / doc["path"]
+    target.unlink()
+    target.symlink_to(copy / "world.json")
+    s = ToolSession(copy)
+    r = s.call("read_file", {"path": doc["path"]})
+    assert not r["ok"] and "not a regular document" in r["error"]
+
+
+INJECTIONS = ["'; DROP TABLE documents; --", "\" OR 1=1 --", ".*(a+)+$", "[unclosed", "%' UNION SELECT * FROM x --",
+              "\\", "NEAR(a b)", "*", "a" * 999]
+
+
+def test_search_takes_sql_and_regex_as_plain_text(face_factory) -> None:
+    face = face_factory()
+    for q in INJECTIONS:
+        r = face.call("search_corpus", {"query": q})
+        assert r["ok"], (q, r)
+    assert not face.call("search_corpus", {"query": "x" * 5000})["ok"]
+    bad = face.call("read_timeseries", {"device_id": "TRA-0001", "metrics": ['x" FROM read_parquet(\'/etc/passwd\') --']})
+    assert not bad["ok"] and "no metric" in bad["error"] or "no telemetry" in bad["error"]
+
+
+def test_malformed_calls_are_tool_errors(face_factory) -> None:
+    face = face_factory()
+    for tool, args in [("nope", {}), ("read_file", {}), ("read_file", {"path": 5}), ("list_corpus", {"limit": -1}),
+                       ("list_corpus", {"bogus": 1}), ("read_timeseries", {"device_id": "NOPE"}),
+                       ("read_timeseries", {"device_id": "TRA-0001", "start": "yesterday"}),
+                       ("search_corpus", {"query": ""}), ("python", {"code": ""}),
+                       ("python", {"code": "x" * 70_000})]:
+        r = face.call(tool, args)
+        assert not r["ok"] and isinstance(r["error"], str) and r["error"], (tool, args, r)
+
+
+def test_python_runs_a_computation_and_cuts_its_output(face_factory) -> None:
+    face = face_factory(Budget(python_chars=100))
+    r = face.call("python", {"code": "import statistics\nprint(statistics.mean([2, 4, 9]))\nprint('y' * 500)"})
+    assert r["ok"], r
+    res = r["result"]
+    assert res["output"].startswith("5\n") and len(res["output"]) == 100 and res["truncated"] and res["exit_code"] == 0
+
+
+def test_python_cannot_read_the_world(face_factory, world: Path) -> None:
+    face = face_factory()
+    code = f"print(open({str(world / 'world.json')!r}).read()[:20])"
+    r = face.call("python", {"code": code})
+    assert r["ok"] and r["result"]["exit_code"] != 0 and '"size"' not in r["result"]["output"]
+
+
+# ------------------------------------------------------------------------------ corpus size
+
+
+def test_a_sized_corpus_hides_other_devices_everywhere(face_factory, world: Path) -> None:
+    all_ids = sorted(p.name.split("=")[1] for p in (world / "telemetry").iterdir())
+    small = Corpus.sized(world, 5, targets=[all_ids[-1]], seed=3)
+    bigger = Corpus.sized(world, 12, targets=[all_ids[-1]], seed=3)
+    assert small.devices is not None and bigger.devices is not None
+    assert len(small.devices) == 5 and all_ids[-1] in small.devices and small.devices <= bigger.devices
+    hidden = next(d for d in all_ids if d not in small.devices)
+    face = face_factory(corpus=small)
+    listed = face.call("list_corpus", {"limit": 500})["result"]
+    assert f"telemetry/{hidden}" not in listed["paths"] and f"documents/config/{hidden}.json" not in listed["paths"]
+    assert sum(1 for p in listed["paths"] if p.startswith("telemetry/")) == 5
+    assert not face.call("read_file", {"path": f"documents/config/{hidden}.json"})["ok"]
+    assert not face.call("read_timeseries", {"device_id": hidden})["ok"]
+    hits = face.call("search_corpus", {"query": hidden, "limit": 50})["result"]["hits"]
+    assert all(hidden not in h["device_ids"] for h in hits)
+    assert face.call("read_file", {"path": f"documents/config/{all_ids[-1]}.json", "max_lines": 1})["ok"]
+
+
+# ------------------------------------------------------------------------------ evidence
+
+
+def test_reading_the_required_evidence_gives_full_recall(face_factory, keys: list[dict[str, Any]]) -> None:
+    """The tool log's evidence, graded by psab.fleet.grading, recalls what the key requires."""
+    for key in keys[:: max(1, len(keys) // 3)]:
+        face = face_factory()
+        for ev in key["required_evidence"]:
+            if ev["kind"] == "document":
+                assert face.call("read_file", {"path": ev["path"], "max_lines": 5})["ok"]
+            else:
+                assert face.call("read_timeseries", {"device_id": ev["device_id"], "metrics": ev["metrics"],
+                                                     "start": ev["start"], "end": ev["end"]})["ok"]
+        got = face.session.retrieved_evidence()
+        assert grading.recall(got, key["required_evidence"]) == 1.0
+        assert grading.recall([], key["required_evidence"]) == 0.0
+
+
+# ------------------------------------------------------------------------------ never raises
+
+
+_json = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=30),
+                     lambda c: st.lists(c, max_size=4) | st.dictionaries(st.text(max_size=10), c, max_size=4), max_leaves=12)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(tool=st.sampled_from([*TOOLS[:4], "x", ""]), args=st.dictionaries(
+    st.sampled_from(["path", "query", "prefix", "device_id", "metrics", "start", "end", "limit", "offset", "start_line",
+                     "max_lines", "kind", "zzz"]), _json, max_size=4) | _json)
+def test_the_session_never_raises(world: Path, tool: str, args: Any) -> None:
+    s = ToolSession(world, Budget(calls=1000))
+    r = s.call(tool, args)
+    assert isinstance(r, dict) and isinstance(r["ok"], bool)
+    if not r["ok"]:
+        assert isinstance(r["error"], str) and "internal error" not in r["error"], r
+    json.dumps(r)
+    assert len(s.log) == 1
