@@ -10,8 +10,9 @@ Per agent × family (PowerBench Tables 4 and 5), each case's final attempt:
   tool calls that did not error, pooled over its questions; its interval resamples questions
   (a ratio of sums);
 - **TE** task-wise relative tool efficiency (Table 5's caption): within each family the agent
-  with the fewest mean tool calls per question scores 100, another ``100 · fewest / its mean``;
-  a relative, between-agent number (no interval), meaningful with two agents or more;
+  with the fewest mean tool calls per question scores 100, another ``100 · fewest / its mean``
+  (means floored at one call, :func:`_te`); a relative, between-agent number (no interval),
+  meaningful with two agents or more;
 - **TBR** tool-budget-reached rate, mean **calls** and tool **latency** per question (Tables 8, 9).
 
 Percentages are shown as in the paper. A fleet run's records carry ``tier: fleet`` (see
@@ -120,10 +121,11 @@ def fleet_rows(records: Sequence[dict[str, Any]], agents: Sequence[str] = (), *,
 
 
 def _te(fewest: float, mine: float) -> float:
-    """PowerBench Table 5: the fewest mean calls in the family score 100 (here 1.0)."""
-    if mine <= 0:
-        return 1.0  # no calls at all is the fewest possible
-    return float(fewest / mine)
+    """PowerBench Table 5: the fewest mean calls in the family score 100 (here 1.0), another
+    agent ``fewest / its mean``. Both means are floored at one call: an agent that answers
+    without any call (a guess) would otherwise drive every other agent's TE to 0, and no
+    question can be justified by evidence with fewer than one call."""
+    return float(max(fewest, 1.0) / max(mine, 1.0))
 
 
 def _pct(m: dict[str, Any], ci: bool = True) -> str:

@@ -75,3 +75,13 @@ def test_records_without_tier_are_not_fleet_rows() -> None:
 
 def _json(path: Path) -> Any:
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+def test_te_of_an_agent_that_makes_no_call() -> None:
+    # b answers without any tool call: it has the fewest calls (TE 100); a's 4 calls are judged
+    # against one call (the floor), TE = 1/4 = 25 %, not 0 as a literal 0/4 would make it.
+    recs = [_rec("a", "comparative", "C1", calls=4, errors=0, joint=True),
+            _rec("b", "comparative", "C1", calls=0, errors=0, joint=False)]
+    rows = {r["agent"]: r for r in fr.fleet_rows(recs, ["a", "b"], resamples=20) if r["family"] == "comparative"}
+    assert rows["b"]["TE"]["mean"] == 1.0 and rows["a"]["TE"]["mean"] == pytest.approx(0.25)
+    assert rows["b"]["TR"]["mean"] == 1.0  # no call, no error: TR is not lowered by abstaining
