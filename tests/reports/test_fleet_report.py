@@ -73,10 +73,6 @@ def test_records_without_tier_are_not_fleet_rows() -> None:
     assert fr.fleet_rows([{"agent": "a", "family": "x", "split": "public", "attempts": [{}]}]) == []
 
 
-def _json(path: Path) -> Any:
-    return json.loads(path.read_text(encoding="utf-8"))
-
-
 def test_te_of_an_agent_that_makes_no_call() -> None:
     # b answers without any tool call: it has the fewest calls (TE 100); a's 4 calls are judged
     # against one call (the floor), TE = 1/4 = 25 %, not 0 as a literal 0/4 would make it.
@@ -85,3 +81,49 @@ def test_te_of_an_agent_that_makes_no_call() -> None:
     rows = {r["agent"]: r for r in fr.fleet_rows(recs, ["a", "b"], resamples=20) if r["family"] == "comparative"}
     assert rows["b"]["TE"]["mean"] == 1.0 and rows["a"]["TE"]["mean"] == pytest.approx(0.25)
     assert rows["b"]["TR"]["mean"] == 1.0  # no call, no error: TR is not lowered by abstaining
+
+
+# ---------------------------------------------------------------------------- real runs
+
+
+@pytest.fixture(scope="module")
+def fleet_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real ``psab run --tier fleet`` of the reference and the weak agent, one question per
+    family of a test-size world built from a seed in the run directory."""
+    pytest.importorskip("duckdb")
+    from report_helpers import cli
+
+    out = tmp_path_factory.mktemp("fleet-runs") / "fleet"
+    code, text = cli("run", "--tier", "fleet", "--seed", "report-test", "--per-family", "1", "--out", str(out),
+                     "--progress", "none", "--agent", "builtin:fleet-reference", "--agent", "builtin:fleet-weak")
+    assert code == 0, text
+    return out
+
+
+def test_fleet_report_has_the_tables_and_a_radar_per_agent(fleet_run: Path, tmp_path: Path) -> None:
+    from psab.reports.report import ReportOptions, write_report
+
+    files = write_report([fleet_run], tmp_path / "rep", ReportOptions(resamples=200))
+    md = files.markdown.read_text(encoding="utf-8")
+    assert "## Fleet tier (PowerBench)" in md and "| agent | family | n | JA | FA | RER | AER | VS | TR | TE |" in md
+    radars = sorted(p.name for p in files.plots)
+    assert radars == ["fleet_radar_fleet-reference.png", "fleet_radar_fleet-weak.png"]
+    assert all((tmp_path / "rep" / n).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for n in radars)
+    ref = next(line for line in md.splitlines() if line.startswith("| fleet-reference | ALL |"))
+    assert ref.split("|")[4].strip() == "100.0"  # JA of the reference
+    assert files.html.read_text(encoding="utf-8").count("data:image/png;base64,") == 2  # embedded radars
+
+
+def test_a_mixed_report_keeps_the_compact_sections_and_adds_the_fleet_one(fleet_run: Path, tmp_path: Path,
+                                                                          tmp_path_factory: pytest.TempPathFactory) -> None:
+    from psab.reports.load import load_runs
+    from psab.reports.report import ReportOptions, write_report
+    from report_helpers import make_run
+
+    compact = make_run(tmp_path_factory, "fleet-mixed-compact", ["builtin:reference"], families=["ybus_construction"])
+    runs = load_runs([compact])
+    assert fr.partition(runs) == (None, runs)  # no fleet run: the compact report is built from the same object
+    files = write_report([compact, fleet_run], tmp_path / "rep", ReportOptions(resamples=100, plots=False))
+    md = files.markdown.read_text(encoding="utf-8")
+    assert "## Results per split" in md and "## Fleet tier (PowerBench)" in md
+    assert "temporal" not in md.split("## Fleet tier")[0]  # fleet questions stay out of the compact tables
