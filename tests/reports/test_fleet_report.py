@@ -3,7 +3,6 @@ the tables and radar plots of a real fleet run; compact reports untouched."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -116,9 +115,10 @@ def test_fleet_report_has_the_tables_and_a_radar_per_agent(fleet_run: Path, tmp_
 
 def test_a_mixed_report_keeps_the_compact_sections_and_adds_the_fleet_one(fleet_run: Path, tmp_path: Path,
                                                                           tmp_path_factory: pytest.TempPathFactory) -> None:
+    from report_helpers import make_run
+
     from psab.reports.load import load_runs
     from psab.reports.report import ReportOptions, write_report
-    from report_helpers import make_run
 
     compact = make_run(tmp_path_factory, "fleet-mixed-compact", ["builtin:reference"], families=["ybus_construction"])
     runs = load_runs([compact])
