@@ -132,3 +132,18 @@ def test_tiers_refuse_each_others_builtins(world: dict[str, Path], tmp_path: Pat
         runner.start(runner.RunOptions(agents=[parse_agent_arg("builtin:fleet-reference")]), out=tmp_path / "b")
     with pytest.raises(RunnerError, match="face"):
         _run(world, tmp_path / "c", "builtin:fleet-reference,face=smoke")
+
+
+@pytest.mark.parametrize("lang", ["en", "ru"])
+def test_instructions_name_both_faces_and_the_table7_budgets(world: dict[str, Path], lang: str) -> None:
+    from psab.fleet.tools import Budget
+
+    q = json.loads((world["questions"] / "questions.jsonl").read_text().splitlines()[0])
+    paths = {"task": "/sandbox/question.json", "solution": "/sandbox/solution.json", "workdir": "/sandbox",
+             "instructions": "/sandbox/instructions.md"}
+    text = fleet.instructions(fleet.question_view(q, lang), lang, paths, "/x/fleet-tool", ["/usr/bin/python3", "-I",
+                              "/x/fleet-tool", "mcp"], Budget())
+    assert q[f"text_{lang}"] in text and "/x/fleet-tool" in text and "/x/fleet-tool mcp" in text
+    for number in ("50", "240", "500", "1500000", "12000"):  # PowerBench Table 7
+        assert number in text
+    assert "required_evidence" not in text
