@@ -238,6 +238,7 @@ def section(runs: Any, out_dir: Path, *, plots: bool = True, resamples: int = RE
         f"tool budget; calls and tool seconds per question. Brackets: {pct} % percentile-bootstrap intervals over "
         f"questions ({resamples} resamples).")], note=True))
     files: list[Path] = []
+    blocks += _by_targets(records, runs.agents, resamples, confidence, seed)
     sizes = sorted({r.get("corpus_devices") for r in records}, key=lambda v: (v is None, v))
     if len(sizes) > 1:
         grows = [r for r in fleet_rows(records, runs.agents, resamples=resamples, confidence=confidence, seed=seed,
@@ -258,6 +259,34 @@ def section(runs: Any, out_dir: Path, *, plots: bool = True, resamples: int = RE
             blocks.append(Image(p, f"fleet radar of {agent}",
                                 f"{agent}: JA, FA, RER, AER, VS, TR, TE per family (%), as PowerBench's radar plots."))
     return blocks, files
+
+
+def terminal(runs: Any, opts: Any) -> str:
+    """What ``psab report`` prints for fleet runs: each agent's all-family row."""
+    records = [{**e.record, "agent": e.agent} for e in runs.entries if is_fleet_record(e.record)]
+    rows = [r for r in fleet_rows(records, runs.agents, resamples=opts.resamples, confidence=opts.confidence,
+                                  seed=opts.seed) if r["family"] == "ALL"]
+    return rows_text(rows)
+
+
+def _by_targets(records: list[dict[str, Any]], agents: Sequence[str], resamples: int, confidence: float,
+                seed: int) -> list[Any]:
+    """PowerBench Table 8: comparative questions by their number of target devices."""
+    from psab.reports.doc import Heading, Table, cell
+
+    comp = [r for r in records if r.get("family") == "comparative" and r.get("n_devices")]
+    if len({r["n_devices"] for r in comp}) < 2:
+        return []
+    rows = [r for r in fleet_rows(comp, agents, resamples=resamples, confidence=confidence, seed=seed,
+                                  group="n_devices") if r["family"] == "comparative"]
+    header = ["agent", "devices", "n", "JA", "FA", "calls", "tool s", "wall s", "TBR"]
+    body = [[cell(r["agent"]), cell(str(r["n_devices"])), cell(str(r["n"])), cell(_pct(r["JA"])), cell(_pct(r["FA"])),
+             cell(f"{r['calls']:.1f}"), cell(f"{r['latency_s']:.2f}"), cell(f"{r['wall_s']:.1f}"),
+             cell(_pct(r["TBR"], False))] for r in sorted(rows, key=lambda r: (list(agents).index(r["agent"])
+                                                                               if r["agent"] in agents else 99,
+                                                                               r["n_devices"]))]
+    return [Heading(3, "Comparative questions by number of target devices (PowerBench Table 8)", "fleet-targets"),
+            Table(header, body, ["l"] + ["r"] * 8)]
 
 
 def build(runs: Any, out_dir: Path, opts: Any) -> tuple[list[Any], list[Path]]:

@@ -534,6 +534,10 @@ def write_report(paths: Sequence[str | Path], out: str | Path | None = None, opt
     html_path = out_dir / "report.html"
     md_path.write_text(doc.markdown(blocks, out_dir), encoding="utf-8")
     html_path.write_text(doc.html(blocks, title, embed=opts.embed), encoding="utf-8")
+    if not rows and any(r.manifest.get("tier") == "fleet" for r in runs.runs):
+        from psab.reports import fleet as fleet_report
+
+        return ReportFiles(md_path, html_path, files, fleet_report.terminal(runs, opts))
     return ReportFiles(md_path, html_path, files, _terminal_summary(rows, opts.confidence))
 
 
