@@ -32,11 +32,11 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return {"world": w, "questions": base / "q", "keys": base / "q-keys"}
 
 
-def _run(world: dict[str, Path], out: Path, *agents: str, **kw: Any) -> fleet.FleetReport:
+def _run(world: dict[str, Path], out: Path, *agents: str, workers: int = 1, **kw: Any) -> fleet.FleetReport:
     opts = fleet.FleetOptions(agents=[parse_agent_arg(a) for a in agents], world=str(world["world"]),
                               questions=str(world["questions"]), keys=str(world["keys"]),
                               limit=kw.pop("limit", 1), **kw)
-    return fleet.start(opts, out=out, progress="none")
+    return fleet.start(opts, out=out, progress="none", workers=workers)
 
 
 def _records(run_dir: Path) -> list[dict[str, Any]]:
@@ -47,10 +47,10 @@ def _by_agent(rows: list[dict[str, Any]], agent: str) -> dict[str, Any]:
     return next(r for r in rows if r["agent"] == agent and r["family"] == "ALL")
 
 
-@pytest.mark.parametrize("face", ["cli", "mcp"])
+@pytest.mark.parametrize("face,isolation", [("cli", "auto"), ("mcp", "auto"), ("cli", "relocate")])
 def test_reference_reaches_joint_accuracy_one_through_each_face(world: dict[str, Path], tmp_path: Path,
-                                                                face: str) -> None:
-    rep = _run(world, tmp_path / "run", f"ref=builtin:fleet-reference,face={face}")
+                                                                face: str, isolation: str) -> None:
+    rep = _run(world, tmp_path / "run", f"ref=builtin:fleet-reference,face={face}", isolation=isolation)
     recs = _records(tmp_path / "run")
     assert rep.summary["complete"] and len(recs) == 3  # one question of each family
     assert {r["family"] for r in recs} == {"temporal", "contextual", "comparative"}
@@ -83,8 +83,11 @@ def test_weak_agent_moves_the_metrics(world: dict[str, Path], tmp_path: Path) ->
 
 def test_failure_classes_and_retries_are_the_compact_tiers(world: dict[str, Path], tmp_path: Path) -> None:
     _run(world, tmp_path / "run", "builtin:silent", "builtin:crash", "builtin:provider-error,status=502",
-         families=["temporal"])
+         "builtin:malformed", "builtin:hang", families=["temporal"], timeout_s=3.0, workers=2)
     recs = {r["agent"]: r for r in _records(tmp_path / "run")}
+    assert recs["malformed"]["attempts"][0]["rule"] == "malformed-solution"
+    assert recs["hang"]["final_class"] == "agent_failure" and recs["hang"]["attempts"][0]["rule"] == "timeout"
+    assert recs["hang"]["n_attempts"] == 1  # a timeout is never retried
     assert recs["silent"]["final_class"] == "agent_failure" and recs["silent"]["attempts"][0]["rule"] == "no-solution"
     assert recs["crash"]["final_class"] == "agent_failure" and recs["crash"]["attempts"][0]["rule"] == "exit-status"
     pe = recs["provider-error"]
