@@ -14,8 +14,9 @@ digits; a compound identifier (``WO-10503010``, ``TRANSF-ONAN-110_10-normal.K5``
 both whole and by its parts, so ``WO-10503010`` finds that work order exactly while ``ONAN``
 finds every ONAN type.
 
-Storage: ``index/meta.json`` (format, the manifest's sha256, the vocabulary, document lengths)
-and ``index/postings.npz`` (term offsets, document ids, weighted frequencies); written to a
+Storage: ``index/meta.json`` (format, the manifest's sha256, the document paths, the vocabulary)
+and ``index/{offsets,doc_ids,weights,doc_len}.npy`` (term offsets into the postings, document
+ids, weighted frequencies, document lengths; the same bytes for the same world); written to a
 temporary directory and renamed, so concurrent builders never leave a torn index. An index whose
 manifest digest differs from the world's is rebuilt. A world directory that cannot be written
 gets an in-memory index (cached per process all the same).
@@ -36,7 +37,8 @@ from typing import Any
 
 import numpy as np
 
-FORMAT = 1
+FORMAT = 2
+ARRAYS = ("offsets", "doc_ids", "weights", "doc_len")
 INDEX_DIR = "index"
 #: BM25 constants (Robertson & Zaragoza 2009, §3.4: k1 ∈ [1.2, 2.0], b = 0.75).
 K1 = 1.2
@@ -149,8 +151,10 @@ def save(index: Index, world_root: Path) -> Path:
             terms[k] = t
         (tmp / "meta.json").write_text(json.dumps({"format": FORMAT, "manifest_sha256": index.digest, "paths": index.paths,
                                                    "terms": terms}, ensure_ascii=False), encoding="utf-8")
-        with open(tmp / "postings.npz", "wb") as f:
-            np.savez(f, offsets=index.offsets, doc_ids=index.doc_ids, weights=index.weights, doc_len=index.doc_len)
+        # plain .npy files, not an .npz: a zip member records the time it was written, and the
+        # world (index included, once world-build calls ensure_index) is byte-identical per seed
+        for name in ARRAYS:
+            np.save(tmp / f"{name}.npy", getattr(index, name), allow_pickle=False)
         os.chmod(tmp, 0o755)
         dest = root / INDEX_DIR
         old = None
@@ -173,8 +177,7 @@ def load(world_root: Path) -> Index | None:
         meta: dict[str, Any] = json.loads((d / "meta.json").read_text(encoding="utf-8"))
         if meta.get("format") != FORMAT or meta.get("manifest_sha256") != manifest_digest(world_root):
             return None
-        with np.load(d / "postings.npz", allow_pickle=False) as z:
-            arrays = {k: z[k] for k in ("offsets", "doc_ids", "weights", "doc_len")}
+        arrays = {k: np.load(d / f"{k}.npy", allow_pickle=False) for k in ARRAYS}
     except (OSError, ValueError, KeyError):
         return None
     terms = meta["terms"]

@@ -43,6 +43,15 @@ from typing import Any
 from psab.fleet.tools import DEFAULT_BUDGET, TOOLS, Budget, Corpus, ToolSession
 
 MAX_LINE = 1 << 20
+#: Connections one attempt's server holds at once (each is a thread of the runner); more are
+#: closed at once.
+MAX_CONNECTIONS = 32
+#: MCP server processes one attempt may hold at once (each is an interpreter with the SDK, ~80 MB):
+#: an agent opening connection after connection gets no more.
+MAX_MCP_SESSIONS = 4
+#: Address space of each MCP server process: the SDK reads whole JSON-RPC lines, and the agent
+#: writes them.
+MCP_MEMORY_BYTES = 4 << 30
 CLIENT_NAME = "fleet-tool"
 SOCKET_NAME = "tools.sock"
 DIR_NAME = "fleet-tools"
@@ -66,6 +75,11 @@ class AttemptServer:
     bin_dir: Path  # holds ``fleet-tool``: put it first on the agent's PATH
     session: ToolSession
     _children: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    _server: Any = None
+
+    @property
+    def open_connections(self) -> int:
+        return self._server.open_connections if self._server is not None else 0
 
 
 class _Handler(socketserver.StreamRequestHandler):
@@ -87,7 +101,7 @@ class _Handler(socketserver.StreamRequestHandler):
                 continue
             try:
                 req = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):  # RecursionError: arrays nested past the parser's stack
                 self._send({"ok": False, "error": "request is not JSON", "budget_reached": False})
                 continue
             if not isinstance(req, dict):
@@ -120,24 +134,49 @@ class _Handler(socketserver.StreamRequestHandler):
         root = str(Path(psab.__file__).resolve().parents[1])
         env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
         fd = self.connection.fileno()
-        try:
-            child = subprocess.Popen([sys.executable, "-m", "psab.fleet.mcp_server", "--socket", str(self.server.path)],
-                                     stdin=fd, stdout=fd, stderr=subprocess.DEVNULL, env=env, close_fds=True)
-        except OSError:
-            return
-        self.server.children.append(child)
+        with self.server.lock:
+            live = sum(1 for c in self.server.children if c.poll() is None)
+            if live >= MAX_MCP_SESSIONS:
+                return  # the connection closes: the agent's MCP client sees the server go
+            argv = [sys.executable, "-m", "psab.fleet.mcp_server", "--socket", str(self.server.path)]
+            prlimit = shutil.which("prlimit")
+            if prlimit:  # the agent writes what this process parses: its memory is bounded
+                argv = [prlimit, f"--as={MCP_MEMORY_BYTES}", "--", *argv]
+            try:
+                child = subprocess.Popen(argv, stdin=fd, stdout=fd, stderr=subprocess.DEVNULL, env=env, close_fds=True)
+            except OSError:
+                return
+            self.server.children.append(child)
         child.wait()
 
 
 class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     daemon_threads = True
+    block_on_close = False  # an agent's open connection never holds up the end of the attempt
     allow_reuse_address = True
 
     def __init__(self, path: Path, session: ToolSession) -> None:
         self.path = path
         self.session = session
         self.children: list[subprocess.Popen[bytes]] = []
+        self.lock = threading.Lock()
+        self.open_connections = 0
         super().__init__(str(path), _Handler)
+
+    def verify_request(self, request: Any, client_address: Any) -> bool:
+        # a thread per connection: an agent opening connection after connection gets no more
+        with self.lock:
+            if self.open_connections >= MAX_CONNECTIONS:
+                return False
+            self.open_connections += 1
+            return True
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            with self.lock:
+                self.open_connections -= 1
 
 
 @contextmanager
@@ -168,7 +207,7 @@ def serve_attempt(world_root: Path, budget: Budget = DEFAULT_BUDGET, corpus: Cor
     thread.start()
     py = "/usr/bin/python3"
     out = AttemptServer(socket_path=sock, env={ENV_SOCKET: str(sock), ENV_TOOL: str(tool)}, expose=[d],
-                        mcp_argv=[py, "-I", str(tool), "mcp"], bin_dir=d, session=session, _children=srv.children)
+                        mcp_argv=[py, "-I", str(tool), "mcp"], bin_dir=d, session=session, _children=srv.children, _server=srv)
     try:
         yield out
     finally:

@@ -27,7 +27,7 @@ smaller one); documents and series of hidden devices do not exist for the tools.
 
 from __future__ import annotations
 
-import csv
+import bisect
 import hashlib
 import io
 import json
@@ -139,6 +139,14 @@ class WorldView:
     start: str | None
     hours: int | None
     _columns: dict[str, list[str]] = field(default_factory=dict)
+    _kinds: dict[tuple[int, str], np.ndarray] = field(default_factory=dict)
+
+    def kind_mask(self, paths: list[str], kind: str) -> np.ndarray:
+        """Which of the index's documents are of ``kind`` (cached per index and kind)."""
+        key = (id(paths), kind)
+        if key not in self._kinds:
+            self._kinds[key] = np.array([self.by_path.get(p, {}).get("kind") == kind for p in paths], dtype=bool)
+        return self._kinds[key]
 
     def columns(self, device_id: str) -> list[str]:
         if device_id not in self._columns:
@@ -220,14 +228,24 @@ def _iso(d: datetime) -> str:
     return d.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _short(v: Any) -> Any:
+def _short(v: Any, depth: int = 0) -> Any:
+    """An argument as the log keeps it: strings, lists and dicts cut, nesting cut at 6 levels."""
     if isinstance(v, str):
         return v if len(v) <= LOG_ARG_CHARS else v[:LOG_ARG_CHARS] + f"…[{len(v)} chars]"
+    if isinstance(v, dict | list) and depth >= 6:
+        return "…"
     if isinstance(v, dict):
-        return {str(k)[:100]: _short(x) for k, x in list(v.items())[:20]}
+        return {str(k)[:100]: _short(x, depth + 1) for k, x in list(v.items())[:20]}
     if isinstance(v, list):
-        return [_short(x) for x in v[:50]]
-    return v
+        return [_short(x, depth + 1) for x in v[:50]]
+    if v is None or isinstance(v, bool | int | float):
+        return v
+    return repr(v)[:100]
+
+
+def _one_line(s: str) -> str:
+    """An error as the agent gets it: one line (a path it sent may hold a newline), bounded."""
+    return " ".join(s.split())[:1000]
 
 
 # ------------------------------------------------------------------------------- session
@@ -236,7 +254,7 @@ def _short(v: Any) -> Any:
 class ToolSession:
     """One question's tool session: enforces the budget, logs every call, never raises."""
 
-    def __init__(self, world_root: Path, budget: Budget = Budget(), corpus: Corpus | None = None,
+    def __init__(self, world_root: Path, budget: Budget = DEFAULT_BUDGET, corpus: Corpus | None = None,
                  log_path: Path | None = None) -> None:
         self.world_root = Path(world_root)
         self.budget = budget
@@ -250,6 +268,7 @@ class ToolSession:
         self._con: Any = None
         self._view: WorldView | None = None
         self._visible_mask: np.ndarray | None = None
+        self._paths: list[str] | None = None
 
     # ------------------------------------------------------------------ plumbing
 
@@ -278,8 +297,8 @@ class ToolSession:
                     raise ToolError("arguments must be a JSON object")
                 try:
                     size = len(json.dumps(args, ensure_ascii=False).encode())
-                except (TypeError, ValueError):
-                    raise ToolError("arguments must be JSON") from None
+                except (TypeError, ValueError, RecursionError):
+                    raise ToolError("arguments must be JSON (plain, not nested past a few hundred levels)") from None
                 if size > MAX_ARGS_BYTES:
                     raise ToolError(f"arguments too large: {size} bytes (at most {MAX_ARGS_BYTES})")
                 result, rows, lines, evidence = getattr(self, "_" + tool)(args)
@@ -294,10 +313,10 @@ class ToolSession:
                 reply: dict[str, Any] = {"ok": True, "result": result}
                 error = None
             except ToolError as exc:
-                error, budget_reached, nbytes = str(exc), exc.budget_reached, 0
+                error, budget_reached, nbytes, rows, lines = _one_line(str(exc)), exc.budget_reached, 0, 0, 0
                 reply = {"ok": False, "error": error, "budget_reached": budget_reached}
             except Exception as exc:  # a defect must not end the run: the agent sees an error
-                error, nbytes = f"internal error: {type(exc).__name__}: {str(exc)[:200]}", 0
+                error, nbytes, rows, lines = _one_line(f"internal error: {type(exc).__name__}: {str(exc)[:200]}"), 0, 0, 0
                 reply = {"ok": False, "error": error, "budget_reached": False}
             entry = {"n": len(self.log) + 1, "tool": name, "args": _short(args) if isinstance(args, dict) else None,
                      "ok": error is None, "error": error, "bytes": nbytes, "rows": rows, "lines": lines,
@@ -341,10 +360,12 @@ class ToolSession:
     # ------------------------------------------------------------------ list
 
     def _visible_paths(self) -> list[str]:
-        v = self.view
-        docs = [m["path"] for m in v.manifest if self.corpus.shows_document(m)]
-        series = [f"telemetry/{d}" for d in v.devices if self.corpus.shows_device(d)]
-        return sorted(docs) + series
+        if self._paths is None:  # once per session: the corpus does not change
+            v = self.view
+            docs = [m["path"] for m in v.manifest if self.corpus.shows_document(m)]
+            series = [f"telemetry/{d}" for d in v.devices if self.corpus.shows_device(d)]
+            self._paths = sorted(docs) + series
+        return self._paths
 
     def _list_corpus(self, args: dict[str, Any]) -> tuple[Any, int, int, list]:
         _check_keys(args, ("prefix", "offset", "limit"))
@@ -356,10 +377,13 @@ class ToolSession:
         if offset < 0 or not 1 <= limit <= LIST_PAGE_MAX:
             raise ToolError(f"offset must be >= 0 and limit between 1 and {LIST_PAGE_MAX}")
         pre = prefix[2:] if prefix.startswith("./") else prefix
-        paths = [p for p in self._visible_paths() if p.startswith(pre)]
-        page = paths[offset:offset + limit]
-        nxt = offset + limit if offset + limit < len(paths) else None
-        return {"total": len(paths), "offset": offset, "paths": page, "next_offset": nxt}, len(page), 0, []
+        paths = self._visible_paths()  # sorted: the paths under a prefix are one contiguous run
+        lo = bisect.bisect_left(paths, pre)
+        hi = bisect.bisect_left(paths, pre + "\U0010ffff", lo) if pre else len(paths)
+        total = hi - lo
+        page = paths[lo + offset:min(hi, lo + offset + limit)]
+        nxt = offset + limit if offset + limit < total else None
+        return {"total": total, "offset": offset, "paths": page, "next_offset": nxt}, len(page), 0, []
 
     # ------------------------------------------------------------------ search
 
@@ -393,8 +417,7 @@ class ToolSession:
             kinds = {m.get("kind") for m in self.view.manifest}
             if kind not in kinds:
                 raise ToolError(f"unknown kind {kind[:40]!r}; kinds: {', '.join(sorted(k for k in kinds if k))}")
-            by_path = self.view.by_path
-            mask = np.array([by_path.get(p, {}).get("kind") == kind for p in idx.paths], dtype=bool)
+            mask = self.view.kind_mask(idx.paths, kind)
             visible = mask if visible is None else (visible & mask)
         terms = set(tokens(query))
         hits = []
@@ -502,6 +525,8 @@ class ToolSession:
             if unknown:
                 raise ToolError(f"device {dev} has no metric {unknown[0][:60]!r}; its metrics: {', '.join(cols)}")
             metrics = list(dict.fromkeys(metrics))
+        else:
+            metrics = list(cols)  # named, so no column of the file's path (DuckDB's hive partitioning) creeps in
         a = _parse_time("start", _arg(args, "start", str))
         b = _parse_time("end", _arg(args, "end", str))
         if a is not None and b is not None and b <= a:
@@ -516,16 +541,11 @@ class ToolSession:
             self._con = duckdb.connect()
         data = store.read_window(self.view.root, dev, _iso(a) if a else None, _iso(b) if b else None,
                                  columns=metrics, limit=n + 1, con=self._con)
-        names = ["ts"] + (metrics if metrics is not None else [c for c in data if c != "ts"])
+        names = ["ts", *metrics]
         count = len(data["ts"])
         more = count > n
         count = min(count, n)
-        buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
-        w.writerow(names)
-        cols_data = [data[c][:count] for c in names]
-        for r in range(count):
-            w.writerow([cols_data[0][r]] + [_fmt(x[r]) for x in cols_data[1:]])
+        text = _csv(names, {c: data[c][:count] for c in names})
         evidence = []
         first = last = None
         if count:
@@ -534,7 +554,7 @@ class ToolSession:
             last = _iso(last_t + timedelta(hours=1))
             evidence = [{"kind": "series", "device_id": dev, "start": first, "end": last,
                          "metrics": [c for c in names if c != "ts"]}]
-        result = {"device_id": dev, "columns": names, "rows": count, "csv": buf.getvalue(),
+        result = {"device_id": dev, "columns": names, "rows": count, "csv": text,
                   "first_ts": first, "end_ts": last,
                   "next_start": str(data["ts"][count]) if more else None, "truncated": more}
         return result, count, 0, evidence
@@ -553,14 +573,18 @@ class ToolSession:
         return res, 0, 0, []
 
 
-def _fmt(x: Any) -> str:
-    try:
-        f = float(x)
-    except (TypeError, ValueError):
-        return str(x)
-    if math.isnan(f):
-        return ""
-    return repr(round(f, 6)) if not f.is_integer() else str(int(f)) if abs(f) < 1e15 else repr(f)
+def _csv(names: list[str], cols: dict[str, np.ndarray]) -> str:
+    """CSV of the columns (``ts`` first): numbers in their shortest round-trip form, a missing
+    value (NaN) empty. Written by Arrow's CSV writer, which is ten times faster than a Python
+    loop over 500 rows × the metrics (issue 23's 20 ms target per call)."""
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    table = pa.table({n: (pa.array(cols[n].astype(str)) if n == "ts" else pa.array(np.asarray(cols[n], dtype=float),
+                                                                                     from_pandas=True)) for n in names})
+    buf = io.BytesIO()
+    pcsv.write_csv(table, buf, pcsv.WriteOptions(include_header=False, quoting_style="none"))
+    return ",".join(names) + "\n" + buf.getvalue().decode()
 
 
 # ------------------------------------------------------------------------- python child

@@ -205,7 +205,7 @@ def test_the_bytes_and_time_budgets(face_factory, world: Path) -> None:
     assert not r["ok"] and r["budget_reached"] and "time budget" in r["error"]
 
 
-HOSTILE_PATHS = ["../world.json", "documents/../world.json", "/etc/passwd", "/proc/self/environ",
+HOSTILE_PATHS = ["documents/alarms/x\n.json", "../world.json", "documents/../world.json", "/etc/passwd", "/proc/self/environ",
                  "documents/manifest.jsonl", "world.json", "telemetry/device_id=X/part-0.parquet",
                  "documents/alarms/../../world.json", "documents\\..\\world.json", "a" * 5000, "documents/x\x00.md"]
 
@@ -253,6 +253,9 @@ def test_malformed_calls_are_tool_errors(face_factory) -> None:
                        ("python", {"code": "x" * 70_000})]:
         r = face.call(tool, args)
         assert not r["ok"] and isinstance(r["error"], str) and r["error"], (tool, args, r)
+        # the session itself judged it (no face answers on its own) and logged it
+        assert face.session.log[-1]["error"] == r["error"] and face.session.log[-1]["tool"] == tool
+    assert len(face.session.log) == 10
 
 
 def test_python_runs_a_computation_and_cuts_its_output(face_factory) -> None:
@@ -328,3 +331,210 @@ def test_the_session_never_raises(world: Path, tool: str, args: Any) -> None:
         assert isinstance(r["error"], str) and "internal error" not in r["error"], r
     json.dumps(r)
     assert len(s.log) == 1
+
+
+# ------------------------------------------------------------------------------ listing, CLI verbs, the socket
+
+
+def test_list_corpus_pages_exactly_the_manifest_under_a_prefix(world: Path) -> None:
+    """Pages put together equal the manifest's paths under the prefix (counted independently)."""
+    s = ToolSession(world, Budget(calls=1000))
+    manifest = sorted(m["path"] for m in store.read_manifest(world))
+    devices = sorted(p.name.split("=", 1)[1] for p in (world / "telemetry").iterdir())
+    for prefix in ("", "documents/", "documents/work_orders/", "documents/alarms/ALM-1", "telemetry/", "./documents/config/", "zzz"):
+        pre = prefix.removeprefix("./")
+        want = [p for p in manifest + [f"telemetry/{d}" for d in devices] if p.startswith(pre)]
+        got, offset = [], 0
+        while offset is not None:
+            r = s.call("list_corpus", {"prefix": prefix, "offset": offset, "limit": 37})["result"]
+            assert r["total"] == len(want)
+            got += r["paths"]
+            offset = r["next_offset"]
+        assert got == want, prefix
+
+
+def _tool(srv: Any, *argv: str, stdin: str | None = None) -> tuple[int, str]:
+    r = subprocess.run([SYSTEM_PY, "-I", srv.env["PSAB_FLEET_TOOL"], *argv], env={"PATH": "/usr/bin:/bin", **srv.env},
+                       input=stdin, capture_output=True, text=True, timeout=60)
+    return r.returncode, r.stdout
+
+
+def test_the_fleet_tool_verbs(world: Path, tmp_path: Path) -> None:
+    from psab.fleet.server import serve_attempt
+
+    log = tmp_path / "log.jsonl"
+    wo = _doc(world, "work_order")
+    dev = wo["device_ids"][0]
+    prog = tmp_path / "prog.py"
+    prog.write_text("print(6 * 7)\n")
+    with serve_attempt(world, Budget(), None, log) as srv:
+        rc, out = _tool(srv, "tools")
+        assert rc == 0 and json.loads(out)["result"]["tools"] == list(TOOLS)
+        rc, out = _tool(srv, "list", "documents/work_orders/", "--limit", "2")
+        assert rc == 0 and len(json.loads(out)["result"]["paths"]) == 2
+        rc, out = _tool(srv, "search", *wo["doc_id"].split("-"), "--limit", "3", "--kind", "work_order")
+        assert rc == 0 and json.loads(out)["result"]["hits"][0]["kind"] == "work_order"
+        rc, out = _tool(srv, "read", wo["path"], "--start-line", "1", "--max-lines", "1")
+        assert rc == 0 and json.loads(out)["result"]["text"] == f"# Work order {wo['doc_id']}\n"
+        rc, out = _tool(srv, "window", dev, "--limit", "3", "--csv")
+        assert rc == 0 and out.startswith("ts,") and len(out.splitlines()) == 4
+        for extra, stdin in (([str(prog)], None), (["-c", "print(6 * 7)"], None), ([], "print(6 * 7)\n")):
+            rc, out = _tool(srv, "python", *extra, stdin=stdin)
+            assert rc == 0 and json.loads(out)["result"]["output"] == "42\n"
+        rc, out = _tool(srv, "read", "../world.json")
+        assert rc == 1 and json.loads(out)["ok"] is False
+        rc, out = _tool(srv, "call", "read_file", "not json")
+        assert rc == 2
+    entries = [json.loads(x) for x in log.read_text().splitlines()]
+    assert [e["tool"] for e in entries] == ["list_corpus", "search_corpus", "read_file", "read_timeseries",
+                                            "python", "python", "python", "read_file"]
+    assert all(set(e) >= {"tool", "args", "ok", "error", "bytes", "rows", "duration_ms", "budget_reached"} for e in entries)
+    assert entries[3]["rows"] == 3 and entries[2]["bytes"] > 0 and not entries[-1]["ok"]
+    # with the server gone, the client says so and exits 3
+    env = {"PATH": "/usr/bin:/bin", "PSAB_FLEET_SOCKET": str(tmp_path / "gone.sock")}
+    r = subprocess.run([SYSTEM_PY, "-I", str(Path(__file__).resolve().parents[2] / "psab/fleet/fleet_tool.py"), "tools"],
+                       env=env, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 3 and "cannot reach" in r.stdout
+
+
+def test_the_socket_refuses_junk_and_oversized_lines(world: Path) -> None:
+    import socket
+
+    from psab.fleet.server import MAX_LINE, serve_attempt
+
+    with serve_attempt(world) as srv:
+        with socket.socket(socket.AF_UNIX) as s:
+            s.connect(str(srv.socket_path))
+            f = s.makefile("rb")
+            for junk in (b"not json\n", b"[1, 2]\n", b"[" * 200_000 + b"\n", b'{"tool": "list_corpus", "args": {"a": ' + b"[" * 5000 + b"]" * 5000 + b"}}\n", b'{"op": "nope"}\n', b'{"tool": "read_file", "args": "x"}\n'):
+                s.sendall(junk)
+                assert json.loads(f.readline())["ok"] is False
+            s.sendall(b'{"tool": "list_corpus", "args": {"limit": 1}}\n')
+            assert json.loads(f.readline())["ok"] is True  # the connection survived the junk
+            s.sendall(b"x" * (MAX_LINE + 10) + b"\n")
+            reply = json.loads(f.readline())
+            assert reply["ok"] is False and "too long" in reply["error"]
+            assert f.readline() == b""  # and then it is closed
+        assert [e["tool"] for e in srv.session.log] == ["read_file", "list_corpus"]
+
+
+def test_the_python_tool_without_bwrap_still_holds(world: Path) -> None:
+    """The fallback (no namespace): limits, the audit hook, the clean environment."""
+    from psab.fleet.tools import run_python
+
+    r = run_python(f"print(open({str(world / 'world.json')!r}).read())", 4, 1000, deny=[world], isolation="rlimit")
+    assert r["exit_code"] != 0 and "cannot read the world" in r["output"] and r["isolation"] == "rlimit"
+    r = run_python("import socket; socket.create_connection(('127.0.0.1', 9))", 4, 1000, isolation="rlimit")
+    assert r["exit_code"] != 0 and "does not allow socket" in r["output"]
+    r = run_python("import subprocess; subprocess.run(['ls'])", 4, 1000, isolation="rlimit")
+    assert r["exit_code"] != 0 and "does not allow" in r["output"]
+    r = run_python("import os; print(sorted(k for k in os.environ if k != 'LC_CTYPE'))", 4, 1000, isolation="rlimit")
+    assert r["output"].strip() == "['HOME', 'LANG', 'PATH', 'PYTHONIOENCODING', 'TMPDIR']"
+    t = time.perf_counter()
+    r = run_python("import time; time.sleep(60)", 1.0, 1000, isolation="rlimit")
+    assert r["timed_out"] and time.perf_counter() - t < 10
+    r = run_python("x = bytearray(3 * 2**30)", 4, 1000, isolation="rlimit")
+    assert r["exit_code"] != 0 and "MemoryError" in r["output"]
+
+
+def test_an_attempt_gets_a_bounded_number_of_mcp_servers(world: Path) -> None:
+    import socket
+
+    from psab.fleet.server import MAX_MCP_SESSIONS, serve_attempt
+
+    with serve_attempt(world) as srv:
+        socks = []
+        for _ in range(MAX_MCP_SESSIONS):
+            s = socket.socket(socket.AF_UNIX)
+            s.connect(str(srv.socket_path))
+            s.sendall(b'{"op": "mcp"}\n')
+            assert json.loads(s.makefile("rb").readline())["ok"]
+            socks.append(s)
+        deadline = time.monotonic() + 30
+        while len(srv._children) < MAX_MCP_SESSIONS and time.monotonic() < deadline:
+            time.sleep(0.05)
+        extra = socket.socket(socket.AF_UNIX)
+        extra.settimeout(30)
+        extra.connect(str(srv.socket_path))
+        extra.sendall(b'{"op": "mcp"}\n')
+        f = extra.makefile("rb")
+        assert json.loads(f.readline())["ok"] and f.readline() == b""  # closed: no fifth server
+        assert len(srv._children) == MAX_MCP_SESSIONS
+        for s in [*socks, extra]:
+            s.close()
+
+
+# ------------------------------------------------------------------------------ the index
+
+
+def test_the_index_is_built_once_cached_in_the_world_and_rebuilt_when_the_world_changes(tmp_path: Path, world: Path) -> None:
+    from psab.fleet import index
+
+    copy = tmp_path / "w"
+    shutil.copytree(world, copy, ignore=shutil.ignore_patterns("index"))
+    assert not (copy / "index").exists()
+    idx = index.ensure_index(copy)
+    assert (copy / "index" / "meta.json").is_file() and index.ensure_index(copy) is idx  # the process cache
+    loaded = index.load(copy)
+    assert loaded is not None and loaded.paths == idx.paths and loaded.search("cause") == idx.search("cause")
+    assert idx.n_docs == len(store.read_manifest(copy))
+    # the same world gives the same index bytes (the world is byte-identical per seed)
+    digest = store.tree_digest(copy / "index")
+    index.save(index.build(copy), copy)
+    assert store.tree_digest(copy / "index") == digest
+    # a changed manifest (a rebuilt world) makes the stored index stale
+    manifest = copy / "documents" / "manifest.jsonl"
+    rows = manifest.read_text().splitlines()
+    manifest.write_text("\n".join(rows[:-1]) + "\n")
+    assert index.load(copy) is None
+    assert index.ensure_index(copy).n_docs == len(rows) - 1
+
+
+def test_bm25_ranks_by_frequency_and_rarity(world: Path) -> None:
+    """Properties of BM25 (Robertson & Zaragoza 2009, eq. 3.15) on the real index: every hit
+    contains a query term; of two query terms, the rarer contributes more to a document that
+    has each once; scores are positive and sorted."""
+    from psab.fleet import index
+
+    idx = index.ensure_index(world)
+    hits = idx.search("cooling fan failure", limit=50)
+    assert hits and all(s > 0 for _, s in hits) and [s for _, s in hits] == sorted((s for _, s in hits), reverse=True)
+    for i, _ in hits:
+        toks = set(index.tokens((world / idx.paths[i]).read_text(encoding="utf-8")))
+        assert toks & {"cooling", "fan", "failure"}
+    df = {t: int(idx.offsets[idx.vocab[t] + 1] - idx.offsets[idx.vocab[t]]) for t in ("documents", "cooling")}
+    assert df["documents"] == idx.n_docs > df["cooling"]  # every path has 'documents'
+    assert idx.search("documents", limit=1)[0][1] < idx.search("cooling", limit=1)[0][1]
+
+
+def test_arguments_nested_past_the_recursion_limit_are_a_tool_error(world: Path) -> None:
+    deep: Any = "x"
+    for _ in range(10_000):  # past the recursion limit of any naive walk of the arguments
+        deep = {"a": [deep]}
+    s = ToolSession(world)
+    r = s.call("list_corpus", {"prefix": deep})
+    assert r["ok"] is False and "nested" in r["error"] and s.log[-1]["args"]["prefix"]["a"][0]["a"][0]["a"] == "…"
+
+
+def test_an_attempt_server_holds_a_bounded_number_of_connections(world: Path) -> None:
+    import socket
+
+    from psab.fleet.server import MAX_CONNECTIONS, request, serve_attempt
+
+    with serve_attempt(world) as srv:
+        held = []
+        for _ in range(MAX_CONNECTIONS):
+            s = socket.socket(socket.AF_UNIX)
+            s.connect(str(srv.socket_path))
+            held.append(s)
+        deadline = time.monotonic() + 10
+        while srv.open_connections < MAX_CONNECTIONS and time.monotonic() < deadline:
+            time.sleep(0.01)
+        with pytest.raises((ValueError, OSError)):  # closed without a reply
+            request(srv.socket_path, "list_corpus", {"limit": 1}, timeout_s=10)
+        for s in held:
+            s.close()
+        deadline = time.monotonic() + 10
+        while srv.open_connections and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert request(srv.socket_path, "list_corpus", {"limit": 1})["ok"]
