@@ -407,8 +407,9 @@ def run_attempt(job: FleetJob, n: int, payload: dict[str, Any] | None,
             t1 = time.perf_counter()
             timeout = agent.timeout_s or s.default_timeout_s
             limits = Limits.resolve(agent.memory_limit_mb, s.memory_limit_mb, agent.file_limit_mb, s.file_limit_mb)
-            run = launch(argv, sb, env=env, isolation=s.isolation, network=network, expose=[*expose, *served],
-                         hidden=hidden, timeout_s=timeout, stdin_bytes=stdin, limits=limits)
+            # the server's directory (client + socket) is the runner's own: bound, not exposed
+            run = launch(argv, sb, env=env, isolation=s.isolation, network=network, expose=expose, hidden=hidden,
+                         timeout_s=timeout, stdin_bytes=stdin, limits=limits, binds=tuple(served))
             t2 = time.perf_counter()
             log = _read_log(log_path)
             retrieved = _retrieved(server, log)
