@@ -70,7 +70,7 @@ TIER = "fleet"
 #: work on a question as they do on a task).
 FLEET_KINDS = ("fleet-reference", "fleet-weak")
 #: Compact-tier built-ins that cannot run here: they need a compact task's reference answer.
-COMPACT_ONLY = ("reference", "mutant", "flaky", "openai", "escape")
+COMPACT_ONLY = ("reference", "mutant", "flaky", "openai")
 #: The fleet world's sizes a run may build on the fly.
 FACES = ("cli", "mcp")
 FLEET_FAMILIES = ("temporal", "contextual", "comparative")
@@ -395,7 +395,9 @@ def run_attempt(job: FleetJob, n: int, payload: dict[str, Any] | None,
                 visible = None
             env = agent_env(home=paths["workdir"], tmpdir=tmpdir, pass_env=agent.pass_env, hidden=hidden,
                             visible=visible)
-            env.update({str(k): str(v) for k, v in server.env.items()})
+            # Not server.env: its variables are named PSAB_*, and the agent should not learn the
+            # benchmark's name from its environment (the compact tier's rule; the escape agent
+            # checks it). fleet-tool finds its socket beside itself without them.
             env["PATH"] = os.pathsep.join([str(server.bin_dir), env.get("PATH", "")])
             env["FLEET_TOOL"] = client
             env["FLEET_MCP_ARGV"] = json.dumps(mcp_argv)
@@ -464,6 +466,13 @@ def run_attempt(job: FleetJob, n: int, payload: dict[str, Any] | None,
     return attempt, files
 
 
+def escape_payload(hidden: list[Path]) -> dict[str, Any]:
+    """What ``builtin:escape`` looks for on a fleet question: every hidden path (psab, the run,
+    the world, the questions and the keys among them) and the benchmark's name."""
+    return {"probe": {"paths": [str(h) for h in hidden], "words": ["psab", "PSAB"],
+                      "names": ["keys.jsonl", "world.json", "records.jsonl", "manifest.json"], "modules": ["psab"]}}
+
+
 def reference_payload(job: FleetJob) -> dict[str, Any] | None:
     """What ``builtin:fleet-reference`` receives on its standard input, computed outside the
     sandbox: the key's answer and the evidence that justifies it, which it then reads through
@@ -481,7 +490,7 @@ def run_case(job: FleetJob) -> FleetOutcome:
         if problem is not None:
             raise RunnerError(f"this worker cannot run the bwrap sandbox: {problem}")
     hidden = hidden_roots(None) + [Path(p) for p in s.extra_hidden]
-    payload = reference_payload(job)
+    payload = escape_payload(hidden) if job.agent.builtin == "escape" else reference_payload(job)
     attempts: list[dict[str, Any]] = []
     artifacts: dict[str, bytes] = {}
     for n in range(1, max(1, s.max_attempts) + 1):

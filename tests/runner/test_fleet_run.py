@@ -150,3 +150,26 @@ def test_instructions_name_both_faces_and_the_table7_budgets(world: dict[str, Pa
     for number in ("50", "240", "500", "1500000", "12000"):  # PowerBench Table 7
         assert number in text
     assert "required_evidence" not in text
+
+
+def test_escape_agent_on_a_fleet_question_finds_nothing_under_bwrap(world: dict[str, Path], tmp_path: Path) -> None:
+    """The compact tier's escape agent on a fleet question, the tool server running beside it:
+    no hidden path (psab, the run, the world, the questions, the keys), no 'psab' in its
+    environment or in any process it can see, the keys file and world.json unreachable."""
+    from psab.runner.sandbox import bwrap_problem
+
+    if bwrap_problem(True) is not None:
+        pytest.skip("bwrap does not work here")
+    from psab.runner.agents import AgentSpec
+
+    canaries = f"{world['keys'] / 'keys.jsonl'}:{world['world'] / 'world.json'}"
+    agent = AgentSpec(name="escape", builtin="escape", timeout_s=300, retry_delay_s=0,
+                      options={"walk": 0, "canary_paths": canaries})
+    fleet.start(fleet.FleetOptions(agents=[agent], world=str(world["world"]), questions=str(world["questions"]),
+                                   keys=str(world["keys"]), limit=1, families=["temporal"], isolation="bwrap"),
+                out=tmp_path / "run", progress="none")
+    (rec,) = _records(tmp_path / "run")
+    assert rec["final_class"] == "scored", rec["attempts"][-1]["stderr_tail"]
+    sol = json.loads((tmp_path / "run" / "artifacts" / "escape" / rec["task_id"] / "attempt-1" / "solution.json").read_text())
+    findings = sol["answer"]["findings"]
+    assert findings == [], "\n".join(f"{f['route']}: {f['path']} — {f['why']} {f['detail']}" for f in findings)
