@@ -218,11 +218,22 @@ def partition(runs: Any) -> tuple[Any, Any]:
 def section(runs: Any, out_dir: Path, *, plots: bool = True, resamples: int = RESAMPLES, seed: int = SEED,
             confidence: float = CONFIDENCE) -> tuple[list[Any], list[Path]]:
     """The report's fleet section: the per agent × family table, one radar per agent, and — when
-    the runs cover several visible-corpus sizes — the Table 9 study."""
+    the runs cover several visible-corpus sizes — the Table 9 study (each size then counts as
+    its own agent in the table and the radars)."""
     from psab.reports.doc import Heading, Image, Para, Table, cell, t
 
     records = [{**e.record, "agent": e.agent} for e in runs.entries]
-    rows = fleet_rows(records, runs.agents, resamples=resamples, confidence=confidence, seed=seed)
+    sizes = sorted({r.get("corpus_devices") for r in records}, key=lambda v: (v is None, v))
+    # Runs at several visible-corpus sizes are different conditions: the main table and the
+    # radars keep them apart ("agent [N=200]"); the Table 9 section compares them.
+    labelled, agents = records, list(runs.agents)
+    if len(sizes) > 1:
+        def label(agent: str, n: Any) -> str:
+            return f"{agent} [N={'all' if n is None else n}]"
+
+        labelled = [{**r, "agent": label(r["agent"], r.get("corpus_devices"))} for r in records]
+        agents = [label(a, n) for a in runs.agents for n in sizes]
+    rows = fleet_rows(labelled, agents, resamples=resamples, confidence=confidence, seed=seed)
     blocks: list[Any] = [Heading(2, "Fleet tier (PowerBench)", "fleet")]
     if not rows:
         blocks.append(Para([t("No fleet question is recorded in these runs yet.")]))
@@ -238,8 +249,7 @@ def section(runs: Any, out_dir: Path, *, plots: bool = True, resamples: int = RE
         f"tool budget; calls and tool seconds per question. Brackets: {pct} % percentile-bootstrap intervals over "
         f"questions ({resamples} resamples).")], note=True))
     files: list[Path] = []
-    blocks += _by_targets(records, runs.agents, resamples, confidence, seed)
-    sizes = sorted({r.get("corpus_devices") for r in records}, key=lambda v: (v is None, v))
+    blocks += _by_targets(labelled, agents, resamples, confidence, seed)
     if len(sizes) > 1:
         grows = [r for r in fleet_rows(records, runs.agents, resamples=resamples, confidence=confidence, seed=seed,
                                        group="corpus_devices") if r["family"] == "ALL"]
@@ -250,7 +260,7 @@ def section(runs: Any, out_dir: Path, *, plots: bool = True, resamples: int = RE
                cell(_pct(r["TBR"], False)), cell(f"{r['calls']:.1f}")] for r in grows]
         blocks.append(Table(gh, gb, ["r", "l"] + ["r"] * 7))
     if plots:
-        for agent in runs.agents:
+        for agent in agents:
             if not any(r["agent"] == agent for r in rows):
                 continue
             safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in agent)

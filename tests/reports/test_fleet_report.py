@@ -3,6 +3,7 @@ the tables and radar plots of a real fleet run; compact reports untouched."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -127,3 +128,18 @@ def test_a_mixed_report_keeps_the_compact_sections_and_adds_the_fleet_one(fleet_
     md = files.markdown.read_text(encoding="utf-8")
     assert "## Results per split" in md and "## Fleet tier (PowerBench)" in md
     assert "temporal" not in md.split("## Fleet tier")[0]  # fleet questions stay out of the compact tables
+
+
+def test_runs_at_two_corpus_sizes_are_kept_apart_and_compared(fleet_run: Path, tmp_path: Path) -> None:
+    import shutil
+
+    from psab.reports.report import ReportOptions, write_report
+
+    # the same run, relabelled as if made at N = 5: a second condition of the same agents
+    other = tmp_path / "n5"
+    shutil.copytree(fleet_run, other, ignore=shutil.ignore_patterns(".lock", "report"))
+    lines = [json.loads(x) for x in (other / "records.jsonl").read_text().splitlines()]
+    (other / "records.jsonl").write_text("".join(json.dumps({**r, "corpus_devices": 5}) + "\n" for r in lines))
+    md = write_report([fleet_run, other], tmp_path / "rep", ReportOptions(resamples=50, plots=False)).markdown.read_text()
+    assert "| fleet-reference [N=5] | ALL |" in md and "| fleet-reference [N=all] | ALL |" in md
+    assert "Visible corpus size (PowerBench Table 9)" in md
