@@ -15,11 +15,12 @@ server spoken over stdio (``$FLEET_MCP_ARGV``, a JSON argv); option ``face=cli|m
     that evidence. It stops paging when a budget error comes back. Its joint accuracy is 1 by
     construction; its retrieved-evidence recall is what the tools actually returned.
 ``fleet-weak``
-    has no key. It takes the first search hit for the question's device and rule and answers
-    from that one document (temporal: the first alarm's times, one firing; contextual: that
-    alarm's work order); for a comparative question it stops early, ranking the devices in the
-    order the question lists them. It shows the metrics move (JA, FA, RER, TE) without being
-    a strawman that never scores.
+    has no key. It searches for the question's rule alone and answers from the first alarm hit
+    (temporal: that alarm's times, one firing; contextual: that alarm's work order), whichever
+    device raised it; for a comparative question it stops early, ranking the devices in the
+    order the question lists them. It shows the metrics move (JA, FA, RER, TE) without being a
+    strawman that never scores, and — since every device of the rule's type competes for the
+    first hit — it degrades as the visible corpus grows (PowerBench Table 9).
 """
 
 import json
@@ -198,7 +199,9 @@ def _read(tools, path):
 def _first_alarm(tools, question):
     dev = (question.get("targets") or [""])[0]
     rule = question.get("rule") or ""
-    r = tools.call("search_corpus", {"query": f"{dev} {rule}".strip()})
+    # the rule alone: every device of its type that raised it competes for the first hit, so
+    # a larger visible corpus misleads this agent more often (PowerBench Table 9)
+    r = tools.call("search_corpus", {"query": rule or dev})
     hits = [p for p in _paths(r.get("result")) if "/alarms/" in p or p.startswith("alarms/")] if r.get("ok") else []
     if not hits:
         return None, None

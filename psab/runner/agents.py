@@ -47,7 +47,7 @@ BUILTIN_KINDS: dict[str, str] = {
     "openai": "asks an OpenAI-compatible chat-completions server once (model=, base_url=, api_key_env=, max_tokens=, temperature=, request_timeout_s=)",
     # the fleet tier's (psab run --tier fleet; their program is psab/fleet/agents.py)
     "fleet-reference": "fleet tier: reads the key's evidence through the tools and answers from the key (face=cli|mcp)",
-    "fleet-weak": "fleet tier: answers from the first search hit, stops early on comparisons (face=cli|mcp)",
+    "fleet-weak": "fleet tier: answers from the first search hit for the rule, stops early on comparisons (face=cli|mcp)",
 }
 
 #: Built-in options: ``builtin:KIND,key=value,...``.
