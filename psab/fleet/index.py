@@ -29,6 +29,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import tempfile
 import threading
 from dataclasses import dataclass
@@ -108,6 +109,32 @@ class Index:
         return [(int(i), float(scores[i])) for i in order]
 
 
+#: The largest document any tool reads (the world's are a few kilobytes).
+MAX_DOCUMENT_BYTES = 32 * 2**20
+
+
+def read_document(world_root: Path, rel: str) -> str:
+    """A document's text, read only if ``rel`` names a regular file reached through no symlink
+    (no component of the path, the last included) inside the world's ``documents/``; else
+    ``OSError``. Everything that shows a document's content — ``read_file``, the snippets and
+    this index — reads through here, so a link planted in a world leads nowhere."""
+    root = Path(world_root).resolve()
+    full = root / rel
+    if os.path.realpath(full) != str(full) or (root / "documents") not in full.parents:
+        raise OSError(f"{rel}: not a regular document")
+    fd = os.open(full, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(f"{rel}: not a regular document")
+        if st.st_size > MAX_DOCUMENT_BYTES:
+            raise OSError(f"{rel}: document too large to read")
+        with os.fdopen(os.dup(fd), "rb") as f:
+            return f.read(MAX_DOCUMENT_BYTES + 1).decode("utf-8", errors="replace")
+    finally:
+        os.close(fd)
+
+
 def manifest_digest(world_root: Path) -> str:
     return hashlib.sha256((Path(world_root) / "documents" / "manifest.jsonl").read_bytes()).hexdigest()
 
@@ -122,7 +149,10 @@ def build(world_root: Path) -> Index:
     postings: dict[str, dict[int, float]] = {}
     lengths = np.zeros(len(paths), dtype=np.float32)
     for i, p in enumerate(paths):
-        text = (root / p).read_text(encoding="utf-8", errors="replace")
+        try:
+            text = read_document(root, p)
+        except OSError:
+            text = ""  # not a regular document: only its path is indexed, nothing it points to
         tf: dict[str, float] = {}
         for field, w in ((p, W_PATH), (headers(p, text), W_HEADER), (text, 1.0)):
             for t in tokens(field):

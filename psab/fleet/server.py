@@ -179,49 +179,127 @@ class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
                 self.open_connections -= 1
 
 
+#: AF_UNIX paths are at most 107 bytes (``sun_path``); a longer one goes to a short directory.
+MAX_SOCKET_PATH = 100
+
+
 @contextmanager
 def serve_attempt(world_root: Path, budget: Budget = DEFAULT_BUDGET, corpus: Corpus | None = None,
                   log_path: Path | None = None, attempt_dir: Path | None = None) -> Iterator[AttemptServer]:
     """Start the attempt's tool server (a thread of this process) and yield its
     :class:`AttemptServer`; on exit stop it, end any MCP server it started and remove its
-    directory. ``attempt_dir`` defaults to a fresh directory under the sandboxes' root."""
-    from psab.runner.sandbox import host_agent_ids, temp_root
+    directory. ``attempt_dir`` defaults to a fresh directory under the sandboxes' root; the
+    tools' directory in it is made anew (a retry in the same directory finds no stale socket).
+    When the socket's path would pass the AF_UNIX limit it lives in a short directory of its
+    own under the sandboxes' root (also exposed)."""
+    import tempfile
 
-    made_base = attempt_dir is None
-    base = Path(attempt_dir) if attempt_dir is not None else Path(__import__("tempfile").mkdtemp(prefix="f-", dir=temp_root()))
-    d = base / DIR_NAME
-    d.mkdir(mode=0o711)
+    from psab.runner.sandbox import host_agent_ids, system_python, temp_root
+
     passable = 0o711 if host_agent_ids() else 0o755
-    os.chmod(d, passable)
-    if made_base:
-        os.chmod(base, passable)
-    tool = d / CLIENT_NAME
-    shutil.copyfile(client_source(), tool)
-    os.chmod(tool, 0o755)
-    sock = d / SOCKET_NAME
-    session = ToolSession(world_root, budget, corpus, log_path=log_path)
-    srv = _Server(sock, session)
-    os.chmod(sock, 0o666)
-    thread = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True,
-                              name="fleet-tool-server")
-    thread.start()
-    py = "/usr/bin/python3"
-    out = AttemptServer(socket_path=sock, env={ENV_SOCKET: str(sock), ENV_TOOL: str(tool)}, expose=[d],
-                        mcp_argv=[py, "-I", str(tool), "mcp"], bin_dir=d, session=session, _children=srv.children, _server=srv)
+    made: list[Path] = []
+    srv: _Server | None = None
+    session: ToolSession | None = None
     try:
+        if attempt_dir is None:
+            base = Path(tempfile.mkdtemp(prefix="f-", dir=temp_root()))
+            os.chmod(base, passable)
+            made.append(base)
+            d = base / DIR_NAME
+        else:
+            d = Path(attempt_dir) / DIR_NAME
+            shutil.rmtree(d, ignore_errors=True)
+        d.mkdir(mode=0o711)
+        os.chmod(d, passable)
+        if attempt_dir is not None:
+            made.append(d)
+        tool = d / CLIENT_NAME
+        shutil.copyfile(client_source(), tool)
+        os.chmod(tool, 0o755)
+        expose = [d]
+        sock = d / SOCKET_NAME
+        if len(str(sock)) > MAX_SOCKET_PATH:
+            short = Path(tempfile.mkdtemp(prefix="s-", dir=temp_root()))
+            if len(str(short / SOCKET_NAME)) > MAX_SOCKET_PATH:
+                short.rmdir()
+                short = Path(tempfile.mkdtemp(prefix="s-", dir="/tmp"))
+            os.chmod(short, passable)
+            made.append(short)
+            expose.append(short)
+            sock = short / SOCKET_NAME
+        session = ToolSession(world_root, budget, corpus, log_path=log_path)
+        srv = _Server(sock, session)
+        os.chmod(sock, 0o666)
+        thread = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True,
+                                  name="fleet-tool-server")
+        thread.start()
+        out = AttemptServer(socket_path=sock, env={ENV_SOCKET: str(sock), ENV_TOOL: str(tool)}, expose=expose,
+                            mcp_argv=[system_python(), "-I", str(tool), "mcp"], bin_dir=d, session=session,
+                            _children=srv.children, _server=srv)
         yield out
     finally:
-        srv.shutdown()
-        srv.server_close()
-        for c in list(srv.children):
-            if c.poll() is None:
-                c.kill()
-            try:
-                c.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                pass
-        session.close()
-        shutil.rmtree(base if made_base else d, ignore_errors=True)
+        if srv is not None:
+            srv.shutdown()
+            srv.server_close()
+            for c in list(srv.children):
+                if c.poll() is None:
+                    c.kill()
+                try:
+                    c.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    pass
+        if session is not None:
+            session.close()
+        for m in made:
+            shutil.rmtree(m, ignore_errors=True)
+
+
+_TOOLS_TEXT = {
+    "en": """## Tools
+
+You reach the world only through these tools (every call counts against the question's budget:
+{calls} calls, {seconds:g} s, {read_lines} lines per read, {window_rows} rows per window,
+{bytes_total:,} bytes of results in total; python: {python_seconds:g} s and {python_chars:,}
+characters of output, standard library only, no network, no files of the world). Each prints
+JSON: `{{"ok": true, "result": ...}}` or `{{"ok": false, "error": ..., "budget_reached": ...}}`.
+
+    fleet-tool list [PREFIX] [--offset N] [--limit N]        # documents/... and telemetry/<device_id>
+    fleet-tool search WORDS... [--limit N] [--kind KIND]     # kinds: type, config, alarm, work_order, maintenance_log, inspection
+    fleet-tool read PATH [--start-line N] [--max-lines N]
+    fleet-tool window DEVICE_ID [--metrics a,b] [--start ISO] [--end ISO] [--limit N] [--csv]
+    fleet-tool python [FILE | -c CODE]                       # or the program on standard input
+
+`fleet-tool` is `{tool}` (run it with `python3` if it is not on your PATH). An MCP client gets
+the same tools by starting `{mcp}` (stdio).
+""",
+    "ru": """## Инструменты
+
+Доступ к данным — только через эти инструменты (каждый вызов расходует бюджет вопроса:
+{calls} вызовов, {seconds:g} с, {read_lines} строк за чтение, {window_rows} строк ряда за вызов,
+всего {bytes_total:,} байт результатов; python: {python_seconds:g} с и {python_chars:,} символов
+вывода, только стандартная библиотека, без сети и без файлов мира). Каждый печатает JSON:
+`{{"ok": true, "result": ...}}` или `{{"ok": false, "error": ..., "budget_reached": ...}}`.
+
+    fleet-tool list [ПРЕФИКС] [--offset N] [--limit N]       # documents/... и telemetry/<device_id>
+    fleet-tool search СЛОВА... [--limit N] [--kind ВИД]      # виды: type, config, alarm, work_order, maintenance_log, inspection
+    fleet-tool read ПУТЬ [--start-line N] [--max-lines N]
+    fleet-tool window DEVICE_ID [--metrics a,b] [--start ISO] [--end ISO] [--limit N] [--csv]
+    fleet-tool python [ФАЙЛ | -c КОД]                        # или программа на стандартном входе
+
+`fleet-tool` — это `{tool}` (запускайте через `python3`, если его нет в PATH). MCP-клиент
+получает те же инструменты, запустив `{mcp}` (stdio).
+""",
+}
+
+
+def tools_text(server: AttemptServer, lang: str = "en") -> str:
+    """The tools section of an agent's instructions (Markdown, ``en`` or ``ru``): the commands,
+    the budget in force and the MCP command."""
+    b = server.session.budget
+    return _TOOLS_TEXT["ru" if lang == "ru" else "en"].format(
+        tool=server.env[ENV_TOOL], mcp=" ".join(server.mcp_argv), calls=b.calls, seconds=b.seconds,
+        read_lines=b.read_lines, window_rows=b.window_rows, bytes_total=b.bytes_total,
+        python_seconds=b.python_seconds, python_chars=b.python_chars)
 
 
 def request(socket_path: Path, tool: str, args: dict[str, Any], timeout_s: float = 60.0) -> dict[str, Any]:

@@ -35,7 +35,6 @@ import math
 import os
 import re
 import shutil
-import stat
 import subprocess
 import sys
 import tempfile
@@ -430,10 +429,10 @@ class ToolSession:
         return {"query": query, "hits": hits}, len(hits), 0, []
 
     def _snippet(self, path: str, terms: set[str]) -> str:
-        from psab.fleet.index import tokens
+        from psab.fleet.index import read_document, tokens
 
         try:
-            text = (self.world_root / path).read_text(encoding="utf-8", errors="replace")
+            text = read_document(self.view.root, path)
         except OSError:
             return ""
         lines = text.splitlines()
@@ -476,25 +475,12 @@ class ToolSession:
         if start < 1 or want < 1:
             raise ToolError("start_line and max_lines must be at least 1")
         n = min(want, self.budget.read_lines)
-        full = self.view.root / path
-        docs = (self.view.root / "documents").resolve()
+        from psab.fleet.index import read_document
+
         try:
-            fd = os.open(full, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
-        except OSError:  # a symlink (ELOOP) or a vanished file: never followed, never a crash
+            text = read_document(self.view.root, path)
+        except OSError:  # a symlink anywhere on the path, not a regular file, vanished, too large
             raise ToolError(f"cannot read {path}: not a regular document") from None
-        try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                raise ToolError(f"cannot read {path}: not a regular document")
-            st = os.fstat(fd)
-            real = Path(os.path.realpath(full))
-            if not (os.path.isfile(full) and docs in real.parents):
-                raise ToolError(f"no such document: {path}")
-            if st.st_size > 32 * 2**20:
-                raise ToolError(f"{path}: document too large to read")
-            with os.fdopen(os.dup(fd), "rb") as f:
-                text = f.read().decode("utf-8", errors="replace")
-        finally:
-            os.close(fd)
         all_lines = text.splitlines()
         total = len(all_lines)
         chunk = all_lines[start - 1:start - 1 + n]
@@ -517,6 +503,9 @@ class ToolSession:
         metrics = _arg(args, "metrics", (list, str), None)
         if isinstance(metrics, str):
             metrics = [m.strip() for m in metrics.split(",") if m.strip()]
+        part = store.device_path(self.view.root, dev)
+        if os.path.realpath(part) != str(part):  # a link planted in a world leads nowhere
+            raise ToolError(f"no telemetry for device {dev}")
         cols = self.view.columns(dev)
         if metrics is not None:
             if not metrics or len(metrics) > 64 or not all(isinstance(m, str) for m in metrics):

@@ -219,15 +219,35 @@ def test_path_traversal_and_hostile_paths_are_tool_errors(face_factory) -> None:
 
 
 def test_a_symlinked_document_is_not_followed(tmp_path: Path, world: Path) -> None:
+    """A link planted in a world (a document, or a directory on its path) shows nothing of
+    what it points to: not to read_file, not in the index, not in a snippet."""
     copy = tmp_path / "w"
     shutil.copytree(world, copy, ignore=shutil.ignore_patterns("index"))
+    secret = tmp_path / "secret.json"
+    secret.write_text('{"zebracanary": 1}\n')
     doc = _doc(copy, "alarm")
     target = copy / doc["path"]
     target.unlink()
-    target.symlink_to(copy / "world.json")
+    target.symlink_to(secret)
+    outside = tmp_path / "outside"
+    shutil.move(str(copy / "documents" / "work_orders"), outside)
+    (copy / "documents" / "work_orders").symlink_to(outside)
+    wo = _doc(copy, "work_order")
     s = ToolSession(copy)
-    r = s.call("read_file", {"path": doc["path"]})
-    assert not r["ok"] and "not a regular document" in r["error"]
+    for p in (doc["path"], wo["path"]):
+        r = s.call("read_file", {"path": p})
+        assert not r["ok"] and "not a regular document" in r["error"], p
+    assert s.call("search_corpus", {"query": "zebracanary"})["result"]["hits"] == []
+    hits = s.call("search_corpus", {"query": doc["doc_id"], "limit": 50})["result"]["hits"]
+    assert all("zebracanary" not in h["snippet"] for h in hits)
+    assert all(not h["path"].startswith("documents/work_orders/") or not h["snippet"] for h in
+               s.call("search_corpus", {"query": wo["doc_id"], "limit": 50})["result"]["hits"])
+    dev = sorted(p.name.split("=", 1)[1] for p in (copy / "telemetry").iterdir())[0]
+    part = store.device_path(copy, dev)
+    shutil.move(str(part), tmp_path / "part.parquet")
+    part.symlink_to(tmp_path / "part.parquet")
+    r = s.call("read_timeseries", {"device_id": dev, "limit": 2})
+    assert not r["ok"] and "no telemetry" in r["error"]
 
 
 INJECTIONS = ["'; DROP TABLE documents; --", "\" OR 1=1 --", ".*(a+)+$", "[unclosed", "%' UNION SELECT * FROM x --",
@@ -538,3 +558,54 @@ def test_an_attempt_server_holds_a_bounded_number_of_connections(world: Path) ->
         while srv.open_connections and time.monotonic() < deadline:
             time.sleep(0.01)
         assert request(srv.socket_path, "list_corpus", {"limit": 1})["ok"]
+
+
+def test_the_instructions_name_the_budget_in_force_and_the_commands(world: Path) -> None:
+    from psab.fleet.server import serve_attempt, tools_text
+
+    with serve_attempt(world, Budget(calls=17, window_rows=99)) as srv:
+        for lang in ("en", "ru"):
+            text = tools_text(srv, lang)
+            assert "17" in text and "99" in text and srv.env["PSAB_FLEET_TOOL"] in text
+            assert " ".join(srv.mcp_argv) in text
+            for verb in ("list", "search", "read", "window", "python"):
+                assert f"fleet-tool {verb}" in text
+
+
+def test_the_standalone_mcp_server_over_a_world(world: Path) -> None:
+    """``python -m psab.fleet.mcp_server --world DIR``: the SDK's client over stdio, a session of
+    its own with Table 7's budget."""
+    import importlib.util
+    import sys
+
+    from conftest import need
+
+    need(importlib.util.find_spec("mcp") is not None, "the mcp SDK is not installed (pip install 'psab[mcp]')")
+    from psab.fleet.mcp_server import SyncMcpClient
+
+    root = str(Path(__file__).resolve().parents[2])
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": root}
+    c = SyncMcpClient([sys.executable, "-m", "psab.fleet.mcp_server", "--world", str(world)], env=env)
+    try:
+        assert c.tools == list(TOOLS)
+        wo = _doc(world, "work_order")
+        r = c.call("read_file", {"path": wo["path"], "max_lines": 1})
+        assert r["ok"] and r["result"]["text"] == f"# Work order {wo['doc_id']}\n"
+        replies = [c.call("list_corpus", {"limit": 1}) for _ in range(DEFAULT_BUDGET.calls)]
+        assert sum(r["ok"] for r in replies) == DEFAULT_BUDGET.calls - 1 and replies[-1]["budget_reached"]
+    finally:
+        c.close()
+
+
+def test_a_long_attempt_directory_gets_a_short_socket_and_a_retry_a_fresh_one(world: Path, tmp_path: Path) -> None:
+    from psab.fleet.server import MAX_SOCKET_PATH, request, serve_attempt
+
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    deep.mkdir(parents=True)
+    for _ in range(2):  # the second start in the same directory finds the first's files gone or replaced
+        with serve_attempt(world, attempt_dir=deep) as srv:
+            assert len(str(srv.socket_path)) <= MAX_SOCKET_PATH and srv.socket_path.parent in srv.expose
+            assert request(srv.socket_path, "list_corpus", {"limit": 1})["ok"]
+            rc, out = _tool(srv, "tools")
+            assert rc == 0
+        assert not srv.socket_path.exists() and not srv.bin_dir.exists()
