@@ -171,18 +171,7 @@ _INSTR = {
 
 {question}
 
-## How to work
-
-You cannot read the operational world directly: reach it only through the fleet tools below. Each
-call returns JSON. Budgets per question (PowerBench Table 7), enforced by the tool server: {calls}
-tool calls, {seconds:g} s, {read_lines} lines per `read_file`, {window_rows} rows per
-`read_timeseries`, {bytes_total} bytes read in total, `python` {python_seconds:g} s and
-{python_chars} characters of output. A call past a budget returns an error.
-
-- Command line: `{client} --help` lists the tools (`list`, `search`, `read`, `window`, `python`).
-- MCP (stdio): run `{mcp}` and call the tools `list_corpus`, `search_corpus`, `read_file`,
-  `read_timeseries`, `python`.
-
+{tools}
 ## The answer
 
 The question is also in `{task}` (with its `answer_schema`). Write `{solution}` as one JSON object:
@@ -201,18 +190,7 @@ has been written.
 
 {question}
 
-## Как работать
-
-Прямого доступа к эксплуатационным данным нет: обращайтесь к ним только через инструменты ниже.
-Каждый вызов возвращает JSON. Ограничения на вопрос (PowerBench, табл. 7) соблюдает сервер
-инструментов: {calls} вызовов, {seconds:g} с, {read_lines} строк за один `read_file`,
-{window_rows} строк за один `read_timeseries`, всего {bytes_total} байт, `python` — {python_seconds:g} с
-и {python_chars} символов вывода. Вызов сверх ограничения возвращает ошибку.
-
-- Командная строка: `{client} --help` перечисляет инструменты (`list`, `search`, `read`, `window`, `python`).
-- MCP (stdio): запустите `{mcp}` и вызывайте инструменты `list_corpus`, `search_corpus`, `read_file`,
-  `read_timeseries`, `python`.
-
+{tools}
 ## Ответ
 
 Вопрос также записан в `{task}` (с его `answer_schema`). Запишите в `{solution}` один JSON-объект:
@@ -230,14 +208,12 @@ has been written.
 }
 
 
-def instructions(view: dict[str, Any], lang: str, paths: dict[str, str], client: str, mcp_argv: list[str],
-                 budget: Any) -> str:
-    import shlex
-
-    b = {k: getattr(budget, k) for k in ("calls", "seconds", "read_lines", "window_rows", "bytes_total",
-                                         "python_seconds", "python_chars")}
+def instructions(view: dict[str, Any], lang: str, paths: dict[str, str], tools: str) -> str:
+    """The agent's instructions: the question, the tools section (``tools``:
+    :func:`psab.fleet.server.tools_text`, the commands, the budget in force and the MCP command)
+    and the answer's format."""
     return _INSTR[lang].format(qid=view["question_id"], family=view["family"], question=view["question"],
-                               client=client, mcp=shlex.join(mcp_argv), **paths, **b)
+                               tools=tools.strip() + "\n", **paths)
 
 
 # ---------------------------------------------------------------------------- metrics
@@ -357,7 +333,7 @@ def run_attempt(job: FleetJob, n: int, payload: dict[str, Any] | None,
                 hidden: list[Path]) -> tuple[dict[str, Any], dict[str, bytes]]:
     """One attempt: fresh sandbox and tool server, the agent, classification, grading."""
     from psab.fleet import grading
-    from psab.fleet.server import serve_attempt
+    from psab.fleet.server import serve_attempt, tools_text
     from psab.fleet.tools import Budget
     from psab.io import SolutionProblem, parse_solution_text
 
@@ -383,7 +359,7 @@ def run_attempt(job: FleetJob, n: int, payload: dict[str, Any] | None,
         with serve_attempt(Path(s.world), budget, corpus, log_path, sb.attempt_dir) as server:
             client = _tool_client(server)
             mcp_argv = list(server.mcp_argv)
-            (sb.box / "instructions.md").write_text(instructions(view, s.lang, paths, client, mcp_argv, budget),
+            (sb.box / "instructions.md").write_text(instructions(view, s.lang, paths, tools_text(server, s.lang)),
                                                     encoding="utf-8")
             served = [Path(p) for p in server.expose]
             if s.isolation == "bwrap":
@@ -399,6 +375,10 @@ def run_attempt(job: FleetJob, n: int, payload: dict[str, Any] | None,
             # benchmark's name from its environment (the compact tier's rule; the escape agent
             # checks it). fleet-tool finds its socket beside itself without them.
             env["PATH"] = os.pathsep.join([str(server.bin_dir), env.get("PATH", "")])
+            if Path(server.socket_path).parent != Path(server.bin_dir):
+                # the socket had to move to a short directory (AF_UNIX path limit): the client
+                # can only find it through the server's variables
+                env.update({str(k): str(v) for k, v in server.env.items()})
             env["FLEET_TOOL"] = client
             env["FLEET_MCP_ARGV"] = json.dumps(mcp_argv)
             script = fleet_script_source() if agent.builtin in FLEET_KINDS else compact_script_source()

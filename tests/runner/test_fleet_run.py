@@ -138,18 +138,21 @@ def test_tiers_refuse_each_others_builtins(world: dict[str, Path], tmp_path: Pat
 
 
 @pytest.mark.parametrize("lang", ["en", "ru"])
-def test_instructions_name_both_faces_and_the_table7_budgets(world: dict[str, Path], lang: str) -> None:
+def test_instructions_name_both_faces_and_the_table7_budgets(world: dict[str, Path], tmp_path: Path,
+                                                             lang: str) -> None:
+    from psab.fleet.server import serve_attempt, tools_text
     from psab.fleet.tools import Budget
 
     q = json.loads((world["questions"] / "questions.jsonl").read_text().splitlines()[0])
     paths = {"task": "/sandbox/question.json", "solution": "/sandbox/solution.json", "workdir": "/sandbox",
              "instructions": "/sandbox/instructions.md"}
-    text = fleet.instructions(fleet.question_view(q, lang), lang, paths, "/x/fleet-tool", ["/usr/bin/python3", "-I",
-                              "/x/fleet-tool", "mcp"], Budget())
-    assert q[f"text_{lang}"] in text and "/x/fleet-tool" in text and "/x/fleet-tool mcp" in text
-    for number in ("50", "240", "500", "1500000", "12000"):  # PowerBench Table 7
-        assert number in text
-    assert "required_evidence" not in text
+    with serve_attempt(world["world"], Budget(), None, tmp_path / "log.jsonl", tmp_path) as server:
+        text = fleet.instructions(fleet.question_view(q, lang), lang, paths, tools_text(server, lang))
+        tool = str(server.bin_dir / "fleet-tool")
+    assert q[f"text_{lang}"] in text and tool in text and f"{tool} mcp" in text
+    for number in ("50", "240", "500", "1,500,000", "12,000"):  # PowerBench Table 7
+        assert number in text, number
+    assert "/sandbox/solution.json" in text and "required_evidence" not in text
 
 
 def test_escape_agent_on_a_fleet_question_finds_nothing_under_bwrap(world: dict[str, Path], tmp_path: Path) -> None:
