@@ -176,3 +176,16 @@ def test_escape_agent_on_a_fleet_question_finds_nothing_under_bwrap(world: dict[
     sol = json.loads((tmp_path / "run" / "artifacts" / "escape" / rec["task_id"] / "attempt-1" / "solution.json").read_text())
     findings = sol["answer"]["findings"]
     assert findings == [], "\n".join(f"{f['route']}: {f['path']} — {f['why']} {f['detail']}" for f in findings)
+
+
+def test_a_command_agent_finds_fleet_tool_on_its_path(world: dict[str, Path], tmp_path: Path) -> None:
+    """Any command-line agent: ``fleet-tool`` is first on its PATH inside the sandbox, and its
+    calls are in the attempt's log."""
+    template = ("sh=fleet-tool search alarm > {workdir}/hits.json && fleet-tool list documents/alarms > /dev/null "
+                "&& echo '{\"question_id\": \"x\", \"answer\": {}}' > {solution}")
+    _run(world, tmp_path / "run", template, families=["contextual"])
+    (rec,) = _records(tmp_path / "run")
+    att = rec["attempts"][-1]
+    assert rec["final_class"] == "scored", att["stderr_tail"]
+    assert att["tools"]["calls"] == 2 and att["tools"]["per_tool"] == {"list_corpus": 1, "search_corpus": 1}
+    assert att["result"]["feasible"] is False and att["result"]["fleet"]["schema_valid"] is False
