@@ -12,7 +12,7 @@ server spoken over stdio (``$FLEET_MCP_ARGV``, a JSON argv); option ``face=cli|m
     sandbox, as the compact reference receives its answer) and reads every required evidence
     item THROUGH the tools — documents with ``read_file``, telemetry windows with
     ``read_timeseries`` in pages of at most the budget's rows — before writing the answer with
-    that evidence. It stops paging when a budget error comes back. Its joint accuracy is 1 by
+    that evidence. It makes no further call once a budget is reached. Its joint accuracy is 1 by
     construction; its retrieved-evidence recall is what the tools actually returned.
 ``fleet-weak``
     has no key. It searches for the question's rule alone and answers from the first alarm hit
@@ -134,7 +134,8 @@ def write(path, obj):
 
 
 def read_series(tools, item):
-    """Read one telemetry window in pages of at most WINDOW_ROWS hourly rows."""
+    """Read one telemetry window in pages of at most WINDOW_ROWS hourly rows; False once a
+    budget is reached."""
     start, end = _t(item["start"]), _t(item["end"])
     while start < end:
         stop = min(end, start + timedelta(hours=WINDOW_ROWS))
@@ -143,16 +144,22 @@ def read_series(tools, item):
             args["metrics"] = list(item["metrics"])
         r = tools.call("read_timeseries", args)
         if not r.get("ok"):
-            return  # a budget reached: what was read stands
+            return not r.get("budget_reached")
         start = stop
+    return True
 
 
 def reference(tools, question, payload):
     for item in payload.get("required_evidence") or []:
         if item.get("kind") == "document":
-            tools.call("read_file", {"path": item["path"]})
+            r = tools.call("read_file", {"path": item["path"]})
+            going = r.get("ok") or not r.get("budget_reached")
         elif item.get("kind") == "series":
-            read_series(tools, item)
+            going = read_series(tools, item)
+        else:
+            going = True
+        if not going:
+            break  # a budget reached: no further call, what was read stands
     return {"question_id": question["question_id"], "answer": payload.get("answer"),
             "evidence": payload.get("required_evidence") or []}
 

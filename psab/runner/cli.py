@@ -35,7 +35,7 @@ line is visible to other processes). See docs/runner.md.
 # Options that define a run; a resumed run takes them from its manifest instead.
 _DEFINING = ("agent", "agents_file", "split", "family", "limit", "count", "start", "run_seed", "timeout",
              "isolation", "no_network", "lang", "backend", "pass_env", "memory_limit", "file_limit",
-             "tier", "world", "questions", "keys", "fleet_size", "per_family", "corpus_devices")
+             "tier", "world", "questions", "keys", "fleet_size", "per_family", "corpus_devices", "tool_budget")
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -90,6 +90,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
     p.add_argument("--corpus-devices", type=int, metavar="N",
                    help="fleet: devices the tools show (the question's targets always among them; PowerBench "
                         "Table 9; default all)")
+    p.add_argument("--tool-budget", action="append", metavar="FIELD=VALUE",
+                   help="fleet: change one of the tools' per-question budgets (calls, seconds, read_lines, "
+                        "window_rows, bytes_total, python_seconds, python_chars; PowerBench Table 7 defaults)")
     p.add_argument("--pass-env", action="append", metavar="VAR", help="pass this environment variable to every agent")
     p.add_argument("--workers", type=int, default=1, metavar="N", help="cases run in parallel (default 1)")
     p.add_argument("--dask", metavar="ADDRESS", help="run the cases on this Dask scheduler (tcp://host:8786)")
@@ -146,7 +149,8 @@ def _run(args: argparse.Namespace) -> int:
         agents = with_overrides(agents, args.pass_env or [])
         if args.tier == "fleet":
             return _run_fleet(args, agents)
-        fleet_flags = [f for f in ("world", "questions", "keys", "fleet_size", "per_family", "corpus_devices")
+        fleet_flags = [f for f in ("world", "questions", "keys", "fleet_size", "per_family", "corpus_devices",
+                                   "tool_budget")
                        if getattr(args, f) is not None]
         if fleet_flags:
             raise RunnerError(f"--{fleet_flags[0].replace('_', '-')} applies to --tier fleet only")
@@ -199,6 +203,14 @@ def _run_fleet(args: argparse.Namespace, agents: list) -> int:  # type: ignore[t
              "corpus_devices": args.corpus_devices, "isolation": args.isolation, "lang": args.lang,
              "timeout_s": args.timeout, "run_seed": args.run_seed, "memory_limit_mb": args.memory_limit,
              "file_limit_mb": args.file_limit, "seed": args.seed}
+    if args.tool_budget:
+        budget = {}
+        for item in args.tool_budget:
+            k, eq, v = item.partition("=")
+            if not eq:
+                raise RunnerError(f"--tool-budget {item!r}: give FIELD=VALUE, e.g. calls=20")
+            budget[k.strip()] = v.strip()
+        given["budget"] = budget
     opts = fleet.FleetOptions(agents=agents, network=not args.no_network,
                               **{k: v for k, v in given.items() if v is not None})
     report = fleet.start(opts, out=args.out, workers=args.workers, progress=args.progress)

@@ -99,6 +99,9 @@ class FleetOptions:
     limit: int | None = None
     #: The tools' visible corpus (PowerBench Table 9): None = every device.
     corpus_devices: int | None = None
+    #: Changes to the tools' per-question budget (:class:`psab.fleet.tools.Budget`; PowerBench
+    #: Table 7 defaults), e.g. ``{"calls": 20}``.
+    budget: dict[str, float] = field(default_factory=dict)
     isolation: str = "auto"
     network: bool = True
     lang: str = "en"
@@ -111,7 +114,8 @@ class FleetOptions:
     def to_dict(self) -> dict[str, Any]:
         return {"world": self.world, "questions": self.questions, "keys": self.keys, "size": self.size,
                 "per_family": self.per_family, "families": self.families, "limit": self.limit,
-                "corpus_devices": self.corpus_devices, "isolation": self.isolation, "network": self.network,
+                "corpus_devices": self.corpus_devices, "budget": dict(self.budget), "isolation": self.isolation,
+                "network": self.network,
                 "lang": self.lang, "timeout_s": self.timeout_s, "run_seed": self.run_seed,
                 "max_attempts": self.max_attempts, "memory_limit_mb": self.memory_limit_mb,
                 "file_limit_mb": self.file_limit_mb}
@@ -130,6 +134,7 @@ class FleetSettings:
     memory_limit_mb: float | None = None
     file_limit_mb: float | None = DEFAULT_FILE_LIMIT_MB
     corpus_devices: int | None = None
+    budget: tuple[tuple[str, float], ...] = ()
     run_seed: int = 0
     extra_hidden: tuple[str, ...] = ()
 
@@ -311,6 +316,29 @@ def compact_script_source() -> str:
     return resources.files("psab.runner").joinpath("agent_script.py").read_text(encoding="utf-8")
 
 
+def make_budget(changes: dict[str, float]) -> Any:
+    """The tools' budget: PowerBench Table 7's defaults with ``changes`` (field name → value,
+    converted to the field's type; an unknown name or a value below 1 is refused)."""
+    import dataclasses
+
+    from psab.fleet.tools import Budget
+
+    fields = {f.name: f for f in dataclasses.fields(Budget)}
+    out: dict[str, Any] = {}
+    for k, v in changes.items():
+        if k not in fields:
+            raise RunnerError(f"--tool-budget {k}: the budget's fields are {', '.join(fields)}")
+        kind = int if fields[k].type in (int, "int") else float
+        try:
+            value = kind(v)
+        except (TypeError, ValueError):
+            raise RunnerError(f"--tool-budget {k}={v!r} is not a number") from None
+        if not value >= 1 if kind is int else not value > 0:
+            raise RunnerError(f"--tool-budget {k} must be positive")
+        out[k] = value
+    return Budget(**out)
+
+
 def make_corpus(world: str, devices: int | None, targets: list[str], seed: int) -> Any:
     """The tools' visible corpus (PowerBench Table 9): everything, or ``devices`` devices with
     the question's targets always among them (:class:`psab.fleet.tools.Corpus`)."""
@@ -334,7 +362,6 @@ def run_attempt(job: FleetJob, n: int, payload: dict[str, Any] | None,
     """One attempt: fresh sandbox and tool server, the agent, classification, grading."""
     from psab.fleet import grading
     from psab.fleet.server import serve_attempt, tools_text
-    from psab.fleet.tools import Budget
     from psab.io import SolutionProblem, parse_solution_text
 
     agent, s = job.agent, job.settings
@@ -342,7 +369,7 @@ def run_attempt(job: FleetJob, n: int, payload: dict[str, Any] | None,
     t0 = time.perf_counter()
     expose = check_expose(agent.expose, hidden) if s.isolation == "bwrap" else []
     network = s.network if agent.network is None else (agent.network and s.network)
-    budget = Budget()
+    budget = make_budget(dict(s.budget))
     corpus = make_corpus(s.world, s.corpus_devices, list(q.get("targets") or []), s.run_seed)
     sb = make_sandbox(temp_root(), s.isolation)
     log: list[dict[str, Any]] = []
@@ -594,6 +621,7 @@ def _preflight(opts: FleetOptions, run_dir: Path) -> str:
         raise RunnerError("--corpus-devices must be at least 1")
     if not opts.timeout_s > 0:
         raise RunnerError("--timeout must be positive")
+    make_budget(opts.budget)  # refuses an unknown field or a non-positive value now, not per attempt
     check_limit_mb("--memory-limit", opts.memory_limit_mb)
     check_limit_mb("--file-limit", opts.file_limit_mb)
     isolation = resolve_isolation(opts.isolation, opts.network)
@@ -616,7 +644,7 @@ def _manifest(run_id: str, opts: FleetOptions, isolation: str, world: Path, qdir
         "created": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), "psab_version": psab.__version__,
         "agents": [a.to_dict() for a in opts.agents], "splits": ["public"], "families": {},
         "options": {**opts.to_dict(), "world": str(world), "questions": str(qdir), "keys": str(kdir)},
-        "fleet": {"world_size": info.get("size"), "world_seed_commitment": info.get("seed_commitment"),
+        "fleet": {"budget": vars(make_budget(opts.budget)), "world_size": info.get("size"), "world_seed_commitment": info.get("seed_commitment"),
                   "world_statistics": info.get("statistics"), "corpus_devices": opts.corpus_devices,
                   "questions": [{"question_id": q["question_id"], "family": q["family"],
                                  "digest": question_digest(q)} for q, _ in pairs]},
@@ -635,7 +663,8 @@ def _settings(opts: FleetOptions, isolation: str, run_dir: Path, world: Path, qd
     return FleetSettings(isolation=isolation, world=str(world), network=opts.network, lang=opts.lang,
                          default_timeout_s=opts.timeout_s, max_attempts=opts.max_attempts,
                          memory_limit_mb=opts.memory_limit_mb, file_limit_mb=opts.file_limit_mb,
-                         corpus_devices=opts.corpus_devices, run_seed=opts.run_seed,
+                         corpus_devices=opts.corpus_devices, budget=tuple(sorted(opts.budget.items())),
+                         run_seed=opts.run_seed,
                          extra_hidden=tuple(dict.fromkeys((str(run_dir.resolve()), str(world), str(qdir), str(kdir)))))
 
 

@@ -189,3 +189,19 @@ def test_a_command_agent_finds_fleet_tool_on_its_path(world: dict[str, Path], tm
     assert rec["final_class"] == "scored", att["stderr_tail"]
     assert att["tools"]["calls"] == 2 and att["tools"]["per_tool"] == {"list_corpus": 1, "search_corpus": 1}
     assert att["result"]["feasible"] is False and att["result"]["fleet"]["schema_valid"] is False
+
+
+def test_a_tight_call_budget_is_reached_and_counted(world: dict[str, Path], tmp_path: Path) -> None:
+    """With two calls a question (PowerBench Table 7 says 50), the reference cannot read the
+    3–5 windows of a comparative question: the server refuses the third call, the attempt
+    counts as budget-reached (TBR), its retrieved-evidence recall falls below 1 — and its
+    answer, taken from the key, is still right: the budget limits retrieval, not the answer."""
+    rep = _run(world, tmp_path / "run", "builtin:fleet-reference", families=["comparative"], budget={"calls": 2})
+    (rec,) = _records(tmp_path / "run")
+    att = rec["attempts"][-1]
+    assert att["tools"]["budget_reached"] and att["tools"]["errors"] >= 1
+    assert att["result"]["fleet"]["joint"] and att["result"]["fleet"]["rer"] < 1.0
+    row = _by_agent(rep.summary["fleet_rows"], "fleet-reference")
+    assert row["TBR"]["mean"] == 1.0 and row["TR"]["mean"] < 1.0
+    with pytest.raises(RunnerError, match="budget's fields"):
+        _run(world, tmp_path / "bad", "builtin:fleet-reference", budget={"cals": 2})
