@@ -141,7 +141,8 @@ def table(rows: Sequence[dict[str, Any]], group: str | None = None) -> tuple[lis
                                            "TBR", "calls", "tool s"]
     body = []
     for r in rows:
-        body.append(([str(r.get(group))] if group else []) + [
+        g = r.get(group) if group else None
+        body.append(([("all" if g is None else str(g))] if group else []) + [
             r["agent"], r["family"], str(r["n"]), _pct(r["JA"]), _pct(r["FA"]), _pct(r["RER"]), _pct(r["AER"]),
             _pct(r["VS"]), _pct(r["TR"]), _pct(r["TE"], False), _pct(r["TBR"], False), f"{r['calls']:.1f}",
             f"{r['latency_s']:.2f}"])
