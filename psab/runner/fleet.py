@@ -79,6 +79,7 @@ RECORD_STDOUT_CHARS = 1000
 #: At most this many tool calls of one attempt are kept in the record itself (all are in the
 #: attempt's ``tools.jsonl`` artifact); the metrics are computed from all of them.
 RECORD_TOOL_CALLS = 60
+RECORD_ARGS_CHARS = 300
 
 
 @dataclass
@@ -455,8 +456,7 @@ def run_attempt(job: FleetJob, n: int, payload: dict[str, Any] | None,
         "solution_bytes": len(data) if data is not None else None,
         "stderr_tail": run.stderr_tail[-RECORD_STDERR_CHARS:], "stdout_tail": run.stdout_tail[-RECORD_STDOUT_CHARS:],
         "result": summary, "tools": metrics,
-        "tool_calls": [{k: c.get(k) for k in ("tool", "ok", "error", "bytes", "rows", "duration_ms", "budget_reached")}
-                       for c in log[:RECORD_TOOL_CALLS]],
+        "tool_calls": [_call_row(c) for c in log[:RECORD_TOOL_CALLS]],
         "corpus_devices": s.corpus_devices,
         "timing": {"setup_s": round(t1 - t0, 5), "agent_s": round(t2 - t1, 5), "classify_s": round(t3 - t2, 5),
                    "grade_s": round(t4 - t3, 5), "cleanup_s": round(t5 - t4, 5)},
@@ -478,6 +478,15 @@ def escape_payload(hidden: list[Path]) -> dict[str, Any]:
     the world, the questions and the keys among them) and the benchmark's name."""
     return {"probe": {"paths": [str(h) for h in hidden], "words": ["psab", "PSAB"],
                       "names": ["keys.jsonl", "world.json", "records.jsonl", "manifest.json"], "modules": ["psab"]}}
+
+
+def _call_row(c: dict[str, Any]) -> dict[str, Any]:
+    """One logged call as the record keeps it: the log's fields, the arguments as compact JSON
+    cut to :data:`RECORD_ARGS_CHARS` (the whole call is in the attempt's ``tools.jsonl``)."""
+    row = {k: c.get(k) for k in ("tool", "ok", "error", "bytes", "rows", "duration_ms", "budget_reached")}
+    args = json.dumps(c.get("args"), ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=str)
+    row["args"] = args if len(args) <= RECORD_ARGS_CHARS else args[:RECORD_ARGS_CHARS] + "…"
+    return row
 
 
 def reference_payload(job: FleetJob) -> dict[str, Any] | None:

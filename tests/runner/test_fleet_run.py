@@ -62,7 +62,9 @@ def test_reference_reaches_joint_accuracy_one_through_each_face(world: dict[str,
         assert fl["joint"] and fl["schema_valid"] and fl["rer"] == 1.0, (r["task_id"], att)
         assert att["tools"]["calls"] >= 1 and att["tools"]["errors"] == 0 and not att["tools"]["budget_reached"]
         log = (tmp_path / "run" / "artifacts" / "ref" / r["task_id"] / "attempt-1" / "tools.jsonl").read_text()
-        assert len(log.splitlines()) == att["tools"]["calls"]
+        assert len(log.splitlines()) == att["tools"]["calls"] == len(att["tool_calls"])
+        first = json.loads(log.splitlines()[0])
+        assert att["tool_calls"][0]["tool"] == first["tool"] and json.loads(att["tool_calls"][0]["args"]) == first["args"]
     row = _by_agent(rep.summary["fleet_rows"], "ref")
     assert row["JA"]["mean"] == 1.0 and row["TR"]["mean"] == 1.0
 
