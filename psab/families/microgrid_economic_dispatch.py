@@ -24,6 +24,7 @@ import numpy as np
 from psab.contract import Task
 from psab.evaluators import answer_schema as s
 from psab.evaluators import input_checks as ic
+from psab.generators.acceptance import Moves
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.solvers import algebra
 from psab.solvers.dispatch import (
@@ -33,7 +34,6 @@ from psab.solvers.dispatch import (
     build_microgrid_dispatch,
     clean,
     schedule_arrays,
-    shift,
     step_minutes_to_hours,
 )
 from psab.surrogates.dispatch import soc_trajectory
@@ -377,12 +377,16 @@ def accept(task: Task, reference: Reference) -> str | None:
 _INJECTIONS = (("p_diesel_mw", 1.0), ("p_import_mw", 1.0), ("p_export_mw", -1.0), ("p_pv_mw", 1.0))
 
 
-def neighbourhood(task: Task, answer: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+def neighbourhood(task: Task, answer: dict[str, Any]) -> Moves:
     """Feasible-looking moves around the reference, each keeping every balance and the energy
     recursion: in one step, δ MW moved between two injections (diesel, import, export, PV)
     where both have room; and one step's battery discharge raised (or charge lowered) by δ with
     import lowered by δ and the stored energies after it recomputed. An optimal LP schedule
-    admits no such move that lowers the cost; one that does shows a defective reference."""
+    admits no such move that lowers the cost; one that does shows a defective reference.
+
+    Given as :class:`~psab.generators.acceptance.Moves` with the evaluator's own rows and cost
+    in matrix form, so acceptance judges all moves with one product and evaluates in full only
+    those that might win."""
     inputs = task.public_inputs
     bat = inputs["battery"]
     dt = step_minutes_to_hours(inputs["step_minutes"])
@@ -402,8 +406,7 @@ def neighbourhood(task: Task, answer: dict[str, Any]) -> list[tuple[str, dict[st
                 new_a, new_b = step[a] + da, step[b] + db
                 if not (0.0 <= new_a <= limits[a] and 0.0 <= new_b <= limits[b]):
                     continue
-                out.append((f"step {t}: {delta:.4g} MW from {b} to {a}",
-                            shift(answer, [(("schedule", t, a), da), (("schedule", t, b), db)])))
+                out.append((f"step {t}: {delta:.4g} MW from {b} to {a}", [(("schedule", t, a), da), (("schedule", t, b), db)]))
         for key, sign in (("p_discharge_mw", 1.0), ("p_charge_mw", -1.0)):
             new = step[key] + sign * delta
             limit = bat["p_discharge_max_mw"] if key == "p_discharge_mw" else bat["p_charge_max_mw"]
@@ -412,8 +415,18 @@ def neighbourhood(task: Task, answer: dict[str, Any]) -> list[tuple[str, dict[st
             energy = delta * dt / bat["eta_discharge"] if key == "p_discharge_mw" else delta * dt * bat["eta_charge"]
             moves = [(("schedule", t, key), sign * delta), (("schedule", t, "p_import_mw"), -delta)]
             moves += [(("schedule", u, "soc_mwh"), -energy) for u in range(t, len(sched))]
-            out.append((f"step {t}: battery gives {delta:.4g} MW more instead of import", shift(answer, moves)))
-    return out
+            out.append((f"step {t}: battery gives {delta:.4g} MW more instead of import", moves))
+    return Moves(answer, out, _screen(task, answer))
+
+
+def _screen(task: Task, answer: dict[str, Any]) -> Any:
+    """The evaluator's rows and cost (:func:`evaluate`: ``formulation(...).check`` and the
+    summed step costs) at ``answer``, as a linear screen over ``/schedule/t/<field>``."""
+    from psab.evaluators.tolerance import Tolerance
+
+    f = formulation(task.public_inputs)
+    column = f.column_of(MICROGRID_FIELDS, lambda p: (p[2], p[1]) if len(p) == 3 and p[0] == "schedule" else None)
+    return f.screen(answer_values(answer), Tolerance.from_task(task.tolerances).slack, column)
 
 
 SPEC = register(

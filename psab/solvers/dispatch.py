@@ -25,6 +25,7 @@ Indices: a per-step quantity is indexed by the step ``t``; a per-unit one by ``(
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -145,6 +146,84 @@ class Formulation:
         skipped = set(skip)
         return algebra.check(values, [r for r in self.rows() if r.name not in skipped], slack)
 
+    def screen(self, values: Any, slack: Callable[[str], float], column: Callable[[Any], int | None], *,
+               skip: Iterable[str] = ()) -> LinearScreen:
+        """:meth:`check` and :meth:`objective` at ``values`` as a :class:`LinearScreen`, for
+        judging perturbations of ``values`` in matrix form (rows named in ``skip`` left out,
+        as :meth:`check` leaves them; ``column(path)`` maps an answer field to its column —
+        :meth:`column_of` helps)."""
+        import scipy.sparse as sp
+
+        skipped = set(skip)
+        mf = matrix_form(self, strict=False)
+        data, row_of, col_of = [], [], []
+        lower, upper, tol, constant = [], [], [], []
+        m = 0
+        for c, block, cols in zip(self.constraints, mf.blocks, mf.columns, strict=True):
+            if c.name in skipped or not block.kept:
+                continue
+            k = len(block.lower)
+            ptr = np.asarray(block.indptr, dtype=np.int64)
+            row_of.append(m + np.repeat(np.arange(k), np.diff(ptr)))
+            col_of.append(cols[np.asarray(block.indices, dtype=np.int64)])
+            data.append(np.asarray(block.data, dtype=float))
+            lower.append(np.array([-np.inf if v is None else v for v in block.lower], dtype=float))
+            upper.append(np.array([np.inf if v is None else v for v in block.upper], dtype=float))
+            tol.append(np.full(k, float(slack(c.slack))))
+            constant.append(np.asarray(block.constants, dtype=float))
+            m += k
+        n = mf.n
+        A = sp.csr_matrix((np.concatenate(data) if data else np.zeros(0),
+                           (np.concatenate(row_of) if row_of else np.zeros(0, np.int64),
+                            np.concatenate(col_of) if col_of else np.zeros(0, np.int64))), shape=(m, n))
+        col_lower, col_upper, col_tol = np.full(n, -np.inf), np.full(n, np.inf), np.zeros(n)
+        cost = np.zeros(n)
+        x = np.empty(n)
+        for var in self.variables.values():
+            first, size = mf.offsets[var.name], int(np.prod(var.shape))
+            part = slice(first, first + size)
+            given = np.asarray(getattr(values, var.name), dtype=float)
+            if given.size != size:
+                raise ValueError(f"{var.name}: {given.size} values for {size} elements")
+            x[part] = given.reshape(-1)
+            if f"{var.name}_bounds" not in skipped:
+                col_lower[part] = [-np.inf if b is None else b for b in _flat(var.lower, size)]
+                col_upper[part] = [np.inf if b is None else b for b in _flat(var.upper, size)]
+                col_tol[part] = float(slack(var.slack))
+            if var.name in self.costs:
+                cost[part] = self.costs[var.name].ravel()
+        empty = np.zeros(0)
+        return LinearScreen(A, np.concatenate(lower) if lower else empty, np.concatenate(upper) if upper else empty,
+                            np.concatenate(tol) if tol else empty, np.concatenate(constant) if constant else empty,
+                            col_lower, col_upper, col_tol, cost, float(self.fixed_cost), x, column)
+
+    def column_of(self, fields: dict[str, str], path: Callable[[Any], tuple[str, Any] | None]) -> Callable[[Any], int | None]:
+        """``path -> column`` for :meth:`screen`: ``path(p)`` names the answer field and the
+        variable's index (``None``: not a decision), ``fields`` maps answer fields to
+        variables; the index is an int (per step) or a tuple (per unit and step)."""
+        offsets: dict[str, int] = {}
+        n = 0
+        for var in self.variables.values():
+            offsets[var.name] = n
+            n += int(np.prod(var.shape))
+
+        def column(p: Any) -> int | None:
+            found = path(p)
+            if found is None or found[0] not in fields:
+                return None
+            var = self.variables.get(fields[found[0]])
+            if var is None:
+                return None
+            index = found[1]
+            try:
+                flat = int(np.ravel_multi_index(index if isinstance(index, tuple) else (index,), var.shape))
+            except (ValueError, TypeError):
+                return None
+            return offsets[var.name] + flat
+
+        return column
+
+
 
 # ------------------------------------------------------------------ solving
 
@@ -218,13 +297,255 @@ def read_values(m: Any, f: Formulation) -> dict[str, np.ndarray]:
     return out
 
 
-def solve_formulation(f: Formulation, *, time_limit_s: float = 60.0) -> Solved:
-    """Build and solve ``f`` to proven optimality (:class:`~psab.errors.SolverError` otherwise)."""
-    from psab.solvers.core import solve
+class _Column:
+    """One element of a variable family, as the probe of :meth:`Formulation.matrix` reads it."""
 
-    m = build_model(f)
-    result = solve(m, time_limit_s=time_limit_s)
-    return Solved(read_values(m, f), result.objective, result.n_variables, result.n_constraints, result.n_integer)
+    __slots__ = ("j",)
+
+    def __init__(self, j: int) -> None:
+        self.j = j
+
+
+class _Columns:
+    """A variable family without Pyomo: its index → :class:`_Column` (what
+    :class:`~psab.solvers.algebra.LinearProbe` needs of an indexed component)."""
+
+    def __init__(self, data: dict[Any, _Column]) -> None:
+        self._data = data
+
+    def is_indexed(self) -> bool:
+        return True
+
+    def __getitem__(self, index: Any) -> _Column:
+        return self._data[index]
+
+
+@dataclass
+class MatrixForm:
+    """The rows of a :class:`Formulation` read into compressed-row blocks, one per constraint
+    family, by the same probe :func:`psab.solvers.algebra.add_constraints` uses — so the arrays
+    are exactly those of the Pyomo model :func:`build_model` gives.
+
+    Columns are numbered variable by variable in :attr:`Formulation.variables` order, each
+    family's elements in index order (``offsets[name]`` is its first column); ``columns[b]``
+    maps block ``b``'s local columns to these numbers.
+    """
+
+    offsets: dict[str, int]
+    n: int
+    blocks: list[algebra.RowBlock]
+    columns: list[np.ndarray]
+
+
+def matrix_form(f: Formulation, *, strict: bool = True) -> MatrixForm:
+    """:class:`MatrixForm` of ``f`` (``strict``: as the solver reads it, refusing a row without
+    variables whose data break it; otherwise as the evaluator reads it, listing such rows)."""
+    offsets: dict[str, int] = {}
+    namespace: dict[str, _Columns] = {}
+    n = 0
+    for var in f.variables.values():
+        offsets[var.name] = n
+        namespace[var.name] = _Columns({i: _Column(n + k) for k, i in enumerate(var.index())})
+        n += int(np.prod(var.shape))
+    probe = algebra.LinearProbe(algebra.values(**namespace))
+    blocks = [algebra.read_rows(c, probe, strict=strict) for c in f.constraints]
+    owners = probe.owners
+    columns = [np.fromiter((owners[key].j for key in b.keys), dtype=np.int64, count=len(b.keys)) for b in blocks]
+    return MatrixForm(offsets, n, blocks, columns)
+
+
+#: Relative allowance for rounding when a row is judged in matrix form instead of by its body:
+#: a sum of a few products differs from the same sum taken in another order by a few units in
+#: the last place (~1e-16 relative); 1e-9 of the row's magnitude covers that with room to spare
+#: and is five orders below any feasibility slack, so it only ever lets a doubtful neighbour
+#: through to the full evaluation.
+ROUNDING_ALLOWANCE = 1e-9
+
+
+@dataclass
+class LinearScreen:
+    """What :meth:`Formulation.check` and :meth:`Formulation.objective` compute, in matrix form,
+    for judging many perturbations of one answer at once (held-out acceptance, check 6).
+
+    ``A x`` within ``[lower − tol, upper + tol]`` row by row and ``x`` within its bounds is the
+    evaluator's feasibility, ``cost·x + cost_constant`` its objective; ``x`` is the answer's
+    vector (columns numbered as in :class:`MatrixForm`) and ``column(path)`` the column of an
+    answer field (``None`` when the field is not a decision of the formulation).
+
+    :meth:`may_win` is one-sided on purpose: it is ``False`` only for a neighbour that is
+    certainly infeasible or certainly not better, rounding included; acceptance evaluates the
+    others in full, so the verdict on a draw is the full evaluator's alone.
+    """
+
+    A: Any
+    lower: np.ndarray
+    upper: np.ndarray
+    tol: np.ndarray
+    constant: np.ndarray
+    col_lower: np.ndarray
+    col_upper: np.ndarray
+    col_tol: np.ndarray
+    cost: np.ndarray
+    cost_constant: float
+    x: np.ndarray
+    column: Callable[[Any], int | None]
+
+    def may_win(self, moves: Sequence[Sequence[tuple[Any, float]]], beats: Callable[[float], bool],
+                sense: str = "minimize", chunk: int = 512) -> np.ndarray:
+        """For each neighbour (``moves[k]``: ``(path, delta)`` pairs added to the answer),
+        whether it may be feasible with an objective that ``beats`` the reference.
+
+        ``beats(objective)`` is the scoring rule's verdict; it is asked at the objective moved
+        by the rounding allowance towards the better side, so rounding can only let a
+        neighbour through. A neighbour moving a field that is not a column is let through.
+        """
+        import scipy.sparse as sp
+
+        K = len(moves)
+        out = np.ones(K, dtype=bool)
+        # a neighbour moving a field that is not a column stays True
+        mapped = np.zeros(K, dtype=bool)
+        rows: list[int] = []
+        cols: list[int] = []
+        vals: list[float] = []
+        for k, move in enumerate(moves):
+            js = [self.column(path) for path, _ in move]
+            if any(j is None for j in js):
+                continue
+            mapped[k] = True
+            rows.extend(js)  # type: ignore[arg-type]
+            cols.extend([k] * len(js))
+            vals.extend(float(d) for _, d in move)
+        n = len(self.x)
+        D = sp.csc_matrix((vals, (rows, cols)), shape=(n, K))
+        absA = abs(self.A)
+        allowance = ROUNDING_ALLOWANCE
+
+        def open_nan(bound: np.ndarray, side: float) -> np.ndarray:
+            # a NaN bound holds for every value in the row-by-row check: treat it as open
+            return np.where(np.isnan(bound), side, bound)
+
+        lo, hi = open_nan(self.lower, -np.inf), open_nan(self.upper, np.inf)
+        clo, chi = open_nan(self.col_lower, -np.inf), open_nan(self.col_upper, np.inf)
+        row_mag = (np.abs(self.constant) + np.where(np.isfinite(lo), np.abs(lo), 0.0)
+                   + np.where(np.isfinite(hi), np.abs(hi), 0.0))[:, None]
+        col_mag = (np.where(np.isfinite(clo), np.abs(clo), 0.0) + np.where(np.isfinite(chi), np.abs(chi), 0.0))[:, None]
+        for first in range(0, K, chunk):
+            last = min(K, first + chunk)
+            X = self.x[:, None] + D[:, first:last].toarray()
+            R = self.A @ X
+            room = self.tol[:, None] + allowance * (1.0 + absA @ np.abs(X) + row_mag)
+            # a NaN anywhere fails the comparisons, as a non-finite row fails the exact check
+            ok = np.all((R >= lo[:, None] - room) & (R <= hi[:, None] + room), axis=0)
+            col_room = self.col_tol[:, None] + allowance * (1.0 + np.abs(X) + col_mag)
+            ok &= np.all((X >= clo[:, None] - col_room) & (X <= chi[:, None] + col_room), axis=0)
+            objective = self.cost @ X + self.cost_constant
+            err = allowance * (1.0 + np.abs(self.cost) @ np.abs(X) + abs(self.cost_constant))
+            better = objective - err if sense == "minimize" else objective + err
+            for k in np.flatnonzero(ok):
+                ok[k] = beats(float(better[k]))
+            out[first:last] = np.where(mapped[first:last], ok, True)
+        return out
+
+
+def _bound_value(value: float | None, domain: int | None, unbounded: float, pick: Callable[..., Any],
+                 var: Variable, i: Any, side: str) -> float | None:
+    """A variable bound as Pyomo 6 resolves it (``VarData._resolve_bound_value``): an open side
+    takes the domain's bound, an infinite one on its own side is open, any other non-finite
+    value is refused, and a binary's bound is intersected with [0, 1]."""
+    if value is not None and (math.isinf(value) or value != value):
+        if value != unbounded:
+            name = ",".join(map(str, i)) if isinstance(i, tuple) else str(i)
+            raise ValueError(f"Var '{var.name}[{name}]' created with an invalid non-finite {side} bound ({value}).")
+        value = None
+    if domain is not None:
+        return domain if value is None else pick(value, domain)
+    return value
+
+
+def solve_formulation(f: Formulation, *, time_limit_s: float = 60.0) -> Solved:
+    """Solve ``f`` to proven optimality (:class:`~psab.errors.SolverError` otherwise).
+
+    The LP/MILP goes to HiGHS as arrays, read from the rows by :func:`matrix_form` — the
+    problem :func:`build_model` would give HiGHS through Pyomo and
+    :func:`psab.solvers.core.solve`, column for column and row for row (columns in order of
+    first appearance in the rows, then in the cost; rows block by block), so the optimum is
+    the same to the last bit; building the Pyomo model was most of a reference solve's time.
+    """
+    import highspy
+
+    from psab.solvers.core import Form, run_form
+
+    inf = highspy.kHighsInf
+    mf = matrix_form(f, strict=True)
+    position = np.full(mf.n, -1, dtype=np.int64)
+    order: list[int] = []
+
+    def place(cols: Any) -> np.ndarray:
+        for j in cols.tolist():
+            if position[j] < 0:
+                position[j] = len(order)
+                order.append(j)
+        return position[cols]
+
+    starts, indices, values, lower, upper = [], [], [], [], []
+    n_rows = nnz = 0
+    for block, cols in zip(mf.blocks, mf.columns, strict=True):
+        local = place(cols)
+        ptr = np.asarray(block.indptr, dtype=np.int64)
+        starts.append(ptr[:-1] + nnz)
+        nnz += int(ptr[-1])
+        indices.append(local[np.asarray(block.indices, dtype=np.int64)])
+        values.append(np.asarray(block.data, dtype=float))
+        lower.append(np.array([-inf if v is None else v for v in block.lower], dtype=float))
+        upper.append(np.array([inf if v is None else v for v in block.upper], dtype=float))
+        n_rows += len(block.lower)
+    obj_cols: list[int] = []
+    obj_coefs: list[float] = []
+    for name, coef in f.costs.items():
+        first = mf.offsets[name]
+        for k, c in enumerate(coef.ravel().tolist()):
+            if c != 0.0:
+                obj_cols.append(first + k)
+                obj_coefs.append(c)
+    c_index = place(np.asarray(obj_cols, dtype=np.int64))
+    cost = np.zeros(len(order))
+    np.add.at(cost, c_index, np.asarray(obj_coefs, dtype=float))
+
+    # column bounds and integrality in solver order, as Pyomo's variables would give them
+    family_of = [(var, mf.offsets[var.name], _flat(var.lower, int(np.prod(var.shape))),
+                  _flat(var.upper, int(np.prod(var.shape))), var.index()) for var in f.variables.values()]
+    starts_of = np.array([first for _, first, _, _, _ in family_of], dtype=np.int64)
+    col_lower = np.empty(len(order))
+    col_upper = np.empty(len(order))
+    integer = np.zeros(len(order), dtype=bool)
+    for p, j in enumerate(order):
+        var, first, lo_flat, hi_flat, index = family_of[int(np.searchsorted(starts_of, j, side="right")) - 1]
+        k = j - first
+        lo = _bound_value(lo_flat[k], 0 if var.binary else None, -math.inf, max, var, index[k], "lower")
+        hi = _bound_value(hi_flat[k], 1 if var.binary else None, math.inf, min, var, index[k], "upper")
+        col_lower[p] = -inf if lo is None else lo
+        col_upper[p] = inf if hi is None else hi
+        integer[p] = var.binary
+    form = Form(
+        columns=order,
+        A_start=np.concatenate([*starts, [nnz]]).astype(np.int64),
+        A_index=np.concatenate(indices) if indices else np.zeros(0, np.int64),
+        A_value=np.concatenate(values) if values else np.zeros(0),
+        rowwise=True, n_rows=n_rows,
+        row_lower=np.concatenate(lower) if lower else np.zeros(0),
+        row_upper=np.concatenate(upper) if upper else np.zeros(0),
+        col_lower=col_lower, col_upper=col_upper, integer=integer,
+        c=cost, offset=float(f.fixed_cost), maximize=False, eliminated=[],
+    )
+    x, result = run_form(form, time_limit_s=time_limit_s)
+    # a variable in no row and no cost (a binary of an hour it cannot act in) is not given to
+    # HiGHS; the Pyomo path left it without a value, which it read back as NaN
+    full = np.full(mf.n, np.nan)
+    full[np.asarray(order, dtype=np.int64)] = x
+    values_out = {var.name: full[mf.offsets[var.name]:mf.offsets[var.name] + int(np.prod(var.shape))].reshape(var.shape).copy()
+                  for var in f.variables.values()}
+    return Solved(values_out, result.objective, result.n_variables, result.n_constraints, result.n_integer)
 
 
 # ------------------------------------------------------------------ shared data
