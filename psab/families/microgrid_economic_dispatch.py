@@ -33,6 +33,7 @@ from psab.solvers.dispatch import (
     MicrogridData,
     build_microgrid_dispatch,
     clean,
+    formulation_for,
     schedule_arrays,
     step_minutes_to_hours,
 )
@@ -184,7 +185,7 @@ def answer_values(answer: dict[str, Any]) -> Any:
 def solve(task: Task, backend: str) -> Reference:
     from psab.solvers.dispatch import solve_formulation
 
-    solved = solve_formulation(formulation(task.public_inputs))
+    solved = solve_formulation(formulation_for(task, formulation))
     T = len(task.public_inputs["load_mw"])
     schedule = [{name: clean(solved.values[var][t]) for name, var in MICROGRID_FIELDS.items()} for t in range(T)]
     return Reference(
@@ -196,7 +197,7 @@ def solve(task: Task, backend: str) -> Reference:
 
 
 def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
-    f = formulation(task.public_inputs)
+    f = formulation_for(task, formulation)
     v = answer_values(answer)
     violations = f.check(v, ctx.tol.slack)
     costs = f.step_costs(v).tolist()
@@ -424,7 +425,7 @@ def _screen(task: Task, answer: dict[str, Any]) -> Any:
     summed step costs) at ``answer``, as a linear screen over ``/schedule/t/<field>``."""
     from psab.evaluators.tolerance import Tolerance
 
-    f = formulation(task.public_inputs)
+    f = formulation_for(task, formulation)
     column = f.column_of(MICROGRID_FIELDS, lambda p: (p[2], p[1]) if len(p) == 3 and p[0] == "schedule" else None)
     return f.screen(answer_values(answer), Tolerance.from_task(task.tolerances).slack, column)
 

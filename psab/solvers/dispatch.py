@@ -24,6 +24,7 @@ Indices: a per-step quantity is indexed by the step ``t``; a per-unit one by ``(
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 from collections.abc import Callable, Iterable, Sequence
@@ -106,6 +107,9 @@ class Formulation:
     constraints: list[LinearConstraint] = field(default_factory=list)
     costs: dict[str, np.ndarray] = field(default_factory=dict)
     fixed_cost: float = 0.0
+    # the rows read into matrix form and the screens built from them, kept with the number of
+    # variables and rows they were read from (a formulation extended later is read again)
+    _cache: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def add_variable(self, var: Variable) -> Variable:
         if var.name in self.variables:
@@ -142,34 +146,95 @@ class Formulation:
     def check(self, values: Any, slack: Callable[[str], float], *, skip: Iterable[str] = ()) -> list[Violation]:
         """Every breached bound and row at the submitted ``values`` (rows named in ``skip``
         are left to the caller, e.g. a capability circle checked exactly instead of its
-        polygon)."""
+        polygon).
+
+        An answer whose every row holds with room to spare in matrix form (one product,
+        rounding allowed for: :meth:`certainly_holds`) has no breach; any other is checked
+        row by row, which alone words the violations — so the result is that of the
+        row-by-row check, only faster for the answers nearest to interest (feasible ones).
+        """
         skipped = set(skip)
+        # only where the rows are already in matrix form (a formulation kept by
+        # formulation_for and solved or checked before): reading them costs a row-by-row pass
+        if "matrix" in self._cache and self.certainly_holds(values, slack, skipped):
+            return []
         return algebra.check(values, [r for r in self.rows() if r.name not in skipped], slack)
+
+    def certainly_holds(self, values: Any, slack: Callable[[str], float], skip: Iterable[str] = ()) -> bool:
+        """Whether every bound and row (but those in ``skip``) holds at ``values`` by more than
+        the rounding allowance (:data:`ROUNDING_ALLOWANCE`), judged in matrix form; ``False``
+        also when the values cannot be read as the formulation's columns."""
+        try:
+            screen = self.screen(values, slack, lambda p: None, skip=skip)
+        except (ArithmeticError, ValueError, TypeError, IndexError, KeyError, AttributeError):
+            return False
+        return screen.holds()
 
     def screen(self, values: Any, slack: Callable[[str], float], column: Callable[[Any], int | None], *,
                skip: Iterable[str] = ()) -> LinearScreen:
         """:meth:`check` and :meth:`objective` at ``values`` as a :class:`LinearScreen`, for
         judging perturbations of ``values`` in matrix form (rows named in ``skip`` left out,
         as :meth:`check` leaves them; ``column(path)`` maps an answer field to its column —
-        :meth:`column_of` helps)."""
+        :meth:`column_of` helps). The matrices are built once per formulation, tolerance and
+        ``skip``; only the answer's vector is read each time."""
+        skipped = frozenset(skip)
+        names = sorted({c.slack for c in self.constraints} | {v.slack for v in self.variables.values()})
+        key = ("screen", skipped, tuple((name, float(slack(name))) for name in names))
+        static = self._cached(key, lambda: self._static_screen(slack, skipped))
+        mf = self.matrix()
+        x = np.empty(mf.n)
+        for var in self.variables.values():
+            first, size = mf.offsets[var.name], int(np.prod(var.shape))
+            given = np.asarray(getattr(values, var.name), dtype=float)
+            if given.size != size:
+                raise ValueError(f"{var.name}: {given.size} values for {size} elements")
+            x[first:first + size] = given.reshape(-1)
+        return dataclasses.replace(static, x=x, column=column)
+
+    def _cached(self, key: Any, build: Callable[[], Any]) -> Any:
+        stamp = (len(self.variables), len(self.constraints))
+        hit = self._cache.get(key)
+        if hit is None or hit[0] != stamp:
+            hit = self._cache[key] = (stamp, build())
+        return hit[1]
+
+    def matrix(self, *, strict: bool = False) -> MatrixForm:
+        """:func:`matrix_form` of this formulation, read once (``strict``: refuse a row without
+        variables whose data break it, as the solver does)."""
+        mf = self._cached("matrix", lambda: matrix_form(self, strict=strict))
+        if strict:
+            from psab.errors import SolverError
+
+            for c, block in zip(self.constraints, mf.blocks, strict=True):
+                for i, const, lo, hi in block.empty:
+                    if (lo is not None and const < lo - 1e-9) or (hi is not None and const > hi + 1e-9):
+                        raise SolverError(f"constraint {c.describe(i)!r} cannot hold: its data fix it at {const:.6g}")
+        return mf
+
+    def _static_screen(self, slack: Callable[[str], float], skipped: frozenset[str]) -> LinearScreen:
         import scipy.sparse as sp
 
-        skipped = set(skip)
-        mf = matrix_form(self, strict=False)
+        mf = self.matrix()
         data, row_of, col_of = [], [], []
         lower, upper, tol, constant = [], [], [], []
+        empty: list[tuple[float, float, float, float]] = []
         m = 0
         for c, block, cols in zip(self.constraints, mf.blocks, mf.columns, strict=True):
-            if c.name in skipped or not block.kept:
+            if c.name in skipped:
                 continue
+            room = float(slack(c.slack))
+            for _, const, lo, hi in block.empty:
+                empty.append((const, -np.inf if lo is None else lo, np.inf if hi is None else hi, room))
             k = len(block.lower)
+            if not k:
+                continue
             ptr = np.asarray(block.indptr, dtype=np.int64)
             row_of.append(m + np.repeat(np.arange(k), np.diff(ptr)))
             col_of.append(cols[np.asarray(block.indices, dtype=np.int64)])
             data.append(np.asarray(block.data, dtype=float))
             lower.append(np.array([-np.inf if v is None else v for v in block.lower], dtype=float))
             upper.append(np.array([np.inf if v is None else v for v in block.upper], dtype=float))
-            tol.append(np.full(k, float(slack(c.slack))))
+            tol.append(np.full(k, room))
             constant.append(np.asarray(block.constants, dtype=float))
             m += k
         n = mf.n
@@ -178,24 +243,20 @@ class Formulation:
                             np.concatenate(col_of) if col_of else np.zeros(0, np.int64))), shape=(m, n))
         col_lower, col_upper, col_tol = np.full(n, -np.inf), np.full(n, np.inf), np.zeros(n)
         cost = np.zeros(n)
-        x = np.empty(n)
         for var in self.variables.values():
             first, size = mf.offsets[var.name], int(np.prod(var.shape))
             part = slice(first, first + size)
-            given = np.asarray(getattr(values, var.name), dtype=float)
-            if given.size != size:
-                raise ValueError(f"{var.name}: {given.size} values for {size} elements")
-            x[part] = given.reshape(-1)
             if f"{var.name}_bounds" not in skipped:
                 col_lower[part] = [-np.inf if b is None else b for b in _flat(var.lower, size)]
                 col_upper[part] = [np.inf if b is None else b for b in _flat(var.upper, size)]
                 col_tol[part] = float(slack(var.slack))
             if var.name in self.costs:
                 cost[part] = self.costs[var.name].ravel()
-        empty = np.zeros(0)
-        return LinearScreen(A, np.concatenate(lower) if lower else empty, np.concatenate(upper) if upper else empty,
-                            np.concatenate(tol) if tol else empty, np.concatenate(constant) if constant else empty,
-                            col_lower, col_upper, col_tol, cost, float(self.fixed_cost), x, column)
+        none = np.zeros(0)
+        return LinearScreen(A, np.concatenate(lower) if lower else none, np.concatenate(upper) if upper else none,
+                            np.concatenate(tol) if tol else none, np.concatenate(constant) if constant else none,
+                            col_lower, col_upper, col_tol, cost, float(self.fixed_cost), none, lambda p: None,
+                            tuple(empty))
 
     def column_of(self, fields: dict[str, str], path: Callable[[Any], tuple[str, Any] | None]) -> Callable[[Any], int | None]:
         """``path -> column`` for :meth:`screen`: ``path(p)`` names the answer field and the
@@ -207,7 +268,18 @@ class Formulation:
             offsets[var.name] = n
             n += int(np.prod(var.shape))
 
+        memo: dict[Any, int | None] = {}
+
         def column(p: Any) -> int | None:
+            try:
+                return memo[p]
+            except KeyError:
+                memo[p] = j = located(p)
+                return j
+            except TypeError:  # an unhashable path (a list): looked up every time
+                return located(p)
+
+        def located(p: Any) -> int | None:
             found = path(p)
             if found is None or found[0] not in fields:
                 return None
@@ -223,6 +295,29 @@ class Formulation:
 
         return column
 
+
+
+#: How many formulations :func:`formulation_for` keeps (a few tasks in flight per process).
+FORMULATIONS_KEPT = 16
+_FORMULATIONS: dict[Any, Formulation] = {}
+
+
+def formulation_for(task: Any, build: Callable[..., Formulation], *args: Any) -> Formulation:
+    """``build(task.public_inputs, *args)``, built once per task and kept for the next call.
+
+    The reference solve, the evaluation of the reference, the acceptance screen and repeated
+    evaluations of one task then read the rows into matrix form once (:meth:`Formulation.matrix`)
+    instead of once per call. Keyed by the task's digest (a task is immutable: the reference
+    cache keys on it too) and by ``build``; the oldest of :data:`FORMULATIONS_KEPT` is dropped.
+    """
+    key = (build.__module__, build.__qualname__, args, task.digest)
+    f = _FORMULATIONS.pop(key, None)
+    if f is None:
+        f = build(task.public_inputs, *args)
+        while len(_FORMULATIONS) >= FORMULATIONS_KEPT:
+            del _FORMULATIONS[next(iter(_FORMULATIONS))]
+    _FORMULATIONS[key] = f  # most recent last
+    return f
 
 
 # ------------------------------------------------------------------ solving
@@ -389,6 +484,41 @@ class LinearScreen:
     cost_constant: float
     x: np.ndarray
     column: Callable[[Any], int | None]
+    #: rows without variables: (constant, lower, upper, slack) — they hold or fail for every answer
+    empty: tuple[tuple[float, float, float, float], ...] = ()
+
+    def _bounds(self) -> tuple[np.ndarray, ...]:
+        def open_nan(bound: np.ndarray, side: float) -> np.ndarray:
+            # a NaN bound holds for every value in the row-by-row check: treat it as open
+            return np.where(np.isnan(bound), side, bound)
+
+        lo, hi = open_nan(self.lower, -np.inf), open_nan(self.upper, np.inf)
+        clo, chi = open_nan(self.col_lower, -np.inf), open_nan(self.col_upper, np.inf)
+        row_mag = (np.abs(self.constant) + np.where(np.isfinite(lo), np.abs(lo), 0.0)
+                   + np.where(np.isfinite(hi), np.abs(hi), 0.0))
+        col_mag = np.where(np.isfinite(clo), np.abs(clo), 0.0) + np.where(np.isfinite(chi), np.abs(chi), 0.0)
+        return lo, hi, clo, chi, row_mag, col_mag
+
+    def holds(self) -> bool:
+        """Whether every row and bound holds at ``x`` with more room than rounding could take
+        away: then the row-by-row check finds no breach. (``False`` says nothing: the caller
+        checks row by row.)"""
+        allowance = ROUNDING_ALLOWANCE
+        lo, hi, clo, chi, row_mag, col_mag = self._bounds()
+        x = self.x
+        R = self.A @ x
+        err = allowance * (1.0 + abs(self.A) @ np.abs(x) + row_mag)
+        # NaN fails every comparison, as a non-finite row fails the row-by-row check
+        if not np.all((R - err >= lo - self.tol) & (R + err <= hi + self.tol)):
+            return False
+        err = allowance * (1.0 + np.abs(x) + col_mag)
+        if not np.all((x - err >= clo - self.col_tol) & (x + err <= chi + self.col_tol)):
+            return False
+        for const, lo_, hi_, room in self.empty:
+            err_ = allowance * (1.0 + abs(const) + (abs(lo_) if math.isfinite(lo_) else 0.0) + (abs(hi_) if math.isfinite(hi_) else 0.0))
+            if not (const - err_ >= lo_ - room and const + err_ <= hi_ + room):
+                return False
+        return True
 
     def may_win(self, moves: Sequence[Sequence[tuple[Any, float]]], beats: Callable[[float], bool],
                 sense: str = "minimize", chunk: int = 512) -> np.ndarray:
@@ -420,16 +550,8 @@ class LinearScreen:
         D = sp.csc_matrix((vals, (rows, cols)), shape=(n, K))
         absA = abs(self.A)
         allowance = ROUNDING_ALLOWANCE
-
-        def open_nan(bound: np.ndarray, side: float) -> np.ndarray:
-            # a NaN bound holds for every value in the row-by-row check: treat it as open
-            return np.where(np.isnan(bound), side, bound)
-
-        lo, hi = open_nan(self.lower, -np.inf), open_nan(self.upper, np.inf)
-        clo, chi = open_nan(self.col_lower, -np.inf), open_nan(self.col_upper, np.inf)
-        row_mag = (np.abs(self.constant) + np.where(np.isfinite(lo), np.abs(lo), 0.0)
-                   + np.where(np.isfinite(hi), np.abs(hi), 0.0))[:, None]
-        col_mag = (np.where(np.isfinite(clo), np.abs(clo), 0.0) + np.where(np.isfinite(chi), np.abs(chi), 0.0))[:, None]
+        lo, hi, clo, chi, row_mag, col_mag = self._bounds()
+        row_mag, col_mag = row_mag[:, None], col_mag[:, None]
         for first in range(0, K, chunk):
             last = min(K, first + chunk)
             X = self.x[:, None] + D[:, first:last].toarray()
@@ -477,7 +599,7 @@ def solve_formulation(f: Formulation, *, time_limit_s: float = 60.0) -> Solved:
     from psab.solvers.core import Form, run_form
 
     inf = highspy.kHighsInf
-    mf = matrix_form(f, strict=True)
+    mf = f.matrix(strict=True)
     position = np.full(mf.n, -1, dtype=np.int64)
     order: list[int] = []
 
@@ -513,20 +635,32 @@ def solve_formulation(f: Formulation, *, time_limit_s: float = 60.0) -> Solved:
     np.add.at(cost, c_index, np.asarray(obj_coefs, dtype=float))
 
     # column bounds and integrality in solver order, as Pyomo's variables would give them
-    family_of = [(var, mf.offsets[var.name], _flat(var.lower, int(np.prod(var.shape))),
-                  _flat(var.upper, int(np.prod(var.shape))), var.index()) for var in f.variables.values()]
-    starts_of = np.array([first for _, first, _, _, _ in family_of], dtype=np.int64)
-    col_lower = np.empty(len(order))
-    col_upper = np.empty(len(order))
-    integer = np.zeros(len(order), dtype=bool)
-    for p, j in enumerate(order):
-        var, first, lo_flat, hi_flat, index = family_of[int(np.searchsorted(starts_of, j, side="right")) - 1]
-        k = j - first
-        lo = _bound_value(lo_flat[k], 0 if var.binary else None, -math.inf, max, var, index[k], "lower")
-        hi = _bound_value(hi_flat[k], 1 if var.binary else None, math.inf, min, var, index[k], "upper")
-        col_lower[p] = -inf if lo is None else lo
-        col_upper[p] = inf if hi is None else hi
-        integer[p] = var.binary
+    lower_all, upper_all = np.empty(mf.n), np.empty(mf.n)
+    binary_all = np.zeros(mf.n, dtype=bool)
+    refused = np.zeros(mf.n, dtype=bool)
+    for var in f.variables.values():
+        size = int(np.prod(var.shape))
+        part = slice(mf.offsets[var.name], mf.offsets[var.name] + size)
+        lo = np.array([-math.inf if b is None else b for b in _flat(var.lower, size)], dtype=float)
+        hi = np.array([math.inf if b is None else b for b in _flat(var.upper, size)], dtype=float)
+        refused[part] = np.isnan(lo) | np.isnan(hi) | (lo == math.inf) | (hi == -math.inf)
+        if var.binary:
+            lo, hi = np.maximum(lo, 0.0), np.minimum(hi, 1.0)
+            binary_all[part] = True
+        lower_all[part], upper_all[part] = lo, hi
+    solver_order = np.asarray(order, dtype=np.int64)
+    if refused[solver_order].any():
+        # Pyomo refuses the first such bound in column order: the same error, the same words
+        j = int(solver_order[np.flatnonzero(refused[solver_order])[0]])
+        var = next(v for v in reversed(f.variables.values()) if mf.offsets[v.name] <= j)
+        k = j - mf.offsets[var.name]
+        size = int(np.prod(var.shape))
+        index = var.index()[k]
+        _bound_value(_flat(var.lower, size)[k], 0 if var.binary else None, -math.inf, max, var, index, "lower")
+        _bound_value(_flat(var.upper, size)[k], 1 if var.binary else None, math.inf, min, var, index, "upper")
+    col_lower = np.where(np.isinf(lower_all[solver_order]), -inf, lower_all[solver_order])
+    col_upper = np.where(np.isinf(upper_all[solver_order]), inf, upper_all[solver_order])
+    integer = binary_all[solver_order]
     form = Form(
         columns=order,
         A_start=np.concatenate([*starts, [nnz]]).astype(np.int64),
