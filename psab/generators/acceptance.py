@@ -266,19 +266,25 @@ class Moves(Sequence[tuple[str, dict[str, Any]]]):
     full only those the screen cannot rule out (:func:`_beaten_by_neighbour`).
     """
 
-    def __init__(self, answer: Mapping[str, Any], moves: Sequence[tuple[str, Sequence[tuple[Path, float]]]],
-                 screen: Any = None) -> None:
+    def __init__(self, answer: Mapping[str, Any],
+                 moves: Sequence[tuple[str, Sequence[tuple[Path, float]] | dict[str, Any]]], screen: Any = None) -> None:
         self.answer = answer
         self.descriptions = [d for d, _ in moves]
-        self.moves = [m for _, m in moves]
+        # a neighbour that is not a sum of deltas (a switched state) comes as a whole answer:
+        # the screen cannot judge it, so it is always evaluated in full
+        self.whole = [m if isinstance(m, dict) else None for _, m in moves]
+        self.moves = [None if isinstance(m, dict) else m for _, m in moves]
         self.screen = screen
 
     def __len__(self) -> int:
         return len(self.moves)
 
     def __getitem__(self, k: int) -> tuple[str, dict[str, Any]]:  # type: ignore[override]
+        whole = self.whole[k]
+        if whole is not None:
+            return self.descriptions[k], whole
         out = clone(self.answer)
-        for path, delta in self.moves[k]:
+        for path, delta in self.moves[k] or ():
             put(out, path, get(out, path) + delta)
         return self.descriptions[k], out
 

@@ -302,18 +302,18 @@ FORMULATIONS_KEPT = 16
 _FORMULATIONS: dict[Any, Formulation] = {}
 
 
-def formulation_for(task: Any, build: Callable[..., Formulation], *args: Any) -> Formulation:
-    """``build(task.public_inputs, *args)``, built once per task and kept for the next call.
+def formulation_for(task: Any, build: Callable[..., Formulation], *args: Any, **kwargs: Any) -> Formulation:
+    """``build(task.public_inputs, *args, **kwargs)``, built once per task and kept for the next call.
 
     The reference solve, the evaluation of the reference, the acceptance screen and repeated
     evaluations of one task then read the rows into matrix form once (:meth:`Formulation.matrix`)
     instead of once per call. Keyed by the task's digest (a task is immutable: the reference
     cache keys on it too) and by ``build``; the oldest of :data:`FORMULATIONS_KEPT` is dropped.
     """
-    key = (build.__module__, build.__qualname__, args, task.digest)
+    key = (build.__module__, build.__qualname__, args, tuple(sorted(kwargs.items())), task.digest)
     f = _FORMULATIONS.pop(key, None)
     if f is None:
-        f = build(task.public_inputs, *args)
+        f = build(task.public_inputs, *args, **kwargs)
         while len(_FORMULATIONS) >= FORMULATIONS_KEPT:
             del _FORMULATIONS[next(iter(_FORMULATIONS))]
     _FORMULATIONS[key] = f  # most recent last
@@ -520,7 +520,7 @@ class LinearScreen:
                 return False
         return True
 
-    def may_win(self, moves: Sequence[Sequence[tuple[Any, float]]], beats: Callable[[float], bool],
+    def may_win(self, moves: Sequence[Sequence[tuple[Any, float]] | None], beats: Callable[[float], bool],
                 sense: str = "minimize", chunk: int = 512) -> np.ndarray:
         """For each neighbour (``moves[k]``: ``(path, delta)`` pairs added to the answer),
         whether it may be feasible with an objective that ``beats`` the reference.
@@ -539,6 +539,8 @@ class LinearScreen:
         cols: list[int] = []
         vals: list[float] = []
         for k, move in enumerate(moves):
+            if move is None:  # not a sum of deltas: left to the full evaluation
+                continue
             js = [self.column(path) for path, _ in move]
             if any(j is None for j in js):
                 continue
