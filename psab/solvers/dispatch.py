@@ -191,6 +191,15 @@ class Formulation:
             x[first:first + size] = given.reshape(-1)
         return dataclasses.replace(static, x=x, column=column)
 
+    def with_costs(self, costs: dict[str, np.ndarray], fixed_cost: float | None = None) -> Formulation:
+        """The same variables and rows with another cost table (a tie-breaking weight, a
+        probe direction), sharing the rows' matrix form: only the cost is new."""
+        g = Formulation(steps=self.steps, dt_h=self.dt_h, variables=self.variables, constraints=self.constraints,
+                        costs=costs, fixed_cost=self.fixed_cost if fixed_cost is None else fixed_cost)
+        if "matrix" in self._cache:
+            g._cache["matrix"] = self._cache["matrix"]
+        return g
+
     def _cached(self, key: Any, build: Callable[[], Any]) -> Any:
         stamp = (len(self.variables), len(self.constraints))
         hit = self._cache.get(key)
