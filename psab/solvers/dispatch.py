@@ -458,12 +458,18 @@ def matrix_form(f: Formulation, *, strict: bool = True) -> MatrixForm:
     return MatrixForm(offsets, n, blocks, columns)
 
 
-#: Relative allowance for rounding when a row is judged in matrix form instead of by its body:
-#: a sum of a few products differs from the same sum taken in another order by a few units in
-#: the last place (~1e-16 relative); 1e-9 of the row's magnitude covers that with room to spare
-#: and is five orders below any feasibility slack, so it only ever lets a doubtful neighbour
-#: through to the full evaluation.
-ROUNDING_ALLOWANCE = 1e-9
+#: Rounding allowance per term when a row is judged in matrix form instead of by its body, in
+#: units of the row's magnitude (Σ|a·x| plus its constant and bounds). The two computations
+#: take the same products and sums in another order, which moves a sum of n terms by at most
+#: about n·ε of that magnitude (ε = 2.2e-16, Higham, *Accuracy and Stability of Numerical
+#: Algorithms*, 2nd ed., 2002, §4.2); 16·ε per term, and two terms more for the constant, keeps
+#: a wide margin and still stays orders below the tightest feasibility slack (1e-9 on
+#: commitment states), so it only ever sends a doubtful answer to the row-by-row check.
+ROUNDING_ALLOWANCE = 16 * float(np.finfo(float).eps)
+
+
+def _allowance(terms: np.ndarray | float) -> np.ndarray | float:
+    return ROUNDING_ALLOWANCE * (np.asarray(terms, dtype=float) + 2.0)
 
 
 @dataclass
@@ -512,19 +518,20 @@ class LinearScreen:
         """Whether every row and bound holds at ``x`` with more room than rounding could take
         away: then the row-by-row check finds no breach. (``False`` says nothing: the caller
         checks row by row.)"""
-        allowance = ROUNDING_ALLOWANCE
         lo, hi, clo, chi, row_mag, col_mag = self._bounds()
         x = self.x
         R = self.A @ x
-        err = allowance * (1.0 + abs(self.A) @ np.abs(x) + row_mag)
+        err = _allowance(np.diff(self.A.indptr)) * (1.0 + abs(self.A) @ np.abs(x) + row_mag)
         # NaN fails every comparison, as a non-finite row fails the row-by-row check
         if not np.all((R - err >= lo - self.tol) & (R + err <= hi + self.tol)):
             return False
-        err = allowance * (1.0 + np.abs(x) + col_mag)
-        if not np.all((x - err >= clo - self.col_tol) & (x + err <= chi + self.col_tol)):
+        # a bound compares the submitted number itself, with the same arithmetic as the
+        # row-by-row check (lower − slack): no rounding to allow for
+        if not np.all((x >= clo - self.col_tol) & (x <= chi + self.col_tol)):
             return False
         for const, lo_, hi_, room in self.empty:
-            err_ = allowance * (1.0 + abs(const) + (abs(lo_) if math.isfinite(lo_) else 0.0) + (abs(hi_) if math.isfinite(hi_) else 0.0))
+            err_ = float(_allowance(1)) * (1.0 + abs(const) + (abs(lo_) if math.isfinite(lo_) else 0.0)
+                                           + (abs(hi_) if math.isfinite(hi_) else 0.0))
             if not (const - err_ >= lo_ - room and const + err_ <= hi_ + room):
                 return False
         return True
@@ -560,20 +567,24 @@ class LinearScreen:
         n = len(self.x)
         D = sp.csc_matrix((vals, (rows, cols)), shape=(n, K))
         absA = abs(self.A)
-        allowance = ROUNDING_ALLOWANCE
         lo, hi, clo, chi, row_mag, col_mag = self._bounds()
         row_mag, col_mag = row_mag[:, None], col_mag[:, None]
+        row_allowance = _allowance(np.diff(self.A.indptr))[:, None]
+        # a neighbour's number is the answer's plus a delta (two deltas at one place may be
+        # added in another order): one rounding per column, two terms' worth of allowance
+        col_allowance = float(_allowance(2))
+        cost_allowance = float(_allowance(np.count_nonzero(self.cost)))
         for first in range(0, K, chunk):
             last = min(K, first + chunk)
             X = self.x[:, None] + D[:, first:last].toarray()
             R = self.A @ X
-            room = self.tol[:, None] + allowance * (1.0 + absA @ np.abs(X) + row_mag)
+            room = self.tol[:, None] + row_allowance * (1.0 + absA @ np.abs(X) + row_mag)
             # a NaN anywhere fails the comparisons, as a non-finite row fails the exact check
             ok = np.all((R >= lo[:, None] - room) & (R <= hi[:, None] + room), axis=0)
-            col_room = self.col_tol[:, None] + allowance * (1.0 + np.abs(X) + col_mag)
+            col_room = self.col_tol[:, None] + col_allowance * (1.0 + np.abs(X) + col_mag)
             ok &= np.all((X >= clo[:, None] - col_room) & (X <= chi[:, None] + col_room), axis=0)
             objective = self.cost @ X + self.cost_constant
-            err = allowance * (1.0 + np.abs(self.cost) @ np.abs(X) + abs(self.cost_constant))
+            err = cost_allowance * (1.0 + np.abs(self.cost) @ np.abs(X) + abs(self.cost_constant))
             better = objective - err if sense == "minimize" else objective + err
             for k in np.flatnonzero(ok):
                 ok[k] = beats(float(better[k]))
