@@ -404,7 +404,7 @@ def neighbourhood(task: Task, answer: dict[str, Any]) -> Moves:
                         out.append((f"step {t}: {d} MW of {key} from {b} to {a}",
                                     [(("schedule", t, a, key), d), (("schedule", t, b, key), -d)]))
     stride = max(1, -(-len(out) // NEIGHBOURS))
-    return Moves(answer, out[::stride], _screen(task, answer))
+    return Moves(answer, out[::stride], lambda: _screen(task, answer))
 
 
 _FIELDS = {"p_mw": "p", "r_up_mw": "r_up", "r_down_mw": "r_down"}

@@ -395,7 +395,7 @@ def neighbourhood(task: Task, answer: dict[str, Any]) -> Moves:
                     continue
                 out.append((f"{ev.id}: 0.05 kW of charging from hour {a} to hour {b}",
                             [(("evs", e, "p_charge_kw", a), -0.05), (("evs", e, "p_charge_kw", b), 0.05)]))
-    return Moves(answer, out[:60], _screen(task, answer))
+    return Moves(answer, out[:60], lambda: _screen(task, answer))
 
 
 def _screen(task: Task, answer: dict[str, Any]) -> Any:

@@ -520,7 +520,7 @@ def neighbourhood(task: Task, answer: dict[str, Any]) -> Moves:
             new["schedule"][t][i]["on"] = False
             out.append((f"{i} stops one hour earlier (hour {t}), {others[0]} takes over", new))
     stride = max(1, -(-len(out) // NEIGHBOURS))
-    return Moves(answer, out[::stride], _screen(task, answer))
+    return Moves(answer, out[::stride], lambda: _screen(task, answer))
 
 
 def _screen(task: Task, answer: dict[str, Any]) -> Any:

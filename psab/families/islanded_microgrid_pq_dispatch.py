@@ -531,7 +531,7 @@ def neighbourhood(task: Task, answer: dict[str, Any]) -> Moves:
     # every evaluation costs a full schema validation of the day; an even sample of at most
     # NEIGHBOURS moves keeps a draw's acceptance near a second
     stride = max(1, -(-len(out) // NEIGHBOURS))
-    return Moves(answer, out[::stride], _screen(task, answer))
+    return Moves(answer, out[::stride], lambda: _screen(task, answer))
 
 
 _FIELDS = {"p_mw": "p", "q_mvar": "q", "battery/p_charge_mw": "p_charge", "battery/p_discharge_mw": "p_discharge",

@@ -417,7 +417,7 @@ def neighbourhood(task: Task, answer: dict[str, Any]) -> Moves:
             moves = [(("schedule", t, key), sign * delta), (("schedule", t, "p_import_mw"), -delta)]
             moves += [(("schedule", u, "soc_mwh"), -energy) for u in range(t, len(sched))]
             out.append((f"step {t}: battery gives {delta:.4g} MW more instead of import", moves))
-    return Moves(answer, out, _screen(task, answer))
+    return Moves(answer, out, lambda: _screen(task, answer))
 
 
 def _screen(task: Task, answer: dict[str, Any]) -> Any:

@@ -362,9 +362,9 @@ def _windows(inputs: dict[str, Any]) -> Any:
     done = _LOOPED.get(key)
     if done is None:
         done = list(_loop(inputs))
-        while len(_LOOPED) >= 4:
-            del _LOOPED[next(iter(_LOOPED))]
         _LOOPED[key] = done
+        while len(_LOOPED) > 4:
+            _LOOPED.pop(next(iter(_LOOPED)), None)  # the oldest; pop: another thread may have taken it
     # a copy of each window's values: a caller editing them must not change the replay
     return [(k, f, Solved({n: a.copy() for n, a in s.values.items()}, s.objective, s.n_variables, s.n_constraints,
                           s.n_integer)) for k, f, s in done]

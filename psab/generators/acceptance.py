@@ -261,9 +261,10 @@ class Moves(Sequence[tuple[str, dict[str, Any]]]):
 
     It is a sequence of ``(description, answer)`` like any neighbourhood — each neighbour is
     built when it is read. With a ``screen`` (a :class:`psab.solvers.dispatch.LinearScreen`
-    of the family's evaluator at ``answer``), acceptance first judges all neighbours at once in
-    matrix form (one sparse product instead of one evaluation per neighbour) and evaluates in
-    full only those the screen cannot rule out (:func:`_beaten_by_neighbour`).
+    of the family's evaluator at ``answer``, or a function that builds one when acceptance
+    asks), acceptance first judges all neighbours at once in matrix form (one sparse product
+    instead of one evaluation per neighbour) and evaluates in full only those the screen cannot
+    rule out (:func:`_beaten_by_neighbour`).
     """
 
     def __init__(self, answer: Mapping[str, Any],
@@ -477,9 +478,10 @@ def _screened(spec: FamilySpec, task: Task, entry: Any, moves: Moves) -> Iterato
                               absolute=float(tol.get("absolute", DEFAULT_OBJECTIVE_ABSOLUTE))).beats_reference
 
     try:
-        keep = moves.screen.may_win(moves.moves, beats, sense)
-    except (ArithmeticError, ValueError, TypeError, IndexError, KeyError):
-        keep = None  # a screen that cannot judge this answer leaves every neighbour to the evaluator
+        screen = moves.screen() if callable(moves.screen) else moves.screen
+        keep = screen.may_win(moves.moves, beats, sense)
+    except Exception:  # noqa: BLE001 - the screen only saves evaluations: if it cannot judge
+        keep = None  # this answer (whatever the reason), every neighbour goes to the evaluator
     for k in range(len(moves)):
         if keep is None or keep[k]:
             yield moves[k]

@@ -27,6 +27,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -309,6 +310,7 @@ class Formulation:
 #: How many formulations :func:`formulation_for` keeps (a few tasks in flight per process).
 FORMULATIONS_KEPT = 16
 _FORMULATIONS: dict[Any, Formulation] = {}
+_FORMULATIONS_LOCK = threading.Lock()
 
 
 def formulation_for(task: Any, build: Callable[..., Formulation], *args: Any, **kwargs: Any) -> Formulation:
@@ -320,12 +322,16 @@ def formulation_for(task: Any, build: Callable[..., Formulation], *args: Any, **
     cache keys on it too) and by ``build``; the oldest of :data:`FORMULATIONS_KEPT` is dropped.
     """
     key = (build.__module__, build.__qualname__, args, tuple(sorted(kwargs.items())), task.digest)
-    f = _FORMULATIONS.pop(key, None)
-    if f is None:
-        f = build(task.public_inputs, *args, **kwargs)
-        while len(_FORMULATIONS) >= FORMULATIONS_KEPT:
-            del _FORMULATIONS[next(iter(_FORMULATIONS))]
-    _FORMULATIONS[key] = f  # most recent last
+    with _FORMULATIONS_LOCK:  # a Dask worker may evaluate on several threads
+        f = _FORMULATIONS.pop(key, None)
+        if f is not None:
+            _FORMULATIONS[key] = f  # most recent last
+            return f
+    f = build(task.public_inputs, *args, **kwargs)
+    with _FORMULATIONS_LOCK:
+        f = _FORMULATIONS.setdefault(key, f)
+        while len(_FORMULATIONS) > FORMULATIONS_KEPT:
+            _FORMULATIONS.pop(next(iter(_FORMULATIONS)), None)
     return f
 
 

@@ -122,7 +122,7 @@ def _winners_kept(family: str, spec: Any, task: psab.Task) -> int:
     except psab.errors.SolverError:
         return 0
     moves = neighbourhood(spec, task, entry.reference.answer)
-    assert isinstance(moves, Moves) and moves.screen is not None
+    assert isinstance(moves, Moves) and callable(moves.screen)
     tol = Tolerance.from_task(task.tolerances).objective
     winners = 0
     for k in range(len(moves)):
