@@ -1,5 +1,6 @@
 """Stability families: reference solve and evaluation per family and backend, and for
-critical_clearing_time the surrogate bisection against the ANDES bisection in the same run.
+critical_clearing_time the surrogate bisection against the ANDES bisection in the same run, and for
+transient_stability_prediction the surrogate's scenarios against ANDES's (system build and per-scenario run).
 
 Run: ``PYTHONPATH=. python benchmarks/bench_stability.py [--repeat N]``. ANDES's code is generated
 before anything is timed (``psab.backends.andes_tds.warm``, ~30–45 s once per machine); an ANDES
@@ -67,6 +68,26 @@ def main() -> None:
             out.append((label, f"{sur:.5f}", fmt_ms(sur_s), "n/a", "n/a", ""))
     print_table("critical_clearing_time: surrogate RK4 bisection (0.1 ms) vs ANDES TDS bisection (1 ms, seeded)",
                 ("case", "t_cr surrogate (s)", "surrogate (ms)", "t_cr ANDES (s)", "ANDES (ms)", "ratio"), out)
+
+    from psab.families import transient_stability_prediction as tsp
+
+    inputs = psab.load_case(case_dir("transient_stability_prediction")).public_inputs
+    scenarios = inputs["scenarios"]
+    sur_s = median_time(lambda i=inputs: [tsp.System(i).simulate(sc) for sc in i["scenarios"]], repeat=args.repeat)
+    sur = [tsp.System(inputs).simulate(sc)[0] for sc in scenarios]
+    if backends.available("andes"):
+        build_s = median_time(lambda i=inputs: tsp.andes_simulator(i), repeat=max(1, args.repeat // 3), warmup=0)
+        sim = tsp.andes_simulator(inputs)
+        run_s = median_time(lambda s=sim, i=inputs: [tsp.andes_run(s, i, sc) for sc in i["scenarios"]],
+                            repeat=max(1, args.repeat // 3), warmup=0)
+        an = [tsp.andes_run(sim, inputs, sc).stable for sc in scenarios]
+        row = (f"{len(scenarios)}", fmt_ms(sur_s), fmt_ms(build_s), fmt_ms(run_s / len(scenarios)),
+               f"{sum(a == b for a, b in zip(sur, an, strict=True))}/{len(scenarios)}")
+    else:
+        row = (f"{len(scenarios)}", fmt_ms(sur_s), "n/a", "n/a", "n/a")
+    print_table("transient_stability_prediction (public case): surrogate RK4 vs ANDES TDS (10 ms, system reused per case)",
+                ("scenarios", "surrogate, all scenarios (ms)", "ANDES system build (ms)", "ANDES per scenario (ms)",
+                 "verdicts equal"), [row])
 
 
 if __name__ == "__main__":

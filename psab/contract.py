@@ -361,6 +361,16 @@ class EvaluationResult:
     evidence: dict[str, Any]
     evaluator_version: str
 
+    def __post_init__(self) -> None:
+        # The one conversion to plain JSON values (numpy, non-finite floats, unencodable text,
+        # over-wide integers), done when the result is made; to_dict and to_json then copy and
+        # print without converting again (to_jsonable is idempotent, so a result rebuilt from
+        # its own dict is unchanged).
+        object.__setattr__(self, "violations", tuple(
+            Violation(to_jsonable(v.field), to_jsonable(v.constraint), to_jsonable(v.expected), to_jsonable(v.found))
+            for v in self.violations))
+        object.__setattr__(self, "evidence", to_jsonable(self.evidence))
+
     @property
     def perfect(self) -> bool:
         """Feasible and scored exactly 1 (optimal where graded)."""
@@ -374,13 +384,15 @@ class EvaluationResult:
             "backend": self.backend,
             "feasible": self.feasible,
             "score": self.score,
-            "violations": [v.to_dict() for v in self.violations],
-            "evidence": to_jsonable(self.evidence),
+            "violations": [{"field": v.field, "constraint": v.constraint, "expected": v.expected, "found": v.found}
+                           for v in self.violations],
+            "evidence": self.evidence,
             "evaluator_version": self.evaluator_version,
         }
 
     def to_json(self) -> str:
-        return dumps(self.to_dict())
+        # Already plain JSON values (__post_init__): the canonical text without a second pass.
+        return json.dumps(self.to_dict(), sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> EvaluationResult:

@@ -30,7 +30,15 @@ def test_surrogates_import_only_math_and_numpy() -> None:
             root = name.split(".")[0]
             assert (
                 name in allowed or root in ("numpy",) or name.startswith("psab.surrogates") or name.startswith(".")
+                # plain-data JSON helpers, standard library only (their own test below keeps them so)
+                or name == "psab.jsonpointer"
             ), f"{path.name} imports {name}"
+
+
+def test_jsonpointer_is_standard_library_only() -> None:
+    # surrogates may import it (above), so it must stay as free of dependencies as they are
+    names = _imports(PSAB / "jsonpointer.py")
+    assert names <= {"__future__", "collections.abc", "typing"}, names
 
 
 def test_nothing_below_imports_families() -> None:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from psab import backends
-from psab.contract import EvaluationResult, Solution, Task, Violation, encodable, to_jsonable
+from psab.contract import EvaluationResult, Solution, Task, Violation, encodable
 from psab.errors import BackendNotSupportedError, InvalidTaskError
 from psab.evaluators.cache import REFERENCES
 from psab.evaluators.scoring import (
@@ -117,12 +117,12 @@ def _echo_text(text: str, limit: int) -> str:
 
 
 def _echo(found: Any) -> Any:
-    """``found`` as echoed into a result: JSON values, text encodable and at most
-    :data:`MAX_ECHO_CHARS` characters (validation already names a large container by its
-    type and length instead of copying it)."""
+    """``found`` as echoed into a result: text at most :data:`MAX_ECHO_CHARS` characters
+    (validation already names a large container by its type and length instead of copying
+    it); the result itself makes every value plain JSON (``EvaluationResult.__post_init__``)."""
     if isinstance(found, str):
         return _echo_text(found, MAX_ECHO_CHARS)
-    return to_jsonable(found)
+    return found
 
 
 def _result(task: Task, spec: FamilySpec, backend: str, feasible: bool, score: float,
@@ -134,9 +134,9 @@ def _result(task: Task, spec: FamilySpec, backend: str, feasible: bool, score: f
         backend=backend,
         feasible=feasible,
         score=float(score) if feasible else 0.0,
-        violations=tuple(Violation(_echo_text(v.field, MAX_ECHO_FIELD_CHARS), encodable(v.constraint), to_jsonable(v.expected),
-                                   _echo(v.found)) for v in violations),
-        evidence=to_jsonable(evidence),
+        violations=tuple(Violation(_echo_text(v.field, MAX_ECHO_FIELD_CHARS), v.constraint, v.expected, _echo(v.found))
+                         for v in violations),
+        evidence=evidence,
         evaluator_version=evaluator_version(spec),
     )
 

@@ -18,7 +18,7 @@ clearing time to the case's precision. ``andes``: the same system built in ANDES
 Toggle), trapezoidal TDS, bisection on the clearing time seeded with the surrogate's bracket.
 
 Sources: Kundur, *Power System Stability and Control* (1994) §13.1; Saadat, *Power System
-Analysis* (2nd ed. 2002) §11.5–11.6, Examples 11.2 and 11.3 (golden cases).
+Analysis* (2nd ed. 2002) §11.5–11.6, Example 11.5(a) and (b) (golden cases).
 """
 
 from __future__ import annotations
@@ -505,8 +505,8 @@ SPEC = register(
              "confidence": "high"},
             {"title": "H. Saadat, Power System Analysis, 2nd ed., McGraw-Hill, 2002",
              "locator": "§11.5–11.6 (eqs. 11.50–11.52, critical clearing angle and time; numerical solution §11.7), "
-                        "Examples 11.2 and 11.3",
-             "note": "Closed-form t_cr for zero during-fault transfer; Examples 11.2 and 11.3 are golden cases.",
+                        "Example 11.5(a) and (b)",
+             "note": "Closed-form t_cr for zero during-fault transfer; Example 11.5(a) and (b) are golden cases.",
              "confidence": "high"},
         ),
         submission_schema=submission_schema,

@@ -25,6 +25,7 @@ import numpy as np
 from psab.contract import Task
 from psab.evaluators import answer_schema as s
 from psab.evaluators import input_checks as ic
+from psab.generators.acceptance import Moves
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.solvers import algebra
 from psab.solvers.dispatch import (
@@ -33,7 +34,7 @@ from psab.solvers.dispatch import (
     UncertaintyData,
     build_reserve_dispatch,
     clean,
-    shift,
+    formulation_for,
     step_minutes_to_hours,
     vertices,
 )
@@ -204,7 +205,7 @@ def solve(task: Task, backend: str) -> Reference:
     from psab.solvers.dispatch import solve_formulation
 
     inputs = task.public_inputs
-    solved = solve_formulation(formulation(inputs))
+    solved = solve_formulation(formulation_for(task, formulation))
     ids = [u["id"] for u in inputs["units"]]
     v = solved.values
     schedule = [{i: {"p_mw": clean(v["p"][g, t]), "r_up_mw": clean(v["r_up"][g, t]), "r_down_mw": clean(v["r_down"][g, t])}
@@ -220,7 +221,7 @@ def solve(task: Task, backend: str) -> Reference:
 def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
     inputs = task.public_inputs
     data = uncertainty_data(inputs)
-    f = build_reserve_dispatch(data)
+    f = formulation_for(task, formulation)
     v = answer_values(inputs, answer)
     violations = f.check(v, ctx.tol.slack)
     costs = f.step_costs(v).tolist()
@@ -378,11 +379,14 @@ def accept(task: Task, reference: Reference) -> str | None:
 NEIGHBOURS = 24
 
 
-def neighbourhood(task: Task, answer: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+def neighbourhood(task: Task, answer: dict[str, Any]) -> Moves:
     """Moves that keep the balance and every vertex coverage: in one step, δ MW of output moved
     between two units, or δ MW of up- (down-) reserve moved between two units, where both
     units have room; an even sample of at most ``NEIGHBOURS``. An optimal LP reference admits
-    no cheaper feasible move."""
+    no cheaper feasible move.
+
+    Given as :class:`~psab.generators.acceptance.Moves` with the evaluator's rows and cost in
+    matrix form, so acceptance evaluates in full only the moves that might win."""
     units = {u["id"]: u for u in task.public_inputs["units"]}
     out = []
     for t, step in enumerate(answer["schedule"]):
@@ -394,13 +398,33 @@ def neighbourhood(task: Task, answer: dict[str, Any]) -> list[tuple[str, dict[st
                 d = 0.5
                 if sa["p_mw"] + sa["r_up_mw"] + d <= ua["p_max_mw"] and sb["p_mw"] - sb["r_down_mw"] - d >= ub["p_min_mw"]:
                     out.append((f"step {t}: {d} MW of output from {b} to {a}",
-                                shift(answer, [(("schedule", t, a, "p_mw"), d), (("schedule", t, b, "p_mw"), -d)])))
+                                [(("schedule", t, a, "p_mw"), d), (("schedule", t, b, "p_mw"), -d)]))
                 for key in ("r_up_mw", "r_down_mw"):
                     if sb[key] >= d and sa[key] + d <= ua["reserve_max_mw"]:
                         out.append((f"step {t}: {d} MW of {key} from {b} to {a}",
-                                    shift(answer, [(("schedule", t, a, key), d), (("schedule", t, b, key), -d)])))
+                                    [(("schedule", t, a, key), d), (("schedule", t, b, key), -d)]))
     stride = max(1, -(-len(out) // NEIGHBOURS))
-    return out[::stride]
+    return Moves(answer, out[::stride], lambda: _screen(task, answer))
+
+
+_FIELDS = {"p_mw": "p", "r_up_mw": "r_up", "r_down_mw": "r_down"}
+
+
+def _screen(task: Task, answer: dict[str, Any]) -> Any:
+    """The evaluator's rows and cost (:func:`evaluate`: ``check`` and the summed step costs)
+    at ``answer``, over ``/schedule/t/<unit>/<field>`` (variable index: unit position, step)."""
+    from psab.evaluators.tolerance import Tolerance
+
+    f = formulation_for(task, formulation)
+    position = {u["id"]: g for g, u in enumerate(task.public_inputs["units"])}
+
+    def path(p: Any) -> Any:
+        if len(p) == 4 and p[0] == "schedule" and p[2] in position:
+            return p[3], (position[p[2]], p[1])
+        return None
+
+    return f.screen(answer_values(task.public_inputs, answer), Tolerance.from_task(task.tolerances).slack,
+                    f.column_of(_FIELDS, path))
 
 
 SPEC = register(

@@ -380,6 +380,26 @@ def clearing(p: SettingProblem, reach: list[float], delay: list[float]) -> tuple
     return total, per_line
 
 
+#: Objectives already computed (:func:`objective_of`), at most this many kept.
+OBJECTIVES_KEPT = 4096
+_OBJECTIVES: dict[Any, float] = {}
+
+
+def objective_of(p: SettingProblem, reach: list[float], delay: list[float]) -> float:
+    """``clearing(p, reach, delay)[0]``, remembered: the reference's 201-point scan of zone 1
+    (:func:`optimal_zone1_reach`) and the acceptance's tie scan (:func:`trivial_or_tied`)
+    evaluate the same settings of the same case. Keyed by the exact bits of every number
+    (``float.hex``: 0.0 and −0.0 stay apart), so a hit returns what the call would."""
+    key = (p, tuple(float(r).hex() for r in reach), tuple(float(d).hex() for d in delay))
+    hit = _OBJECTIVES.get(key)
+    if hit is None:
+        hit = clearing(p, reach, delay)[0]
+        if len(_OBJECTIVES) >= OBJECTIVES_KEPT:
+            _OBJECTIVES.clear()
+        _OBJECTIVES[key] = hit
+    return hit
+
+
 def optimal_zone1_reach(p: SettingProblem, reach23: tuple[float, float], delay: list[float]) -> float:
     """The zone-1 reach that minimizes the objective with zones 2 and 3 fixed: a scan of 200
     points of [0, zone1_max], then a bounded Brent search on the bracket around the best one.
@@ -394,7 +414,7 @@ def optimal_zone1_reach(p: SettingProblem, reach23: tuple[float, float], delay: 
         return clearing(p, [r1, *reach23], delay)[0]
 
     grid = np.linspace(0.0, hi, 201)
-    values = [f(float(r)) for r in grid]
+    values = [objective_of(p, [float(r), *reach23], delay) for r in grid]
     k = int(np.argmin(values))
     lo_b, hi_b = float(grid[max(k - 1, 0)]), float(grid[min(k + 1, len(grid) - 1)])
     res = minimize_scalar(f, bounds=(lo_b, hi_b), method="bounded", options={"xatol": 1e-9 * max(hi, 1.0)})
@@ -577,7 +597,7 @@ def trivial_or_tied(task: Task, ref: Reference) -> str | None:
     best = float(ref.objective) if ref.objective is not None else clearing(p, [r1, *reach23], delay)[0]
     z = mho_reach(p.z_line, p.angle_deg)
     for r in np.linspace(0.0, p.zone1_max, 201):
-        if abs(float(r) - r1) > 0.02 * z and clearing(p, [float(r), *reach23], delay)[0] <= best * (1.0 + 1e-4):
+        if abs(float(r) - r1) > 0.02 * z and objective_of(p, [float(r), *reach23], delay) <= best * (1.0 + 1e-4):
             return f"tied optimum: a zone-1 reach of {float(r):.3f} Ω is within 0.01 % of the optimum"
     return None
 

@@ -16,12 +16,26 @@ the midpoint (Dyn: ``Z_(0)T + 3Z_N`` from the LV terminal), Yyn sees only the ma
 ``Z_(0)T + Z_m0``, YNyn couples the HV network through its T (see
 :func:`psab.surrogates.symmetrical.transformer_zero_sequence`).
 
+The network may also hold YNd transformers, three-winding transformers, generators, power
+station units (with or without on-load tap changer, YNd with a neutral reactor or Yd) and
+motors with their zero-sequence data — enough to pose the IEC TR 60909-4 network's published
+I″k1 (golden/earth_fault_calculation/iec_tr_60909_4_earth_faults). A case may instead list
+``faults`` — line-to-earth (LG), line-to-line (LL) and double-line-to-earth (LLG), each with its
+fault resistance — and then the answer holds, per fault, the phase and earth current
+magnitudes, the sequence currents and the phase voltage magnitudes, by the IEC method
+(c·U_n/√3) or, with ``prefault_voltage_pu``, the textbook method (stated pre-fault voltage, no
+correction factors); a machine's ``x2_pu`` makes Z_2 ≠ Z_1 (:func:`psab.surrogates.iec60909.sequence_fault`).
+
 Backends: surrogate (:func:`psab.surrogates.iec60909.line_to_earth_fault`); pandapower computes
 I″k1 with ``calc_sc(fault="1ph")`` on the same network, while the sequence currents and the
 healthy-phase voltages come from the surrogate kernel under both backends (pandapower reports
 no sequence quantities). Cases are earthed everywhere: pandapower models an open winding as a
 1e20 p.u. branch, which leaves an unearthed island nearly singular and spoils its zero-sequence
-matrix, and IEC 60909 does not cover isolated neutrals anyway.
+matrix, and IEC 60909 does not cover isolated neutrals anyway. In the ``faults`` form pandapower
+computes the LG phase current (``fault="1ph"``) and the LL phase currents (``fault="2ph"`` with
+half the case's resistance, pandapower's per-phase convention) by the IEC method with Z_2 = Z_1;
+LLG faults, the textbook method and a machine's own X_(2) are judged by the kernel under both
+backends.
 """
 
 from __future__ import annotations
@@ -62,10 +76,65 @@ FIELDS = (
     ("vc_pu", "magnitude of the healthy phase c voltage at the fault (p.u. of U_n/√3)", 1e-3),
 )
 POSITIVE = ("ik1_ka", "vb_pu", "vc_pu")
+#: The vector groups the held-out draws of levels 1–3 use (their order fixes the draws).
 VECTOR_GROUPS = ("Dyn", "Yyn", "YNyn")
+#: The two-winding vector groups a case may give (YNd: an earthed HV star, the delta LV side open).
+CASE_VECTOR_GROUPS = (*VECTOR_GROUPS, "YNd")
+#: Fault types of the ``faults`` form and the kernel's names: line-to-earth of phase a,
+#: line-to-line and double-line-to-earth of phases b and c.
+FAULT_TYPES = {"LG": "1ph", "LL": "2ph", "LLG": "2ph_ground"}
+
+#: Answer fields of the ``faults`` form: one value per fault, in the order of ``faults``.
+FAULT_FIELDS = (
+    ("ia_ka", "magnitude of the phase a current into the fault (kA)", 1e-3,
+     "модуль тока фазы a в месте КЗ (кА)"),
+    ("ib_ka", "magnitude of the phase b current into the fault (kA)", 1e-3,
+     "модуль тока фазы b в месте КЗ (кА)"),
+    ("ic_ka", "magnitude of the phase c current into the fault (kA)", 1e-3,
+     "модуль тока фазы c в месте КЗ (кА)"),
+    ("ie_ka", "magnitude of the current into earth 3·|I_0| (kA)", 1e-3,
+     "модуль тока в землю 3·|I_0| (кА)"),
+    ("i0_real_ka", "zero-sequence current of phase a, real part (kA)", 1e-3,
+     "ток нулевой последовательности фазы a, действительная часть (кА)"),
+    ("i0_imag_ka", "zero-sequence current of phase a, imaginary part (kA)", 1e-3,
+     "ток нулевой последовательности фазы a, мнимая часть (кА)"),
+    ("i1_real_ka", "positive-sequence current of phase a, real part (kA)", 1e-3,
+     "ток прямой последовательности фазы a, действительная часть (кА)"),
+    ("i1_imag_ka", "positive-sequence current of phase a, imaginary part (kA)", 1e-3,
+     "ток прямой последовательности фазы a, мнимая часть (кА)"),
+    ("i2_real_ka", "negative-sequence current of phase a, real part (kA)", 1e-3,
+     "ток обратной последовательности фазы a, действительная часть (кА)"),
+    ("i2_imag_ka", "negative-sequence current of phase a, imaginary part (kA)", 1e-3,
+     "ток обратной последовательности фазы a, мнимая часть (кА)"),
+    ("va_pu", "magnitude of the phase a voltage at the fault (p.u. of U_n/√3)", 1e-3,
+     "модуль напряжения фазы a в месте КЗ (о.е. от U_n/√3)"),
+    ("vb_pu", "magnitude of the phase b voltage at the fault (p.u. of U_n/√3)", 1e-3,
+     "модуль напряжения фазы b в месте КЗ (о.е. от U_n/√3)"),
+    ("vc_pu", "magnitude of the phase c voltage at the fault (p.u. of U_n/√3)", 1e-3,
+     "модуль напряжения фазы c в месте КЗ (о.е. от U_n/√3)"),
+)
+#: Fields that are magnitudes (never negative).
+MAGNITUDES = ("ia_ka", "ib_ka", "ic_ka", "ie_ka", "va_pu", "vb_pu", "vc_pu")
+
+
+def is_fault_list(inputs: dict[str, Any]) -> bool:
+    """Whether a case poses the ``faults`` form (several faults of any type) rather than the
+    single line-to-earth fault ``fault_bus``/``fault_r_ohm``."""
+    return "faults" in inputs
 
 
 def submission_schema(inputs: dict[str, Any]) -> dict[str, Any]:
+    if is_fault_list(inputs):
+        order = ", ".join(f"{f['fault_type']}@{f['bus']}" for f in inputs["faults"])
+        n = len(inputs["faults"])
+        return s.submission(
+            {name: s.array(s.number(what, minimum=0, ru=ru) if name in MAGNITUDES else s.number(what, ru=ru),
+                           f"{what}; one value per fault, in the order of faults ({order})", length=n,
+                           ru=f"{ru}; по одному значению на КЗ, в порядке faults ({order})")
+             for name, what, _, ru in FAULT_FIELDS},
+            "phase, earth and sequence currents and phase voltages at each fault",
+            ru="токи фаз, ток в землю, симметричные составляющие токов и напряжения фаз в месте каждого КЗ",
+        )
     return s.submission(
         {name: s.number(what, exclusive_minimum=0, ru=FIELDS_RU[name]) if name in POSITIVE
          else s.number(what, ru=FIELDS_RU[name]) for name, what, _ in FIELDS},
@@ -78,20 +147,40 @@ INPUTS_SCHEMA = iec.network_input_schema(
     {
         "fault_bus": {"type": "string", "description": "bus with the line-to-earth short circuit (phase a)"},
         "fault_r_ohm": {"type": "number", "minimum": 0, "description": "fault resistance R_f between phase a and earth (ohm)"},
+        "faults": {
+            "type": "array", "minItems": 1, "maxItems": 40,
+            "description": "the faults to compute, each on its own (instead of fault_bus and fault_r_ohm)",
+            "items": {"type": "object", "additionalProperties": False, "required": ["bus", "fault_type"], "properties": {
+                "bus": {"type": "string", "description": "faulted bus"},
+                "fault_type": {"enum": list(FAULT_TYPES),
+                               "description": "LG: phase a to earth; LL: phases b and c; LLG: phases b and c to earth"},
+                "r_fault_ohm": {"type": "number", "minimum": 0, "maximum": 1e4,
+                                "description": "fault resistance (ohm): LG between phase a and earth, LL between phases b and c, "
+                                               "LLG between the joined phases b, c and earth; absent = 0"},
+            }},
+        },
+        "prefault_voltage_pu": {"type": "number", "exclusiveMinimum": 0, "maximum": 2,
+                                "description": "stated pre-fault voltage V_f (p.u. of U_n/√3) for the textbook method: E = V_f·U_n/√3, "
+                                               "no impedance correction factors; absent: the IEC 60909 method, E = c_max·U_n/√3"},
     },
-    ["feeders", "transformers", "fault_bus", "fault_r_ohm"],
-    elements=("buses", "feeders", "transformers", "lines"),
+    ["feeders"],
+    elements=("buses", "feeders", "transformers", "transformers_3w", "lines", "generators", "power_station_units", "motors"),
+    zero_sequence=True,
 )
+INPUTS_SCHEMA["oneOf"] = [{"required": ["fault_bus", "fault_r_ohm"]}, {"required": ["faults"]}]
 INPUTS_SCHEMA["properties"]["frequency_hz"] = {"const": 50, "description": "system frequency (Hz)"}
 INPUTS_SCHEMA["properties"]["transformers"]["items"]["properties"]["vector_group"] = {
-    "enum": list(VECTOR_GROUPS), "description": "vector group without the clock number"}
+    "enum": list(CASE_VECTOR_GROUPS), "description": "vector group without the clock number"}
 INPUTS_SCHEMA["properties"]["transformers"]["items"]["required"] += ["vector_group", "uk0_pct", "ukr0_pct"]
 INPUTS_SCHEMA["properties"]["feeders"]["items"]["required"] += ["x0_x1", "r0_x0"]
 INPUTS_SCHEMA["properties"]["lines"]["items"]["required"] += ["r0_ohm_per_km", "x0_ohm_per_km"]
+INPUTS_SCHEMA["properties"]["transformers_3w"]["items"]["required"] += [
+    "vector_group", *(f"uk{r}0_{p}_pct" for p in ("hv_mv", "mv_lv", "hv_lv") for r in ("", "r"))]
+INPUTS_SCHEMA["properties"]["power_station_units"]["items"]["required"] += ["vector_group", "uk0_pct", "ukr0_pct"]
 
 PRESENTATION = {
     "en": {
-        "title": "Line-to-earth fault by symmetrical components",
+        "title": "Line-to-earth and other unbalanced faults by symmetrical components",
         "statement": (
             "A line-to-earth short circuit of phase a through the fault resistance fault_r_ohm occurs at "
             "fault_bus of the network in public_inputs. Form the positive-, negative- and zero-sequence "
@@ -114,15 +203,42 @@ PRESENTATION = {
             "I_0, I_1, I_2 (kA, phase a, E real and positive) and the magnitudes of the healthy-phase voltages "
             "V_b, V_c at the fault in per unit of U_n/√3 (U_n the bus's nominal voltage, not c·U_n), from V_0 = −Z_0·I_0, V_1 = E − Z_1·I_1, "
             "V_2 = −Z_2·I_2, V_b = V_0 + a²·V_1 + a·V_2, V_c = V_0 + a·V_1 + a²·V_2, a = e^(j120°)."
+            " Further equipment, where the case lists it: YNd transformers (the HV terminal sees Z_(0)T·K_T + "
+            "3·Z_N referred to the HV side, the delta side open); three-winding transformers (transformers_3w) "
+            "with their zero-sequence pair values uk0_*/ukr0_* on the smaller rating of each pair, each pair "
+            "multiplied by the K_T of its positive-sequence pair (c_max of the lowest voltage) before the star "
+            "conversion, referred to the HV rated voltage; in the zero-sequence star an earthed star winding "
+            "(YN/yn) joins its terminal to the star point, a delta winding (d) earths the star point through its "
+            "own leg, an unearthed star (Y/y) is open; generators (K_G, §6.6.1), power station units (K_S with "
+            "on-load tap changer, K_SO without, §6.7, no K_T) and asynchronous motors (§6.8) in the positive and "
+            "negative sequence, none of them with a zero-sequence path — except a power station unit whose unit "
+            "transformer is YNd: its HV bus is earthed through K_S·Z_(0)THV + 3·Z_N (K_SO without tap changer; "
+            "Z_(0)THV from uk0_pct, ukr0_pct on S_rT at U_rTHV; Z_N = neutral_r_ohm + j·neutral_x_ohm); Yd is "
+            "open; a generator that gives x0_pu has its star point solidly earthed, zero-sequence impedance "
+            "K_G·(R_G + jX_(0)). Z_2 = Z_1 unless a generator or unit gives x2_pu: then its X_(2) replaces X″d in the negative "
+            "sequence (the correction factor still formed with x″d). A case may instead list faults (then no "
+            "fault_bus, fault_r_ohm): compute each fault on its own — LG: phase a to earth through r_fault_ohm, "
+            "I_0 = I_1 = I_2 = E/(Z_1 + Z_2 + Z_0 + 3·R_f); LL: phases b and c through r_fault_ohm between them, "
+            "I_1 = −I_2 = E/(Z_1 + Z_2 + R_f), I_0 = 0; LLG: phases b and c joined and to earth through "
+            "r_fault_ohm, I_1 = E/(Z_1 + Z_2·(Z_0 + 3R_f)/(Z_2 + Z_0 + 3R_f)), I_2 = −I_1·(Z_0 + 3R_f)/(Z_2 + Z_0"
+            " + 3R_f), I_0 = −I_1·Z_2/(Z_2 + Z_0 + 3R_f) (r_fault_ohm absent = 0) — and report per fault, as "
+            "lists in the order of faults: the magnitudes of the phase currents I_a, I_b, I_c and of the earth "
+            "current 3·I_0 (kA), the real and imaginary parts of I_0, I_1, I_2 (kA) and the magnitudes of V_a, "
+            "V_b, V_c at the fault (p.u. of U_n/√3). With prefault_voltage_pu = V_f (the textbook method) E = "
+            "V_f·U_n/√3 and no correction factor at all (K_T = K_G = K_S = 1, feeder Z_Q = U_nQ²/S″kQ); without "
+            "it E = c_max·U_n/√3 as above."
         ),
         "answer_notes": (
             "Every value must match within 0.1 % or 1 A (1e-3 p.u. for voltages), whichever is larger. Under the "
             "pandapower backend I″k1 is recomputed by pandapower's calc_sc; the sequence currents and the "
-            "healthy-phase voltages are recomputed by symmetrical components under both backends."
+            "healthy-phase voltages are recomputed by symmetrical components under both backends. With faults, "
+            "every list has one value per fault in the order of faults; under the pandapower backend the phase "
+            "currents of LG and LL faults by the IEC method with Z_2 = Z_1 come from calc_sc, everything else "
+            "(LLG faults, the textbook method, a machine's own X_(2)) from symmetrical components."
         ),
     },
     "ru": {
-        "title": "Однофазное замыкание на землю методом симметричных составляющих",
+        "title": "Однофазные и другие несимметричные КЗ методом симметричных составляющих",
         "statement": (
             "В узле fault_bus сети из public_inputs происходит однофазное короткое замыкание фазы a на землю "
             "через переходное сопротивление fault_r_ohm. Определите сопротивления прямой, обратной и нулевой "
@@ -148,12 +264,38 @@ PRESENTATION = {
             "вещественно и положительно) и модули напряжений неповреждённых фаз V_b, V_c в месте КЗ в о.е. от "
             "U_n/√3 (U_n — номинальное напряжение узла, а не c·U_n), где V_0 = −Z_0·I_0, V_1 = E − Z_1·I_1, V_2 = −Z_2·I_2, V_b = V_0 + a²·V_1 + a·V_2, "
             "V_c = V_0 + a·V_1 + a²·V_2, a = e^(j120°)."
+            " Прочее оборудование, если оно задано: трансформаторы YNd (со стороны ВН — Z_(0)T·K_T + 3·Z_N, "
+            "приведённое к стороне ВН, сторона треугольника отделена); трёхобмоточные трансформаторы "
+            "(transformers_3w) с сопротивлениями нулевой последовательности пар обмоток uk0_*/ukr0_* на меньшую "
+            "из мощностей пары, каждая пара умножается на K_T своей пары прямой последовательности (c_max "
+            "наименьшего напряжения) до преобразования в звезду, приведение к номинальному напряжению ВН; в "
+            "звезде нулевой последовательности заземлённая звезда (YN/yn) соединяет свой вывод с нулевой точкой "
+            "звезды, треугольник (d) заземляет нулевую точку через свой луч, незаземлённая звезда (Y/y) "
+            "разомкнута; генераторы (K_G, п. 6.6.1), блоки генератор–трансформатор (K_S при РПН, K_SO без РПН, п."
+            " 6.7, без K_T) и асинхронные двигатели (п. 6.8) — в схемах прямой и обратной последовательностей, "
+            "без пути для токов нулевой последовательности, кроме блока с трансформатором YNd: его узел ВН "
+            "заземлён через K_S·Z_(0)THV + 3·Z_N (K_SO без РПН; Z_(0)THV по uk0_pct, ukr0_pct на S_rT при U_rTHV;"
+            " Z_N = neutral_r_ohm + j·neutral_x_ohm); Yd разомкнут; генератор, задающий x0_pu, имеет глухозаземлённую"
+            " нейтраль и сопротивление нулевой последовательности K_G·(R_G + jX_(0)). Z_2 = Z_1, если генератор или блок не задаёт "
+            "x2_pu; иначе в схеме обратной последовательности его X_(2) заменяет X″d (коэффициент коррекции — по "
+            "x″d). Вместо fault_bus и fault_r_ohm задача может задать список faults: рассчитайте каждое КЗ "
+            "отдельно — LG: фаза a на землю через r_fault_ohm, I_0 = I_1 = I_2 = E/(Z_1 + Z_2 + Z_0 + 3·R_f); LL:"
+            " фазы b и c через r_fault_ohm между ними, I_1 = −I_2 = E/(Z_1 + Z_2 + R_f), I_0 = 0; LLG: фазы b и c"
+            " соединены и замкнуты на землю через r_fault_ohm, I_1 = E/(Z_1 + Z_2·(Z_0 + 3R_f)/(Z_2 + Z_0 + "
+            "3R_f)), I_2 = −I_1·(Z_0 + 3R_f)/(Z_2 + Z_0 + 3R_f), I_0 = −I_1·Z_2/(Z_2 + Z_0 + 3R_f) (без "
+            "r_fault_ohm — 0) — и укажите для каждого КЗ списками в порядке faults: модули токов фаз I_a, I_b, "
+            "I_c и тока в землю 3·I_0 (кА), действительные и мнимые части I_0, I_1, I_2 (кА) и модули V_a, V_b, "
+            "V_c в месте КЗ (о.е. от U_n/√3). При prefault_voltage_pu = V_f (метод учебников) E = V_f·U_n/√3 и "
+            "никаких коэффициентов коррекции (K_T = K_G = K_S = 1, питающая сеть Z_Q = U_nQ²/S″kQ); без него E = "
+            "c_max·U_n/√3, как выше."
         ),
         "answer_notes": (
             "Каждое значение должно совпасть с точностью 0,1 % или 1 А (1e-3 о.е. для напряжений) — что больше. "
             "При проверке средствами pandapower ток I″k1 пересчитывается функцией calc_sc, а симметричные "
             "составляющие токов и напряжения неповреждённых фаз — методом симметричных составляющих при любом "
-            "способе проверки."
+            "способе проверки. При списке faults каждый список содержит по одному значению на КЗ в порядке faults; "
+            "при проверке средствами pandapower токи фаз при КЗ LG и LL по методу МЭК с Z_2 = Z_1 рассчитывает calc_sc, "
+            "всё остальное (КЗ LLG, метод учебников, собственное X_(2) машины) — метод симметричных составляющих."
         ),
         "hard_constraints": (
             "каждое значение совпадает с пересчётом методом симметричных составляющих в пределах max(0,1 %, абсолютный порог поля)",
@@ -164,14 +306,26 @@ PRESENTATION = {
 # ---------------------------------------------------------------------------- physics
 
 
+def _references(inputs: dict[str, Any]) -> list[tuple[str, str, Any]]:
+    if is_fault_list(inputs):
+        return [(f"/faults/{i}/bus", "fault bus", f["bus"]) for i, f in enumerate(inputs["faults"])]
+    return [("/fault_bus", "fault bus", inputs["fault_bus"])]
+
+
 def input_problems(inputs: dict[str, Any]) -> list[str]:
     """The shared IEC 60909 network check (:func:`psab.surrogates.iec60909.checked_network`)
-    with the fault bus a bus of the network."""
-    return iec.checked_network(inputs, [("/fault_bus", "fault bus", inputs["fault_bus"])])[1]
+    with every fault bus a bus of the network; the two forms not mixed."""
+    problems = iec.checked_network(inputs, _references(inputs))[1]
+    if is_fault_list(inputs):
+        problems += [f"/{k}: not used with faults (each fault gives its own bus and r_fault_ohm)"
+                     for k in ("fault_bus", "fault_r_ohm") if k in inputs]
+    elif "prefault_voltage_pu" in inputs:
+        problems.append("/prefault_voltage_pu: the textbook method is posed with faults, not with fault_bus")
+    return problems
 
 
 def network(inputs: dict[str, Any]) -> iec.Network:
-    net, problems = iec.checked_network(inputs, [("/fault_bus", "fault bus", inputs["fault_bus"])])
+    net, problems = iec.checked_network(inputs, _references(inputs))
     if problems or net is None:
         raise InvalidTaskError(f"{FAMILY_ID}: the network in public_inputs is not usable: {'; '.join(problems)}")
     return net
@@ -184,11 +338,40 @@ def surrogate_fault(inputs: dict[str, Any]) -> iec.EarthFault:
         raise InvalidTaskError(f"{FAMILY_ID}: {exc}") from None
 
 
+def surrogate_faults(inputs: dict[str, Any]) -> list[iec.EarthFault]:
+    """Every fault of the ``faults`` form by :func:`psab.surrogates.iec60909.sequence_fault`."""
+    net = network(inputs)
+    vf = inputs.get("prefault_voltage_pu")
+    out = []
+    for i, f in enumerate(inputs["faults"]):
+        try:
+            out.append(iec.sequence_fault(net, f["bus"], FAULT_TYPES[f["fault_type"]], "max", float(f.get("r_fault_ohm", 0.0)),
+                                          prefault_voltage_pu=None if vf is None else float(vf)))
+        except ValueError as exc:
+            raise InvalidTaskError(f"{FAMILY_ID}: /faults/{i}: {exc}") from None
+    return out
+
+
 def answer_of(fault: iec.EarthFault) -> dict[str, float]:
     i0, i1, i2 = fault.i_seq_ka
     _, vb, vc = fault.v_phase_pu
     return {"ik1_ka": fault.ikss1_ka, "i0_real_ka": i0.real, "i0_imag_ka": i0.imag, "i1_real_ka": i1.real,
             "i1_imag_ka": i1.imag, "i2_real_ka": i2.real, "i2_imag_ka": i2.imag, "vb_pu": vb, "vc_pu": vc}
+
+
+def answers_of(faults: list[iec.EarthFault]) -> dict[str, list[float]]:
+    """The ``faults`` form's answer: one value per fault in every field."""
+    out: dict[str, list[float]] = {name: [] for name, *_ in FAULT_FIELDS}
+    for f in faults:
+        ia, ib, ic = f.fault.i_phase
+        i0, i1, i2 = f.i_seq_ka
+        va, vb, vc = f.v_phase_pu
+        row = {"ia_ka": abs(ia), "ib_ka": abs(ib), "ic_ka": abs(ic), "ie_ka": abs(f.fault.earth_current),
+               "i0_real_ka": i0.real, "i0_imag_ka": i0.imag, "i1_real_ka": i1.real, "i1_imag_ka": i1.imag,
+               "i2_real_ka": i2.real, "i2_imag_ka": i2.imag, "va_pu": va, "vb_pu": vb, "vc_pu": vc}
+        for name in out:
+            out[name].append(float(row[name]))
+    return out
 
 
 def pandapower_ik1_ka(inputs: dict[str, Any]) -> float:
@@ -203,12 +386,69 @@ def pandapower_ik1_ka(inputs: dict[str, Any]) -> float:
     return res[bus].ikss_ka
 
 
+def pandapower_judged(inputs: dict[str, Any]) -> bool:
+    """Whether pandapower's calc_sc can compute the phase currents (either form): the IEC
+    method (c·U_n/√3, corrected impedances) with Z_2 = Z_1 — no stated pre-fault voltage, no
+    machine with its own X_(2) and no earthed generator star point (``x0_pu``)."""
+    if "prefault_voltage_pu" in inputs:
+        return False
+    if any("x0_pu" in g for g in inputs.get("generators", ())):
+        return False  # pandapower's generators have no zero-sequence path
+    return not any("x2_pu" in m for key in ("generators", "power_station_units") for m in inputs.get(key, ()))
+
+
+def pandapower_fault_currents(inputs: dict[str, Any]) -> dict[int, dict[str, float]]:
+    """Per fault index, the phase currents pandapower computes: ``ia_ka`` of an LG fault by
+    ``calc_sc(fault="1ph", r_fault_ohm=R_f)``, ``ib_ka = ic_ka`` of an LL fault by
+    ``calc_sc(fault="2ph", r_fault_ohm=R_f/2)`` (pandapower puts its fault resistance in each of
+    the two faulted phases; the case's R_f lies between them). LLG faults: none (pandapower
+    3.5 has no double-line-to-earth fault)."""
+    from psab.backends import pandapower_sc as ppsc
+
+    net = network(inputs)
+    prep = ppsc.prepared((FAMILY_ID, digest(inputs)), net)
+    # one calc_sc per (fault type, resistance): the faults that share them are computed together
+    groups: dict[tuple[str, float], list[int]] = {}
+    for i, f in enumerate(inputs["faults"]):
+        if f["fault_type"] in ("LG", "LL"):
+            groups.setdefault((f["fault_type"], float(f.get("r_fault_ohm", 0.0))), []).append(i)
+    out: dict[int, dict[str, float]] = {}
+    for (kind, r), members in groups.items():
+        buses = list(dict.fromkeys(inputs["faults"][i]["bus"] for i in members))
+        if kind == "LG":
+            res = ppsc.calc(prep, buses, fault="1ph", case="max", r_fault_ohm=r, lv_tolerance_pct=net.lv_tolerance_pct)
+            out.update({i: {"ia_ka": res[inputs["faults"][i]["bus"]].ikss_ka} for i in members})
+        else:
+            res = ppsc.calc(prep, buses, fault="2ph", case="max", r_fault_ohm=r / 2.0, lv_tolerance_pct=net.lv_tolerance_pct)
+            out.update({i: {"ib_ka": res[inputs["faults"][i]["bus"]].ikss_ka, "ic_ka": res[inputs["faults"][i]["bus"]].ikss_ka}
+                        for i in members})
+    return dict(sorted(out.items()))
+
+
 def solve(task: Task, backend: str) -> Reference:
-    fault = surrogate_fault(task.public_inputs)
+    inputs = task.public_inputs
+    if is_fault_list(inputs):
+        faults = surrogate_faults(inputs)
+        answers = answers_of(faults)
+        evidence_f = {"z1_ohm": [[f.z1_ohm.real, f.z1_ohm.imag] for f in faults],
+                      "z2_ohm": [[f.z2_ohm.real, f.z2_ohm.imag] for f in faults],
+                      "z0_ohm": [[f.z0_ohm.real, f.z0_ohm.imag] for f in faults],
+                      "e_factor": [f.c for f in faults]}
+        if backend == "pandapower" and pandapower_judged(inputs):
+            for i, vals in pandapower_fault_currents(inputs).items():
+                for name, v in vals.items():
+                    answers[name][i] = v
+            return Reference(answer=answers, evidence=evidence_f,
+                             method="LG and LL phase currents by pandapower calc_sc(fault='1ph'/'2ph'); "
+                                    "LLG, earth, sequence currents and voltages by symmetrical components")
+        return Reference(answer=answers, evidence=evidence_f,
+                         method="symmetrical components, sequence networks connected at each fault (IEC 60909-0 §7.3–7.5; "
+                                + ("textbook method, stated pre-fault voltage)" if "prefault_voltage_pu" in inputs else "IEC method)"))
+    fault = surrogate_fault(inputs)
     answer = answer_of(fault)
     evidence = {"z1_ohm": [fault.z1_ohm.real, fault.z1_ohm.imag], "z0_ohm": [fault.z0_ohm.real, fault.z0_ohm.imag], "c": fault.c}
-    if backend == "pandapower":
-        answer["ik1_ka"] = pandapower_ik1_ka(task.public_inputs)
+    if backend == "pandapower" and pandapower_judged(inputs):
+        answer["ik1_ka"] = pandapower_ik1_ka(inputs)
         return Reference(answer=answer, evidence=evidence,
                          method="I″k1 by pandapower calc_sc(fault='1ph'); sequence currents and voltages by symmetrical components")
     return Reference(answer=answer, evidence=evidence, method="symmetrical components, sequence networks in series (IEC 60909-0 §7.5)")
@@ -217,6 +457,12 @@ def solve(task: Task, backend: str) -> Reference:
 def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
     ref = ctx.reference().answer
     checks = ctx.checks()
+    if is_fault_list(task.public_inputs):
+        for name, what, _, _ in FAULT_FIELDS:
+            for i, expected in enumerate(ref[name]):
+                checks.close(f"/{name}/{i}", expected, answer[name][i], what)
+        return Assessment(violations=checks.violations,
+                          evidence={"checks": len(checks.records), "checks_failed": len(checks.violations)})
     for name, what, _ in FIELDS:
         checks.close(f"/{name}", ref[name], answer[name], what)
     return Assessment(violations=checks.violations,
@@ -355,13 +601,91 @@ def _level3_case(rng: np.random.Generator) -> dict[str, Any]:
             "transformers": [t1, t2], "lines": lines, "fault_bus": "B6", "fault_r_ohm": _r(rng.uniform(0.0, 0.05), 4)}
 
 
+#: HV overhead lines (R, X, R0, X0 per km), the IEC TR 60909-4 network's kinds.
+HV_OVERHEAD = ((0.12, 0.39, 0.32, 1.26), (0.096, 0.388, 0.22, 1.1), (0.12, 0.386, 0.22, 1.1), (0.12, 0.39, 0.52, 1.86))
+
+
+def _level4_case(rng: np.random.Generator) -> dict[str, Any]:
+    """Level 4: a meshed 110 kV network in the manner of IEC TR 60909-4 — a feeder, three lines
+    in a ring, a power station unit (YNd unit transformer with or without a neutral reactor and
+    on-load tap changer, or Yd), a three-winding 110/MV/MV transformer (YNynd or Yynd: the
+    earthed MV star with the delta tertiary earthing the star point) feeding an MV busbar with a
+    generator and a motor group, and a YNd coupling transformer earthing another HV bus through
+    its neutral; four faults of the ``faults`` form — LG, LL and LLG at the three HV buses, LG or
+    LLG at the MV busbar (pandapower judges the LG and LL phase currents, the kernel the rest)."""
+    mv = float(rng.choice([10.0, 20.0]))
+    buses = [{"id": f"B{i}", "vn_kv": 110.0} for i in (1, 2, 3)] + [
+        {"id": "B4", "vn_kv": mv}, {"id": "B5", "vn_kv": mv}, {"id": "B6", "vn_kv": 20.0}]
+    s_max = _r(rng.uniform(2000.0, 8000.0), 0)
+    feeder = {"id": "Q1", "bus": "B1", "skss_max_mva": s_max, "rx_max": _r(rng.uniform(0.05, 0.15), 3),
+              "x0_x1": _r(rng.uniform(1.5, 3.5), 2), "r0_x0": _r(rng.uniform(0.1, 0.3), 3)}
+    lines = []
+    for lid, a, b in (("L1", "B1", "B2"), ("L2", "B2", "B3"), ("L3", "B1", "B3")):
+        r, x, r0, x0 = HV_OVERHEAD[int(rng.integers(len(HV_OVERHEAD)))]
+        lines.append({"id": lid, "from_bus": a, "to_bus": b, "length_km": _r(rng.uniform(5.0, 30.0), 1),
+                      "r_ohm_per_km": r, "x_ohm_per_km": x, "r0_ohm_per_km": r0, "x0_ohm_per_km": x0})
+    sn_g = _r(rng.uniform(60.0, 200.0), 0)
+    vn_g = float(rng.choice([10.5, 13.8, 21.0]))
+    xd = _r(rng.uniform(0.12, 0.2), 3)
+    uk_t = _r(rng.uniform(11.0, 16.0), 2)
+    unit: dict[str, Any] = {
+        "id": "S1", "hv_bus": "B3", "sn_g_mva": sn_g, "vn_g_kv": vn_g, "xdss_pu": xd,
+        "r_g_ohm": _r(0.03 * xd * vn_g ** 2 / sn_g, 5), "cos_phi": float(rng.choice([0.8, 0.85, 0.9])),
+        "sn_t_mva": sn_g, "vn_hv_kv": float(rng.choice([115.0, 120.0])), "vn_lv_kv": vn_g, "uk_pct": uk_t,
+        "ukr_pct": _r(rng.uniform(0.3, 0.6), 3), "oltc": bool(rng.uniform() < 0.5),
+        "vector_group": "YNd" if rng.uniform() < 0.75 else "Yd", "uk0_pct": _r(uk_t * rng.uniform(0.85, 1.0), 2),
+        "ukr0_pct": _r(rng.uniform(0.3, 0.6), 3)}
+    if unit["oltc"]:
+        unit["pt_pct"] = float(rng.choice([0.0, 5.0, 10.0]))
+    else:
+        unit["pg_pct"] = float(rng.choice([0.0, 5.0, 7.5]))
+    if unit["vector_group"] == "YNd" and rng.uniform() < 0.6:
+        unit["neutral_x_ohm"] = _r(rng.uniform(5.0, 40.0), 1)
+    sn3 = float(rng.choice([31.5, 40.0, 63.0]))
+    uk_hm, uk_hl, uk_ml = _r(rng.uniform(11.0, 14.0), 2), _r(rng.uniform(18.0, 24.0), 2), _r(rng.uniform(6.0, 9.0), 2)
+    t3: dict[str, Any] = {
+        "id": "T3", "hv_bus": "B2", "mv_bus": "B4", "lv_bus": "B5", "sn_hv_mva": sn3, "sn_mv_mva": sn3,
+        "sn_lv_mva": _r(sn3 * float(rng.choice([0.33, 0.5])), 1), "vn_hv_kv": 115.0, "vn_mv_kv": _r(mv * 1.05, 2),
+        "vn_lv_kv": _r(mv * 1.05, 2), "uk_hv_mv_pct": uk_hm, "ukr_hv_mv_pct": _r(rng.uniform(0.3, 0.6), 3),
+        "uk_hv_lv_pct": uk_hl, "ukr_hv_lv_pct": _r(rng.uniform(0.3, 0.6), 3), "uk_mv_lv_pct": uk_ml,
+        "ukr_mv_lv_pct": _r(rng.uniform(0.3, 0.6), 3), "vector_group": str(rng.choice(["YNynd", "Yynd"]))}
+    for pair, uk in (("hv_mv", uk_hm), ("hv_lv", uk_hl), ("mv_lv", uk_ml)):
+        t3[f"uk0_{pair}_pct"] = _r(uk * rng.uniform(0.8, 1.0), 2)
+        t3[f"ukr0_{pair}_pct"] = _r(rng.uniform(0.3, 0.6), 3)
+    sn_c = _r(rng.uniform(5.0, 15.0), 1)
+    xd_c = _r(rng.uniform(0.1, 0.18), 3)
+    gen = {"id": "G1", "bus": "B4", "sn_mva": sn_c, "vn_kv": _r(mv * 1.05, 2), "xdss_pu": xd_c,
+           "r_ohm": _r(0.07 * xd_c * (mv * 1.05) ** 2 / sn_c, 5), "cos_phi": 0.8}
+    motor = {"id": "M1", "bus": "B4", "pn_mw": _r(rng.uniform(1.0, 5.0), 2), "efficiency_pct": 96.5, "cos_phi": 0.87,
+             "vn_kv": mv, "ilr_ratio": _r(rng.uniform(4.5, 6.0), 2), "rx": 0.1, "count": int(rng.integers(1, 4))}
+    uk_c = _r(rng.uniform(10.0, 14.0), 2)
+    coupling = {"id": "T2", "hv_bus": "B1", "lv_bus": "B6", "sn_mva": float(rng.choice([25.0, 40.0])), "vn_hv_kv": 110.0,
+                "vn_lv_kv": 20.0, "uk_pct": uk_c, "ukr_pct": _r(rng.uniform(0.3, 0.7), 3), "vector_group": "YNd",
+                "uk0_pct": _r(uk_c * rng.uniform(0.8, 1.0), 2), "ukr0_pct": _r(rng.uniform(0.3, 0.7), 3),
+                "neutral_x_ohm": _r(rng.uniform(10.0, 60.0), 1)}
+    hv = [str(b) for b in rng.permutation(["B1", "B2", "B3"])]
+    faults = [{"bus": hv[0], "fault_type": "LG", "r_fault_ohm": _r(rng.uniform(0.0, 5.0), 2)},
+              {"bus": hv[1], "fault_type": "LL"},
+              {"bus": hv[2], "fault_type": "LLG", "r_fault_ohm": _r(rng.uniform(0.0, 5.0), 2)},
+              {"bus": "B4", "fault_type": str(rng.choice(["LG", "LLG"]))}]
+    if rng.uniform() < 0.5:
+        faults[1]["r_fault_ohm"] = _r(rng.uniform(0.0, 5.0), 2)
+    return {"frequency_hz": 50, "buses": buses, "feeders": [feeder], "transformers": [coupling],
+            "transformers_3w": [t3], "lines": lines, "generators": [gen], "power_station_units": [unit],
+            "motors": [motor], "faults": faults}
+
+
 def generate(public: Task, rng: np.random.Generator, level: int = 1) -> Generated:
     """Redraw the supply and earthing: feeder S″kQ, R/X and zero-sequence ratios; the transformer
     rating, u_kr, u_Rr, u_(0)k, the vector group (Dyn / Yyn / YNyn) with resistance, reactance or
     solid earthing and the zero-sequence magnetizing impedance; the line type and length; the fault
     bus and resistance — or an MV/LV distribution transformer with an LV cable (TN system).
     Level 2: parallel transformers of different earthing and a mixed route (:func:`_level2_case`);
-    level 3: an LV fault seen through three voltage levels with parallel cables (:func:`_level3_case`)."""
+    level 3: an LV fault seen through three voltage levels with parallel cables (:func:`_level3_case`);
+    level 4: a meshed HV network with a power station unit, a three-winding transformer, a
+    generator and motors (:func:`_level4_case`)."""
+    if level == 4:
+        return Generated(public_inputs=_level4_case(rng))
     if level == 2:
         return Generated(public_inputs=_level2_case(rng))
     if level == 3:
@@ -373,9 +697,15 @@ def naive_answer(task: Task) -> dict[str, Any]:
     """The simplest reading: Z_1 + Z_2 + Z_0 + R_f and Z_(0)T + Z_N, i.e. the fault and earthing
     impedances taken once instead of three times in the zero-sequence loop."""
     inputs = dict(task.public_inputs)
+    for key in ("transformers", "power_station_units"):
+        if key in inputs:
+            inputs[key] = [t | {k: float(t[k]) / 3.0 for k in ("neutral_r_ohm", "neutral_x_ohm") if k in t}
+                           for t in inputs[key]]
+    if is_fault_list(inputs):
+        inputs["faults"] = [f if f["fault_type"] == "LL" else f | {"r_fault_ohm": float(f.get("r_fault_ohm", 0.0)) / 3.0}
+                            for f in inputs["faults"]]
+        return answers_of(surrogate_faults(inputs))
     inputs["fault_r_ohm"] = float(inputs["fault_r_ohm"]) / 3.0
-    inputs["transformers"] = [t | {k: float(t[k]) / 3.0 for k in ("neutral_r_ohm", "neutral_x_ohm") if k in t}
-                              for t in inputs["transformers"]]
     return answer_of(surrogate_fault(inputs))
 
 
@@ -391,7 +721,11 @@ EXPERT = {
         "transformer uk0_pct, ukr0_pct on the rated power at the LV rated voltage, the vector group, the "
         "star-point impedance neutral_r_ohm + j·neutral_x_ohm — solidly earthed where neither is given — the "
         "magnetizing reactance mag0_ratio·|Z_(0)T| before K_T and, for YNyn, the T split hv_share0); "
-        "capacitances neglected.")},
+        "capacitances neglected. Where the case lists faults (LG, LL, LLG, each with its r_fault_ohm), give per fault "
+        "the phase and earth current magnitudes, I_0, I_1, I_2 and the phase voltage magnitudes (IEC 60909-0 §7.3–7.5, "
+        "Anderson ch. 3); prefault_voltage_pu poses the textbook method (E = V_f·U_n/√3, no correction factors). "
+        "Three-winding transformers, generators, power station units (YNd with K_S·Z_(0)THV + 3·Z_N) and motors as "
+        "listed; a machine's x2_pu is its X_(2).")},
     "ru": {"statement": (
         "Для однофазного КЗ на землю фазы a через сопротивление fault_r_ohm в узле fault_bus сети из "
         "public_inputs определите I″k1 (МЭК 60909-0:2016, п. 7.5, максимальный ток: c_max по таблице 1, для "
@@ -404,7 +738,11 @@ EXPERT = {
         "номинальную мощность при номинальном напряжении НН, схема соединения обмоток, сопротивление в "
         "нейтрали neutral_r_ohm + j·neutral_x_ohm — при отсутствии обоих полей нейтраль глухозаземлённая, "
         "сопротивление намагничивания mag0_ratio·|Z_(0)T| до умножения на K_T, для YNyn — доля hv_share0 "
-        "Т-схемы); ёмкости не учитываются.")},
+        "Т-схемы); ёмкости не учитываются. Если задан список faults (LG, LL, LLG, каждое со своим r_fault_ohm), для "
+        "каждого КЗ укажите модули токов фаз и тока в землю, I_0, I_1, I_2 и модули напряжений фаз (МЭК 60909-0, "
+        "п. 7.3–7.5; Андерсон, гл. 3); prefault_voltage_pu задаёт метод учебников (E = V_f·U_n/√3, без коэффициентов "
+        "коррекции). Трёхобмоточные трансформаторы, генераторы, блоки (YNd: K_S·Z_(0)THV + 3·Z_N) и двигатели — как "
+        "заданы; x2_pu машины — её X_(2).")},
 }
 
 JUDGED_BY = {
@@ -424,7 +762,12 @@ JUDGED_BY = {
                "(the pinned range, pandapower>=3.5,<3.6) models it: the magnetizing impedance purely reactive, "
                "X_m0 = mag0_ratio·|Z_(0)T| (mag0_percent = 100·mag0_ratio, mag0_rx = 0), the T split by hv_share0 "
                "(si0_hv_partial); a Yyn transformer's HV side carries no zero-sequence current; other releases "
-               "model Yyn/YNyn differently and are not used."),
+               "model Yyn/YNyn differently and are not used. Cases with a faults list: the phase currents of LG faults "
+               "by calc_sc(fault='1ph'), of LL faults by calc_sc(fault='2ph', r_fault_ohm = R_f/2, pandapower's "
+               "resistance per faulted phase) when the case uses the IEC method with Z_2 = Z_1; LLG faults (pandapower "
+               "3.5 has none), the textbook method (a stated pre-fault voltage) and, in either form, networks with a "
+               "machine's own X_(2) (x2_pu) or an earthed generator star point (x0_pu) are judged by psab's "
+               "symmetrical-component kernel under both backends."),
         "ru": ("I″k1 проверяется расчётом pandapower calc_sc(fault='1ph', case='max', r_fault_ohm=fault_r_ohm) той же "
                "сети; симметричные составляющие токов и напряжения неповреждённых фаз — расчётом psab методом "
                "симметричных составляющих (pandapower их не выдаёт). Оба следуют условиям задачи, поэтому один "
@@ -433,7 +776,11 @@ JUDGED_BY = {
                "намагничивания чисто реактивное, X_m0 = mag0_ratio·|Z_(0)T| (mag0_percent = 100·mag0_ratio, "
                "mag0_rx = 0), Т-схема делится по hv_share0 (si0_hv_partial); у трансформатора Yyn ток нулевой "
                "последовательности на стороне ВН не протекает; другие версии моделируют Yyn/YNyn иначе и не "
-               "используются."),
+               "используются. В задачах со списком faults токи фаз при КЗ LG рассчитывает calc_sc(fault='1ph'), при КЗ LL — "
+               "calc_sc(fault='2ph', r_fault_ohm = R_f/2, у pandapower сопротивление в каждой из замкнутых фаз), если задача "
+               "решается методом МЭК с Z_2 = Z_1; КЗ LLG (в pandapower 3.5 их нет), метод учебников (заданное доаварийное "
+               "напряжение) и — в обеих формах — сети с собственным X_(2) машины (x2_pu) или заземлённой нейтралью "
+               "генератора (x0_pu) проверяются расчётом psab методом симметричных составляющих при любом способе проверки."),
     },
 }
 
@@ -453,8 +800,14 @@ SPEC = register(
                 "confidence": "medium",
             },
             {
+                "title": "IEC TR 60909-4:2021, Short-circuit currents in three-phase a.c. systems — Part 4: Examples",
+                "locator": "the 380/110/30/10 kV network: I″k1 at F1–F5 and I″k2 at F1–F8, as listed in pandapower/test/shortcircuit/test_iec60909_4.py; example 4.4.2 (Z_(0)S = K_S·Z_(0)THV + 3·Z_N)",
+                "note": "Rebuilt with its zero-sequence data as a golden case (faults form); the published currents are asserted on both backends.",
+                "confidence": "high",
+            },
+            {
                 "title": "IEC 60909-0:2016, Short-circuit currents in three-phase a.c. systems — Part 0",
-                "locator": "§7.5 line-to-earth short circuit (I″k1 = √3·c·U_n/|2Z_(1) + Z_(0)|), §6.3 transformer zero-sequence impedances and K_T, Table 1 (c)",
+                "locator": "§7.3 line-to-line (eq. 44), §7.4 line-to-line with earth connection (eq. 49), §7.5 line-to-earth short circuit (I″k1 = √3·c·U_n/|2Z_(1) + Z_(0)|), §6.3 transformer zero-sequence impedances and K_T, §6.6–6.7 (K_G, K_S, K_SO, X_(2)), Table 1 (c)",
                 "note": "Fixes the prefault voltage c·U_n/√3, Z_(2) = Z_(1), K_T on Z_(0)T and the neglect of capacitances.",
                 "confidence": "high",
             },
@@ -464,6 +817,7 @@ SPEC = register(
             "every value matches the symmetrical-component recomputation within max(0.1 %, the field's absolute floor)",
         ),
         metrics=(),
+        # the faults form's fields all take the default floor (1 A, 1e-3 p.u.)
         tolerances={"relative": 1e-3, "absolute_floors": {f"/{name}": floor for name, _, floor in FIELDS} | {"default": 1e-3}},
         presentation=PRESENTATION,
         backends=("surrogate", "pandapower"),
@@ -473,7 +827,7 @@ SPEC = register(
         inputs_schema=INPUTS_SCHEMA,
         expert=EXPERT,
         judged_by=JUDGED_BY,
-        levels=(1, 2, 3),
+        levels=(1, 2, 3, 4),
         naive_answer=naive_answer,
         validate_inputs=input_problems,
     )

@@ -24,9 +24,10 @@ import numpy as np
 from psab.contract import Task, Violation
 from psab.errors import InvalidTaskError
 from psab.evaluators import answer_schema as s
+from psab.generators.acceptance import Moves
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.solvers import algebra
-from psab.solvers.dispatch import clean
+from psab.solvers.dispatch import clean, formulation_for
 from psab.solvers.v2g import Ev, OutageCase, build_outage_schedule, energy
 
 FAMILY_ID = "ev_v2g_outage_schedule"
@@ -289,7 +290,7 @@ def solve(task: Task, backend: str) -> Reference:
 
 def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
     case = case_of(task.public_inputs)
-    f = build_outage_schedule(case, binaries=False)
+    f = formulation_for(task, evaluated_formulation)
     checks = ctx.checks()
     for e, (ev, got) in enumerate(zip(case.evs, answer["evs"], strict=True)):
         if got["id"] != ev.id:
@@ -368,10 +369,19 @@ def accept(task: Task, reference: Reference) -> str | None:
     return None
 
 
-def neighbourhood(task: Task, answer: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+def evaluated_formulation(inputs: dict[str, Any]) -> Any:
+    """The rows the evaluator checks: the MILP without its mode binaries (it checks the
+    exclusivity of charging and discharging directly)."""
+    return build_outage_schedule(case_of(inputs), binaries=False)
+
+
+def neighbourhood(task: Task, answer: dict[str, Any]) -> Moves:
     """Moves that keep every balance: for each EV, δ kW of charging moved from one non-outage
     hour to another where it is parked (its energy at departure is unchanged, the hours between
-    shift by η_c·δ). An optimal schedule admits no such move that lowers the cost."""
+    shift by η_c·δ). An optimal schedule admits no such move that lowers the cost.
+
+    Given as :class:`~psab.generators.acceptance.Moves` with the evaluator's rows and cost in
+    matrix form, so acceptance evaluates in full only the moves that might win."""
     case = case_of(task.public_inputs)
     out = []
     for e, ev in enumerate(case.evs):
@@ -383,13 +393,26 @@ def neighbourhood(task: Task, answer: dict[str, Any]) -> list[tuple[str, dict[st
             for b in hours:
                 if b == a or dis[b] > 0 or ch[b] + 0.05 > ev.p_charge_max_kw:
                     continue
-                new = [list(x) for x in (ch,)][0]
-                new[a] -= 0.05
-                new[b] += 0.05
-                moved = {**answer, "evs": [dict(x) for x in answer["evs"]]}
-                moved["evs"][e] = {**answer["evs"][e], "p_charge_kw": new}
-                out.append((f"{ev.id}: 0.05 kW of charging from hour {a} to hour {b}", moved))
-    return out[:60]
+                out.append((f"{ev.id}: 0.05 kW of charging from hour {a} to hour {b}",
+                            [(("evs", e, "p_charge_kw", a), -0.05), (("evs", e, "p_charge_kw", b), 0.05)]))
+    return Moves(answer, out[:60], lambda: _screen(task, answer))
+
+
+def _screen(task: Task, answer: dict[str, Any]) -> Any:
+    """The evaluator's rows and cost (:func:`evaluate`: ``check`` of the formulation without
+    binaries and its objective; the order of ids and the exclusivity only make it stricter)
+    at ``answer``, over ``/evs/e/<field>/t`` and ``/unserved_kw/t``."""
+    from psab.evaluators.tolerance import Tolerance
+
+    f = formulation_for(task, evaluated_formulation)
+
+    def path(p: Any) -> Any:
+        if len(p) == 4 and p[0] == "evs":
+            return p[2], (p[1], p[3])
+        return ("unserved_kw", p[1]) if len(p) == 2 and p[0] == "unserved_kw" else None
+
+    fields = {"p_charge_kw": "ch", "p_discharge_kw": "dis", "unserved_kw": "shed"}
+    return f.screen(answer_values(answer), Tolerance.from_task(task.tolerances).slack, f.column_of(fields, path))
 
 
 def naive_answer(task: Task) -> dict[str, Any]:

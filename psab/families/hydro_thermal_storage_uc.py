@@ -27,10 +27,18 @@ import numpy as np
 from psab.contract import Task
 from psab.evaluators import answer_schema as s
 from psab.evaluators import input_checks as ic
+from psab.generators.acceptance import Moves
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.solvers import algebra
 from psab.solvers.commitment import Hydro, ThermalUnit, UCData, build_hydro_thermal_uc
-from psab.solvers.dispatch import Formulation, Storage, clean, shift, step_minutes_to_hours
+from psab.solvers.dispatch import (
+    Formulation,
+    Storage,
+    clean,
+    formulation_for,
+    shift,
+    step_minutes_to_hours,
+)
 from psab.surrogates.dispatch import (
     HM3_PER_M3S_HOUR,
     reservoir_trajectory,
@@ -238,7 +246,7 @@ def solve(task: Task, backend: str) -> Reference:
     from psab.solvers.dispatch import solve_formulation
 
     inputs = task.public_inputs
-    solved = solve_formulation(formulation(inputs))
+    solved = solve_formulation(formulation_for(task, formulation))
     v = solved.values
     units = inputs["thermal_units"]
     hid, sid = inputs["hydro"]["id"], inputs["storage"]["id"]
@@ -261,7 +269,7 @@ def solve(task: Task, backend: str) -> Reference:
 
 def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
     inputs = task.public_inputs
-    f = formulation(inputs)
+    f = formulation_for(task, formulation)
     v = answer_values(inputs, answer)
     violations = f.check(v, ctx.tol.slack)
     costs = f.step_costs(v).tolist()
@@ -435,7 +443,7 @@ def accept(task: Task, reference: Reference) -> str | None:
 NEIGHBOURS = 24
 
 
-def neighbourhood(task: Task, answer: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+def neighbourhood(task: Task, answer: dict[str, Any]) -> Moves:
     """Moves around the MILP optimum that keep every balance, recursion and commitment rule:
 
     - in one hour, δ = 1 MW moved between two committed thermal units with room;
@@ -446,6 +454,9 @@ def neighbourhood(task: Task, answer: dict[str, Any]) -> list[tuple[str, dict[st
       its minimum up time), its output taken over by the cheapest committed unit with room.
 
     An even sample of at most ``NEIGHBOURS`` of them. None may cost less than a proven optimum.
+    Given as :class:`~psab.generators.acceptance.Moves` with the evaluator's rows and cost in
+    matrix form, so acceptance evaluates in full only the moves that might win (and every
+    shortened block, which changes a state rather than adding to a number).
     """
     inputs = task.public_inputs
     dt = step_minutes_to_hours(inputs["step_minutes"])
@@ -462,7 +473,7 @@ def neighbourhood(task: Task, answer: dict[str, Any]) -> list[tuple[str, dict[st
             for b in on:
                 if a != b and step[a]["p_mw"] + d <= units[a]["p_max_mw"] and step[b]["p_mw"] - d >= units[b]["p_min_mw"]:
                     out.append((f"hour {t}: {d} MW from {b} to {a}",
-                                shift(answer, [(("schedule", t, a, "p_mw"), d), (("schedule", t, b, "p_mw"), -d)])))
+                                [(("schedule", t, a, "p_mw"), d), (("schedule", t, b, "p_mw"), -d)]))
         room = h["mw_per_m3s"] * h["turbine_max_m3s"] - step[hid]["p_mw"]
         water = d / h["mw_per_m3s"] * HM3_PER_M3S_HOUR * dt
         if room >= d and all(sched[k][hid]["volume_hm3"] - water >= h["volume_min_hm3"] for k in range(t, T)):
@@ -470,7 +481,7 @@ def neighbourhood(task: Task, answer: dict[str, Any]) -> list[tuple[str, dict[st
                 if step[b]["p_mw"] - d >= units[b]["p_min_mw"]:
                     moves = [(("schedule", t, hid, "p_mw"), d), (("schedule", t, b, "p_mw"), -d)]
                     moves += [(("schedule", k, hid, "volume_hm3"), -water) for k in range(t, T)]
-                    out.append((f"hour {t}: {d} MW from {b} to hydro", shift(answer, moves)))
+                    out.append((f"hour {t}: {d} MW from {b} to hydro", moves))
     hydro_max = h["mw_per_m3s"] * h["turbine_max_m3s"]
     for a in range(T):
         for b in range(max(0, a - 3), min(T, a + 4)):
@@ -488,7 +499,7 @@ def neighbourhood(task: Task, answer: dict[str, Any]) -> list[tuple[str, dict[st
             moves = [(("schedule", a, hid, "p_mw"), d), (("schedule", b, hid, "p_mw"), -d),
                      (("schedule", a, ga, "p_mw"), -d), (("schedule", b, gb, "p_mw"), d)]
             moves += [(("schedule", k, hid, "volume_hm3"), sign * water) for k in between]
-            out.append((f"{d} MW of hydro moved from hour {b} to hour {a}", shift(answer, moves)))
+            out.append((f"{d} MW of hydro moved from hour {b} to hour {a}", moves))
     for i, u in units.items():
         states = [st[i]["on"] for st in sched]
         for t in range(T - 1):
@@ -509,7 +520,34 @@ def neighbourhood(task: Task, answer: dict[str, Any]) -> list[tuple[str, dict[st
             new["schedule"][t][i]["on"] = False
             out.append((f"{i} stops one hour earlier (hour {t}), {others[0]} takes over", new))
     stride = max(1, -(-len(out) // NEIGHBOURS))
-    return out[::stride]
+    return Moves(answer, out[::stride], lambda: _screen(task, answer))
+
+
+def _screen(task: Task, answer: dict[str, Any]) -> Any:
+    """The evaluator's rows and cost (:func:`evaluate`: ``check`` and the summed step costs)
+    at ``answer``, over ``/schedule/t/<unit>/<field>``."""
+    from psab.evaluators.tolerance import Tolerance
+
+    inputs = task.public_inputs
+    f = formulation_for(task, formulation)
+    position = {u["id"]: g for g, u in enumerate(inputs["thermal_units"])}
+    hid, sid = inputs["hydro"]["id"], inputs["storage"]["id"]
+    fields = {"p_mw": "p", "hydro/p_mw": "p_hydro", "hydro/spill_m3s": "spill", "hydro/volume_hm3": "volume",
+              "storage/p_charge_mw": "p_charge", "storage/p_discharge_mw": "p_discharge", "storage/soc_mwh": "soc"}
+
+    def path(p: Any) -> Any:
+        if len(p) != 4 or p[0] != "schedule":
+            return None
+        if p[2] == hid:
+            return f"hydro/{p[3]}", p[1]
+        if p[2] == sid:
+            return f"storage/{p[3]}", p[1]
+        return (p[3], (position[p[2]], p[1])) if p[2] in position else None
+
+    return f.screen(answer_values(inputs, answer), Tolerance.from_task(task.tolerances).slack, f.column_of(fields, path))
+
+
+
 
 
 SPEC = register(

@@ -30,6 +30,7 @@ import numpy as np
 from psab.contract import Task
 from psab.evaluators import answer_schema as s
 from psab.evaluators import input_checks as ic
+from psab.generators.acceptance import Moves
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.solvers import algebra
 from psab.solvers.dispatch import (
@@ -39,7 +40,7 @@ from psab.solvers.dispatch import (
     Storage,
     build_islanded_pq_dispatch,
     clean,
-    shift,
+    formulation_for,
     step_minutes_to_hours,
 )
 from psab.surrogates.dispatch import inscribed_polygon, polygon_slack, soc_trajectory
@@ -240,7 +241,7 @@ def solve(task: Task, backend: str) -> Reference:
     from psab.solvers.dispatch import solve_formulation
 
     inputs = task.public_inputs
-    solved = solve_formulation(formulation(inputs, polygon=True))
+    solved = solve_formulation(formulation_for(task, formulation, polygon=True))
     v = solved.values
     ids = [u["id"] for u in inputs["units"]]
     bid = inputs["battery"]["id"]
@@ -272,7 +273,7 @@ def circle_points(inputs: dict[str, Any], v: Any) -> list[tuple[str, int, float,
 
 def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
     inputs = task.public_inputs
-    f = formulation(inputs, polygon=False)
+    f = formulation_for(task, formulation, polygon=False)
     v = answer_values(inputs, answer)
     violations = f.check(v, ctx.tol.slack)
     checks = ctx.checks()
@@ -474,7 +475,7 @@ JUDGED_BY = {
 }
 
 
-def neighbourhood(task: Task, answer: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+def neighbourhood(task: Task, answer: dict[str, Any]) -> Moves:
     """Moves around the reference that stay inside the reference LP's own feasible set.
 
     In one step: δ MW of active power moved between two sources; and the battery's discharge raised by δ against a genset's output, with the stored energies
@@ -482,7 +483,11 @@ def neighbourhood(task: Task, answer: dict[str, Any]) -> list[tuple[str, dict[st
     and inside its inscribed polygon — a cheaper point between the polygon and the exact circle
     is a legitimate improvement on the LP reference (scored 1 and flagged), not a defect of the
     draw, so it must not make the generator reject it. Within the polygon, an optimal LP
-    reference admits no cheaper move."""
+    reference admits no cheaper move.
+
+    Given as :class:`~psab.generators.acceptance.Moves` with the evaluator's rows and cost in
+    matrix form (its exact circles left to the full evaluation), so acceptance evaluates in
+    full only the moves that might win."""
     inputs = task.public_inputs
     polygon = inscribed_polygon(POLYGON_SIDES)
     units = {u["id"]: u for u in inputs["units"]}
@@ -510,7 +515,7 @@ def neighbourhood(task: Task, answer: dict[str, Any]) -> list[tuple[str, dict[st
                 pb, qb = step[b]["p_mw"], step[b]["q_mvar"]
                 if a != b and inside(a, t, pa + 0.01, qa) and inside(b, t, pb - 0.01, qb):
                     out.append((f"step {t}: 0.01 MW from {b} to {a}",
-                                shift(answer, [(("schedule", t, a, "p_mw"), 0.01), (("schedule", t, b, "p_mw"), -0.01)])))
+                                [(("schedule", t, a, "p_mw"), 0.01), (("schedule", t, b, "p_mw"), -0.01)]))
         delta = 0.01
         b_step = step[bid]
         p_net = b_step["p_discharge_mw"] + delta - b_step["p_charge_mw"]
@@ -522,11 +527,39 @@ def neighbourhood(task: Task, answer: dict[str, Any]) -> list[tuple[str, dict[st
                 continue
             moves = [(("schedule", t, bid, "p_discharge_mw"), delta), (("schedule", t, g, "p_mw"), -delta)]
             moves += [(("schedule", u, bid, "soc_mwh"), -energy) for u in range(t, len(sched))]
-            out.append((f"step {t}: battery discharges {delta} MW more instead of {g}", shift(answer, moves)))
+            out.append((f"step {t}: battery discharges {delta} MW more instead of {g}", moves))
     # every evaluation costs a full schema validation of the day; an even sample of at most
     # NEIGHBOURS moves keeps a draw's acceptance near a second
     stride = max(1, -(-len(out) // NEIGHBOURS))
-    return out[::stride]
+    return Moves(answer, out[::stride], lambda: _screen(task, answer))
+
+
+_FIELDS = {"p_mw": "p", "q_mvar": "q", "battery/p_charge_mw": "p_charge", "battery/p_discharge_mw": "p_discharge",
+           "battery/q_mvar": "q_storage", "battery/soc_mwh": "soc"}
+
+
+def _screen(task: Task, answer: dict[str, Any]) -> Any:
+    """The evaluator's rows and cost (:func:`evaluate`: the formulation without the polygon,
+    ``check`` and the summed step costs; the exact circles only make it stricter) at
+    ``answer``, over ``/schedule/t/<source>/<field>``."""
+    from psab.evaluators.tolerance import Tolerance
+
+    inputs = task.public_inputs
+    f = formulation_for(task, formulation, polygon=False)
+    position = {u["id"]: g for g, u in enumerate(inputs["units"])}
+    bid = inputs["battery"]["id"]
+
+    def path(p: Any) -> Any:
+        if len(p) != 4 or p[0] != "schedule":
+            return None
+        if p[2] == bid:
+            return f"battery/{p[3]}", p[1]
+        return (p[3], (position[p[2]], p[1])) if p[2] in position else None
+
+    return f.screen(answer_values(inputs, answer), Tolerance.from_task(task.tolerances).slack, f.column_of(_FIELDS, path))
+
+
+
 
 
 #: most neighbours evaluated per held-out draw

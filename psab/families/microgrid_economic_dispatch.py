@@ -24,6 +24,7 @@ import numpy as np
 from psab.contract import Task
 from psab.evaluators import answer_schema as s
 from psab.evaluators import input_checks as ic
+from psab.generators.acceptance import Moves
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.solvers import algebra
 from psab.solvers.dispatch import (
@@ -32,8 +33,8 @@ from psab.solvers.dispatch import (
     MicrogridData,
     build_microgrid_dispatch,
     clean,
+    formulation_for,
     schedule_arrays,
-    shift,
     step_minutes_to_hours,
 )
 from psab.surrogates.dispatch import soc_trajectory
@@ -184,7 +185,7 @@ def answer_values(answer: dict[str, Any]) -> Any:
 def solve(task: Task, backend: str) -> Reference:
     from psab.solvers.dispatch import solve_formulation
 
-    solved = solve_formulation(formulation(task.public_inputs))
+    solved = solve_formulation(formulation_for(task, formulation))
     T = len(task.public_inputs["load_mw"])
     schedule = [{name: clean(solved.values[var][t]) for name, var in MICROGRID_FIELDS.items()} for t in range(T)]
     return Reference(
@@ -196,7 +197,7 @@ def solve(task: Task, backend: str) -> Reference:
 
 
 def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
-    f = formulation(task.public_inputs)
+    f = formulation_for(task, formulation)
     v = answer_values(answer)
     violations = f.check(v, ctx.tol.slack)
     costs = f.step_costs(v).tolist()
@@ -377,12 +378,16 @@ def accept(task: Task, reference: Reference) -> str | None:
 _INJECTIONS = (("p_diesel_mw", 1.0), ("p_import_mw", 1.0), ("p_export_mw", -1.0), ("p_pv_mw", 1.0))
 
 
-def neighbourhood(task: Task, answer: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+def neighbourhood(task: Task, answer: dict[str, Any]) -> Moves:
     """Feasible-looking moves around the reference, each keeping every balance and the energy
     recursion: in one step, δ MW moved between two injections (diesel, import, export, PV)
     where both have room; and one step's battery discharge raised (or charge lowered) by δ with
     import lowered by δ and the stored energies after it recomputed. An optimal LP schedule
-    admits no such move that lowers the cost; one that does shows a defective reference."""
+    admits no such move that lowers the cost; one that does shows a defective reference.
+
+    Given as :class:`~psab.generators.acceptance.Moves` with the evaluator's own rows and cost
+    in matrix form, so acceptance judges all moves with one product and evaluates in full only
+    those that might win."""
     inputs = task.public_inputs
     bat = inputs["battery"]
     dt = step_minutes_to_hours(inputs["step_minutes"])
@@ -402,8 +407,7 @@ def neighbourhood(task: Task, answer: dict[str, Any]) -> list[tuple[str, dict[st
                 new_a, new_b = step[a] + da, step[b] + db
                 if not (0.0 <= new_a <= limits[a] and 0.0 <= new_b <= limits[b]):
                     continue
-                out.append((f"step {t}: {delta:.4g} MW from {b} to {a}",
-                            shift(answer, [(("schedule", t, a), da), (("schedule", t, b), db)])))
+                out.append((f"step {t}: {delta:.4g} MW from {b} to {a}", [(("schedule", t, a), da), (("schedule", t, b), db)]))
         for key, sign in (("p_discharge_mw", 1.0), ("p_charge_mw", -1.0)):
             new = step[key] + sign * delta
             limit = bat["p_discharge_max_mw"] if key == "p_discharge_mw" else bat["p_charge_max_mw"]
@@ -412,8 +416,18 @@ def neighbourhood(task: Task, answer: dict[str, Any]) -> list[tuple[str, dict[st
             energy = delta * dt / bat["eta_discharge"] if key == "p_discharge_mw" else delta * dt * bat["eta_charge"]
             moves = [(("schedule", t, key), sign * delta), (("schedule", t, "p_import_mw"), -delta)]
             moves += [(("schedule", u, "soc_mwh"), -energy) for u in range(t, len(sched))]
-            out.append((f"step {t}: battery gives {delta:.4g} MW more instead of import", shift(answer, moves)))
-    return out
+            out.append((f"step {t}: battery gives {delta:.4g} MW more instead of import", moves))
+    return Moves(answer, out, lambda: _screen(task, answer))
+
+
+def _screen(task: Task, answer: dict[str, Any]) -> Any:
+    """The evaluator's rows and cost (:func:`evaluate`: ``formulation(...).check`` and the
+    summed step costs) at ``answer``, as a linear screen over ``/schedule/t/<field>``."""
+    from psab.evaluators.tolerance import Tolerance
+
+    f = formulation_for(task, formulation)
+    column = f.column_of(MICROGRID_FIELDS, lambda p: (p[2], p[1]) if len(p) == 3 and p[0] == "schedule" else None)
+    return f.screen(answer_values(answer), Tolerance.from_task(task.tolerances).slack, column)
 
 
 SPEC = register(

@@ -31,7 +31,6 @@ from psab.evaluators import input_checks as ic
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.solvers import algebra
 from psab.solvers.dispatch import (
-    Formulation,
     MicrogridData,
     Solved,
     build_microgrid_dispatch,
@@ -336,8 +335,9 @@ TIE_MW = 1e-5
 def _with_tie_rule(f: Any, probe: float = 0.0) -> Any:
     """``f`` with the tie rule's weight on the energy at the end of the first step and,
     optionally, ``probe`` times the generic direction on the first step's decisions."""
-    g = Formulation(steps=f.steps, dt_h=f.dt_h, variables=f.variables, constraints=f.constraints,
-                    costs={k: v.copy() for k, v in f.costs.items()}, fixed_cost=f.fixed_cost)
+    # the same rows (read into matrix form once for the three solves of a window)
+    f.matrix(strict=True)
+    g = f.with_costs({k: v.copy() for k, v in f.costs.items()})
     first = np.eye(1, f.steps, 0)[0]
     g.add_cost("soc", -KEEP_WEIGHT * first)
     if probe:
@@ -346,10 +346,31 @@ def _with_tie_rule(f: Any, probe: float = 0.0) -> Any:
     return g
 
 
+#: The windows of the last few cases looped (:func:`_windows`): the reference solve and the
+#: acceptance's tie search walk the same loop over the same inputs.
+_LOOPED: dict[str, list[tuple[int, Any, Solved]]] = {}
+
+
 def _windows(inputs: dict[str, Any]) -> Any:
     """``(k, f, solved)`` of every window of the loop, in order: ``f`` the window LP,
     ``solved`` its executed solution — minimum cost, then the most energy stored at the end
-    of step k (the stated tie rule)."""
+    of step k (the stated tie rule). A loop over inputs already looped (same content) is
+    replayed: the LPs and their optima are the same."""
+    from psab.contract import digest
+
+    key = digest(inputs)
+    done = _LOOPED.get(key)
+    if done is None:
+        done = list(_loop(inputs))
+        _LOOPED[key] = done
+        while len(_LOOPED) > 4:
+            _LOOPED.pop(next(iter(_LOOPED)), None)  # the oldest; pop: another thread may have taken it
+    # a copy of each window's values: a caller editing them must not change the replay
+    return [(k, f, Solved({n: a.copy() for n, a in s.values.items()}, s.objective, s.n_variables, s.n_constraints,
+                          s.n_integer)) for k, f, s in done]
+
+
+def _loop(inputs: dict[str, Any]) -> Any:
     from psab.solvers.dispatch import solve_formulation
 
     soc = float(inputs["battery"]["soc_initial_mwh"])

@@ -255,6 +255,41 @@ def transfers(answer: Mapping[str, Any], groups: Iterable[Sequence[Path]], *,
                 yield f"{step:g} moved from {pointer(a)} to {pointer(b)}", out
 
 
+class Moves(Sequence[tuple[str, dict[str, Any]]]):
+    """A neighbourhood given as moves from one answer: neighbour ``k`` is ``answer`` with each
+    ``delta`` of ``moves[k]`` added at its path (keys and list positions).
+
+    It is a sequence of ``(description, answer)`` like any neighbourhood — each neighbour is
+    built when it is read. With a ``screen`` (a :class:`psab.solvers.dispatch.LinearScreen`
+    of the family's evaluator at ``answer``, or a function that builds one when acceptance
+    asks), acceptance first judges all neighbours at once in matrix form (one sparse product
+    instead of one evaluation per neighbour) and evaluates in full only those the screen cannot
+    rule out (:func:`_beaten_by_neighbour`).
+    """
+
+    def __init__(self, answer: Mapping[str, Any],
+                 moves: Sequence[tuple[str, Sequence[tuple[Path, float]] | dict[str, Any]]], screen: Any = None) -> None:
+        self.answer = answer
+        self.descriptions = [d for d, _ in moves]
+        # a neighbour that is not a sum of deltas (a switched state) comes as a whole answer:
+        # the screen cannot judge it, so it is always evaluated in full
+        self.whole = [m if isinstance(m, dict) else None for _, m in moves]
+        self.moves = [None if isinstance(m, dict) else m for _, m in moves]
+        self.screen = screen
+
+    def __len__(self) -> int:
+        return len(self.moves)
+
+    def __getitem__(self, k: int) -> tuple[str, dict[str, Any]]:  # type: ignore[override]
+        whole = self.whole[k]
+        if whole is not None:
+            return self.descriptions[k], whole
+        out = clone(self.answer)
+        for path, delta in self.moves[k] or ():
+            put(out, path, get(out, path) + delta)
+        return self.descriptions[k], out
+
+
 def neighbourhood(spec: FamilySpec, task: Task, answer: Mapping[str, Any]) -> Iterable[tuple[str, dict[str, Any]]]:
     """The family's declared neighbourhood of ``answer``, or the default one."""
     if spec.neighbourhood is not None:
@@ -404,7 +439,11 @@ def _beaten_by_neighbour(spec: FamilySpec, task: Task, backend: str, entry: Any)
     """
     from psab.evaluators.kernel import assess_valid_answer, evaluate
 
-    for description, answer in neighbourhood(spec, task, entry.reference.answer):
+    found = neighbourhood(spec, task, entry.reference.answer)
+    candidates: Iterable[tuple[str, dict[str, Any]]] = found
+    if isinstance(found, Moves) and found.screen is not None:
+        candidates = _screened(spec, task, entry, found)
+    for description, answer in candidates:
         r = assess_valid_answer(task, spec, backend, answer)
         if not (r.feasible and r.evidence.get("beats_reference")):
             continue
@@ -412,6 +451,40 @@ def _beaten_by_neighbour(spec: FamilySpec, task: Task, backend: str, entry: Any)
         if r.feasible and r.evidence.get("beats_reference"):
             return f"a perturbation beats the reference ({description}: {r.evidence.get('objective')} vs {entry.objective})"
     return None
+
+
+def _screened(spec: FamilySpec, task: Task, entry: Any, moves: Moves) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The neighbours the family's linear screen cannot rule out, in their order.
+
+    The screen only drops a neighbour that is certainly infeasible or certainly not better
+    (rounding allowed for), so the first neighbour the full evaluation finds beating the
+    reference is the one the unscreened loop would find: the verdict and its text do not
+    change, only the number of full evaluations.
+    """
+    from psab.evaluators.scoring import (
+        DEFAULT_OBJECTIVE_ABSOLUTE,
+        DEFAULT_OBJECTIVE_RELATIVE,
+        optimize_score,
+    )
+    from psab.evaluators.tolerance import Tolerance
+
+    reference = entry.objective
+    sense = spec.objective_sense or "minimize"
+    tol = Tolerance.from_task(task.tolerances).objective
+
+    def beats(objective: float) -> bool:
+        return optimize_score(objective, reference, sense=sense, scale_floor=spec.objective_scale_floor,
+                              relative=float(tol.get("relative", DEFAULT_OBJECTIVE_RELATIVE)),
+                              absolute=float(tol.get("absolute", DEFAULT_OBJECTIVE_ABSOLUTE))).beats_reference
+
+    try:
+        screen = moves.screen() if callable(moves.screen) else moves.screen
+        keep = screen.may_win(moves.moves, beats, sense)
+    except Exception:  # noqa: BLE001 - the screen only saves evaluations: if it cannot judge
+        keep = None  # this answer (whatever the reason), every neighbour goes to the evaluator
+    for k in range(len(moves)):
+        if keep is None or keep[k]:
+            yield moves[k]
 
 
 def rejection_reason(spec: FamilySpec, task: Task, backend: str) -> str | None:

@@ -462,6 +462,13 @@ def _shortfall_section(runs: Runs, opts: ReportOptions) -> list[Block]:
 
 
 def build(runs: Runs, out_dir: Path, opts: ReportOptions) -> tuple[list[Block], list[Path], list[analysis.SplitRow]]:
+    from psab.reports import fleet as fleet_report
+
+    # Fleet runs have their own tables (PowerBench's); without one, ``runs`` is untouched.
+    fleet_runs, runs = fleet_report.partition(runs)
+    if fleet_runs is not None and not runs.runs:
+        fblocks, ffiles = fleet_report.build(fleet_runs, out_dir, opts)
+        return fblocks, ffiles, []
     rows = analysis.split_rows(runs, resamples=opts.resamples, seed=opts.seed, confidence=opts.confidence)
     title = opts.title or "psab report — " + ", ".join(r.label for r in runs.runs)
     fams = runs.families()
@@ -482,6 +489,11 @@ def build(runs: Runs, out_dir: Path, opts: ReportOptions) -> tuple[list[Block], 
         blocks += pb
     blocks += _uncertainty_section(runs, rows, opts)
     blocks += _shortfall_section(runs, opts)
+    if fleet_runs is not None:
+        fblocks, ffiles = fleet_report.section(fleet_runs, out_dir, plots=opts.plots, resamples=opts.resamples,
+                                               seed=opts.seed, confidence=opts.confidence)
+        blocks += fblocks
+        files += ffiles
     import psab
 
     stamp = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
@@ -522,6 +534,10 @@ def write_report(paths: Sequence[str | Path], out: str | Path | None = None, opt
     html_path = out_dir / "report.html"
     md_path.write_text(doc.markdown(blocks, out_dir), encoding="utf-8")
     html_path.write_text(doc.html(blocks, title, embed=opts.embed), encoding="utf-8")
+    if not rows and any(r.manifest.get("tier") == "fleet" for r in runs.runs):
+        from psab.reports import fleet as fleet_report
+
+        return ReportFiles(md_path, html_path, files, fleet_report.terminal(runs, opts))
     return ReportFiles(md_path, html_path, files, _terminal_summary(rows, opts.confidence))
 
 

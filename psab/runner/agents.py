@@ -45,11 +45,15 @@ BUILTIN_KINDS: dict[str, str] = {
     "flaky": "fails its first attempt with '502 Bad Gateway', then writes the reference answer",
     "escape": "tries every route out of the sandbox it knows and writes what it found (walk=0: no file-system search)",
     "openai": "asks an OpenAI-compatible chat-completions server once (model=, base_url=, api_key_env=, max_tokens=, temperature=, request_timeout_s=)",
+    # the fleet tier's (psab run --tier fleet; their program is psab/fleet/agents.py)
+    "fleet-reference": "fleet tier: reads the key's evidence through the tools and answers from the key (face=cli|mcp)",
+    "fleet-weak": "fleet tier: answers from the first search hit for the rule, stops early on comparisons (face=cli|mcp)",
 }
 
 #: Built-in options: ``builtin:KIND,key=value,...``.
 BUILTIN_OPTIONS = {"sleep": float, "status": str, "exit": int, "walk": int, "model": str, "base_url": str,
-                   "api_key_env": str, "max_tokens": int, "temperature": float, "request_timeout_s": float}
+                   "api_key_env": str, "max_tokens": int, "temperature": float, "request_timeout_s": float,
+                   "face": str}
 
 #: Options only ``builtin:openai`` takes, and its defaults (``model`` has none: it must be named).
 OPENAI_OPTIONS = {"model": None, "base_url": "https://api.openai.com/v1", "api_key_env": "OPENAI_API_KEY",

@@ -25,6 +25,8 @@ examples:
   PSAB_SEED=... psab run --agent builtin:reference --split heldout --count 2
   psab run --agent 'cmd:opencode=opencode run "$(cat {instructions})"' --pass-env OPENROUTER_API_KEY
   psab run --resume runs/20260601T120000Z-abc123
+  psab run --tier fleet --seed 7 --agent builtin:fleet-reference --agent builtin:fleet-weak
+  psab run --tier fleet --world /data/world --questions /data/fleet-q --agent mine='my-agent {instructions}'
 
 The private seed of a held-out run is better given as $PSAB_SEED than as --seed (a command
 line is visible to other processes). See docs/runner.md.
@@ -32,7 +34,8 @@ line is visible to other processes). See docs/runner.md.
 
 # Options that define a run; a resumed run takes them from its manifest instead.
 _DEFINING = ("agent", "agents_file", "split", "family", "limit", "count", "start", "run_seed", "timeout",
-             "isolation", "no_network", "lang", "backend", "pass_env", "memory_limit", "file_limit")
+             "isolation", "no_network", "lang", "backend", "pass_env", "memory_limit", "file_limit",
+             "tier", "world", "questions", "keys", "fleet_size", "per_family", "corpus_devices", "tool_budget")
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -73,6 +76,23 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
                         "clause only")
     p.add_argument("--level", type=int, metavar="N",
                    help="difficulty level of the held-out draws (default 1; `psab list` shows each family's levels)")
+    p.add_argument("--tier", choices=("compact", "fleet"),
+                   help="compact (the families' tasks, default) or fleet (questions on an operational world, "
+                        "answered through the fleet tools; docs/fleet.md)")
+    p.add_argument("--world", metavar="DIR", help="fleet: a world from `psab fleet build` (default: build one from "
+                                                 "--seed in the run directory)")
+    p.add_argument("--questions", metavar="DIR", help="fleet: questions from `psab fleet questions` (default: write "
+                                                     "--per-family of each family for the world)")
+    p.add_argument("--keys", metavar="DIR", help="fleet: the questions' keys (default QUESTIONS-keys)")
+    p.add_argument("--fleet-size", choices=("tiny", "test", "full"), help="fleet: size of a world built from --seed "
+                                                                         "(default test)")
+    p.add_argument("--per-family", type=int, metavar="N", help="fleet: questions per family written (default 3)")
+    p.add_argument("--corpus-devices", type=int, metavar="N",
+                   help="fleet: devices the tools show (the question's targets always among them; PowerBench "
+                        "Table 9; default all)")
+    p.add_argument("--tool-budget", action="append", metavar="FIELD=VALUE",
+                   help="fleet: change one of the tools' per-question budgets (calls, seconds, read_lines, "
+                        "window_rows, bytes_total, python_seconds, python_chars; PowerBench Table 7 defaults)")
     p.add_argument("--pass-env", action="append", metavar="VAR", help="pass this environment variable to every agent")
     p.add_argument("--workers", type=int, default=1, metavar="N", help="cases run in parallel (default 1)")
     p.add_argument("--dask", metavar="ADDRESS", help="run the cases on this Dask scheduler (tcp://host:8786)")
@@ -127,6 +147,13 @@ def _run(args: argparse.Namespace) -> int:
         else:
             agents = list(named.values())
         agents = with_overrides(agents, args.pass_env or [])
+        if args.tier == "fleet":
+            return _run_fleet(args, agents)
+        fleet_flags = [f for f in ("world", "questions", "keys", "fleet_size", "per_family", "corpus_devices",
+                                   "tool_budget")
+                       if getattr(args, f) is not None]
+        if fleet_flags:
+            raise RunnerError(f"--{fleet_flags[0].replace('_', '-')} applies to --tier fleet only")
         # Only what the command line says; RunOptions holds the defaults (one place for them).
         given = {
             "splits": list(dict.fromkeys(args.split)) if args.split else None,
@@ -157,5 +184,42 @@ def _run(args: argparse.Namespace) -> int:
           f"{_cases(report.ran)} run now, {report.skipped} already recorded")
     print(f"records and summary in {report.run_dir}"
           + (" (held-out per-case material under private/ — do not publish it)" if "heldout" in s else ""))
+    sys.stdout.flush()
+    return 0 if s["complete"] else 1
+
+
+def _run_fleet(args: argparse.Namespace, agents: list) -> int:  # type: ignore[type-arg]
+    """``psab run --tier fleet``: :func:`psab.runner.fleet.start`."""
+    from psab.runner import fleet
+
+    wrong = [f for f in ("split", "count", "start", "backend", "presentation", "level") if getattr(args, f) is not None]
+    if wrong:
+        raise RunnerError(f"--{wrong[0]} applies to the compact tier only")
+    if args.dask:
+        raise RunnerError("--dask is not available for --tier fleet yet (the tool server runs beside each agent); "
+                          "use --workers")
+    given = {"world": args.world, "questions": args.questions, "keys": args.keys, "size": args.fleet_size,
+             "per_family": args.per_family, "families": args.family, "limit": args.limit,
+             "corpus_devices": args.corpus_devices, "isolation": args.isolation, "lang": args.lang,
+             "timeout_s": args.timeout, "run_seed": args.run_seed, "memory_limit_mb": args.memory_limit,
+             "file_limit_mb": args.file_limit, "seed": args.seed}
+    if args.tool_budget:
+        budget = {}
+        for item in args.tool_budget:
+            k, eq, v = item.partition("=")
+            if not eq:
+                raise RunnerError(f"--tool-budget {item!r}: give FIELD=VALUE, e.g. calls=20")
+            budget[k.strip()] = v.strip()
+        given["budget"] = budget
+    opts = fleet.FleetOptions(agents=agents, network=not args.no_network,
+                              **{k: v for k, v in given.items() if v is not None})
+    report = fleet.start(opts, out=args.out, workers=args.workers, progress=args.progress)
+    print(report.table)
+    s = report.summary
+    print()
+    state = "complete" if s["complete"] else f"INCOMPLETE ({s['recorded']}/{s['planned']} cases)"
+    print(f"fleet run {s['run_id']} {state}; isolation {s['isolation']}; "
+          f"{_cases(report.ran)} run now, {report.skipped} already recorded")
+    print(f"records and summary in {report.run_dir}")
     sys.stdout.flush()
     return 0 if s["complete"] else 1

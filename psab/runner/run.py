@@ -297,6 +297,9 @@ def _preflight(opts: RunOptions, run_dir: Path) -> str:
 
     if not opts.agents:
         raise RunnerError("no agent: give --agent (e.g. --agent builtin:reference) or --agents-file")
+    fleet_only = [a.name for a in opts.agents if (a.builtin or "").startswith("fleet-")]
+    if fleet_only:
+        raise RunnerError(f"{', '.join(fleet_only)}: fleet-tier built-ins answer fleet questions; run them with --tier fleet")
     names = [a.name for a in opts.agents]
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
@@ -367,6 +370,10 @@ def resume(run_dir: str | Path, *, seed: str | None = None, workers: int = 1, da
     """Continue an interrupted run: every case already recorded is kept, the rest run."""
     rd = RunDir(run_dir)
     manifest = rd.manifest()
+    if manifest.get("tier") == "fleet":
+        from psab.runner import fleet
+
+        return fleet.resume(run_dir, workers=workers, progress=progress, stream=stream)  # type: ignore[return-value]
     with rd:
         rd.lock()
         opts = _options_from_manifest(manifest)

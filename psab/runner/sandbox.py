@@ -579,7 +579,8 @@ def _bwrap_supports(option: str) -> bool:
     return option in r.stdout + r.stderr
 
 
-def bwrap_args(box: Path, *, network: bool, expose: list[Path], hidden: list[Path]) -> list[str]:
+def bwrap_args(box: Path, *, network: bool, expose: list[Path], hidden: list[Path],
+               binds: tuple[Path, ...] = ()) -> list[str]:
     """bwrap's arguments (before ``--``) for one attempt.
 
     The agent is uid/gid :data:`SANDBOX_UID` of a new user namespace with every capability
@@ -589,6 +590,11 @@ def bwrap_args(box: Path, *, network: bool, expose: list[Path], hidden: list[Pat
     earlier one, so the private ``/proc``, ``/dev`` and ``/tmp`` come first and the exposed
     directories after them (an exposed directory under ``/tmp`` stays visible, issue 15), and the
     masks that cover psab inside a visible tree come last.
+
+    ``binds`` are paths the runner itself made for this attempt (the fleet tier's tool socket
+    and its stdlib client, :func:`psab.fleet.server.serve_attempt`), bound read-only at the same
+    path; unlike ``expose`` they are not the user's choice, so :func:`check_expose` (which
+    refuses anything under the sandboxes' root) does not apply to them.
     """
     args = ["--die-with-parent", "--new-session", "--unshare-all",
             "--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_GID), "--cap-drop", "ALL"]
@@ -611,6 +617,8 @@ def bwrap_args(box: Path, *, network: bool, expose: list[Path], hidden: list[Pat
     args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
     args += ["--bind", str(box), BOX_IN_BWRAP]
     for p in expose:
+        args += ["--ro-bind", str(p), str(p)]
+    for p in binds:
         args += ["--ro-bind", str(p), str(p)]
     # Anything of psab that happens to live inside a visible tree (a system-wide install under
     # /usr, a config file in /etc) is covered up.
@@ -789,8 +797,9 @@ SCAN_BYTES = 64 * 1024
 
 def launch(argv: list[str], sb: Sandbox, *, env: dict[str, str], isolation: str, network: bool,
            expose: list[Path], hidden: list[Path], timeout_s: float, stdin_bytes: bytes | None,
-           limits: Limits = NO_LIMITS) -> Launch:
-    """Run one agent process under ``limits`` to completion or timeout; kill everything it started."""
+           limits: Limits = NO_LIMITS, binds: tuple[Path, ...] = ()) -> Launch:
+    """Run one agent process under ``limits`` to completion or timeout; kill everything it started.
+    ``binds``: runner-made paths shown read-only at the same place (see :func:`bwrap_args`)."""
     if STOP.is_set():
         raise RunnerError("the run is stopping; no new agent is started")
     out_path, err_path = sb.io / "stdout.log", sb.io / "stderr.log"
@@ -798,7 +807,8 @@ def launch(argv: list[str], sb: Sandbox, *, env: dict[str, str], isolation: str,
     args_r = None
     if isolation == "bwrap":
         args_r, args_w = os.pipe()
-        payload = b"\0".join(a.encode() for a in bwrap_args(sb.box, network=network, expose=expose, hidden=hidden)) + b"\0"
+        payload = b"\0".join(a.encode() for a in bwrap_args(sb.box, network=network, expose=expose, hidden=hidden,
+                                                             binds=binds)) + b"\0"
         # bwrap reads the pipe before it forks; the arguments are a few kilobytes, well
         # under a pipe's buffer, so writing first cannot block.
         os.write(args_w, payload)

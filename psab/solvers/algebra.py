@@ -318,6 +318,72 @@ def _matrix_block_class() -> Any:
     return _MATRIX_BLOCK
 
 
+@dataclass
+class RowBlock:
+    """One constraint family read by the probe into compressed-row form (internal).
+
+    ``keys`` are the probe keys (``id`` of each variable) of the block's columns in first-seen
+    order; ``indices`` refer to positions in ``keys``. A row whose body has no variable left is
+    not kept: it is listed in ``empty`` as ``(index, constant, lower, upper)``. ``constants``
+    holds each kept row's body constant, already moved into ``lower``/``upper``.
+    """
+
+    name: str
+    keys: list[int]
+    data: list[float]
+    indices: list[int]
+    indptr: list[int]
+    lower: list[float | None]
+    upper: list[float | None]
+    constants: list[float]
+    kept: list[Any]
+    empty: list[tuple[Any, float, float | None, float | None]]
+
+
+def read_rows(c: LinearConstraint, probe: LinearProbe, *, strict: bool = True) -> RowBlock:
+    """The rows of ``c`` as coefficients, read through ``probe`` (shared by the Pyomo model of
+    :func:`add_constraints` and the matrix form of :mod:`psab.solvers.dispatch`, so the two
+    cannot differ in a coefficient, a bound or the order of rows and columns).
+
+    ``strict``: a row without variables whose data break its bounds makes the model infeasible
+    (:class:`~psab.errors.SolverError`, raised as soon as it is read); otherwise it is only
+    listed in ``empty`` (the evaluator's matrix form, which judges it at the answer).
+    """
+    from psab.errors import SolverError
+
+    local: dict[int, int] = {}
+    data: list[float] = []
+    indices: list[int] = []
+    indptr = [0]
+    lower: list[float | None] = []
+    upper: list[float | None] = []
+    constants: list[float] = []
+    kept = []
+    empty = []
+    for i in c.index:
+        form = c.body(probe, i)
+        lo, hi = c.bounds(i)
+        terms = form.collect() if isinstance(form, LinearForm) else {}
+        if not terms:
+            const = form.constant if isinstance(form, LinearForm) else float(form)
+            if strict and ((lo is not None and const < lo - 1e-9) or (hi is not None and const > hi + 1e-9)):
+                raise SolverError(f"constraint {c.describe(i)!r} cannot hold: its data fix it at {const:.6g}")
+            empty.append((i, const, lo, hi))
+            continue
+        for key, coef in terms.items():
+            j = local.get(key)
+            if j is None:
+                j = local[key] = len(local)
+            indices.append(j)
+            data.append(coef)
+        indptr.append(len(data))
+        lower.append(None if lo is None else float(lo) - form.constant)
+        upper.append(None if hi is None else float(hi) - form.constant)
+        constants.append(form.constant)
+        kept.append(i)
+    return RowBlock(c.name, list(local), data, indices, indptr, lower, upper, constants, kept, empty)
+
+
 def add_constraints(model: Any, constraints: Iterable[LinearConstraint], *, probe: LinearProbe | None = None) -> None:
     """Add every constraint family to a Pyomo ``model`` as a ``MatrixConstraint`` block.
 
@@ -327,42 +393,15 @@ def add_constraints(model: Any, constraints: Iterable[LinearConstraint], *, prob
     the rows kept, listed in ``model.<name>_rows``. A ``probe`` of the same model may be
     shared with :func:`linear_objective` so each variable is looked up once.
     """
-    from psab.errors import SolverError
-
     block = _matrix_block_class()
     probe = probe if probe is not None else LinearProbe(model)
     owners = probe.owners
     for c in constraints:
-        local: dict[int, int] = {}
-        data: list[float] = []
-        indices: list[int] = []
-        indptr = [0]
-        lower: list[float | None] = []
-        upper: list[float | None] = []
-        kept = []
-        for i in c.index:
-            form = c.body(probe, i)
-            lo, hi = c.bounds(i)
-            terms = form.collect() if isinstance(form, LinearForm) else {}
-            if not terms:
-                const = form.constant if isinstance(form, LinearForm) else float(form)
-                if (lo is not None and const < lo - 1e-9) or (hi is not None and const > hi + 1e-9):
-                    raise SolverError(f"constraint {c.describe(i)!r} cannot hold: its data fix it at {const:.6g}")
-                continue
-            for key, coef in terms.items():
-                j = local.get(key)
-                if j is None:
-                    j = local[key] = len(local)
-                indices.append(j)
-                data.append(coef)
-            indptr.append(len(data))
-            lower.append(None if lo is None else float(lo) - form.constant)
-            upper.append(None if hi is None else float(hi) - form.constant)
-            kept.append(i)
-        x = [owners[key] for key in local]
-        model.add_component(c.name, block(data, indices, indptr, lower, upper, x))
+        rows = read_rows(c, probe)
+        x = [owners[key] for key in rows.keys]
+        model.add_component(c.name, block(rows.data, rows.indices, rows.indptr, rows.lower, rows.upper, x))
         # a plain attribute, not a component: which index each row of the block stands for
-        setattr(model, f"{c.name}_rows", tuple(kept))
+        setattr(model, f"{c.name}_rows", tuple(rows.kept))
 
 
 def linear_objective(model: Any, body: Callable[[Any], Any], *, sense: str = "minimize",

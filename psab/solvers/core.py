@@ -72,7 +72,7 @@ def compile_model(model: Any) -> Any:
 
 
 @dataclass
-class _Form:
+class Form:
     """A model in the form HiGHS takes: ``row_lower <= A x <= row_upper``, column bounds,
     costs (original sense), integrality, and how to load the solution back."""
 
@@ -114,7 +114,7 @@ def _column_data(columns: list[Any], inf: float) -> tuple[np.ndarray, np.ndarray
     return lower, upper, integer
 
 
-def _compiled_form(model: Any, inf: float) -> _Form:
+def _compiled_form(model: Any, inf: float) -> Form:
     """Any linear Pyomo model, through Pyomo's ``LinearStandardFormCompiler``."""
     try:
         repn = compile_model(model)
@@ -130,7 +130,7 @@ def _compiled_form(model: Any, inf: float) -> _Form:
     senses = np.fromiter((r[1] for r in repn.rows), dtype=np.int8, count=len(repn.rows))
     col_lower, col_upper, integer = _column_data(columns, inf)
     sense = repn.objectives[0].sense  # 1 minimize, -1 maximize (pyomo.core.base.objective)
-    return _Form(
+    return Form(
         columns=columns,
         A_start=A.indptr, A_index=A.indices, A_value=A.data, rowwise=False, n_rows=int(A.shape[0]),
         row_lower=np.where(senses == 1, -inf, rhs), row_upper=np.where(senses == -1, inf, rhs),
@@ -142,7 +142,7 @@ def _compiled_form(model: Any, inf: float) -> _Form:
     )
 
 
-def _matrix_form(model: Any, inf: float) -> _Form | None:
+def _matrix_form(model: Any, inf: float) -> Form | None:
     """The form read directly from a model holding ``MatrixConstraint`` blocks
     (:func:`psab.solvers.algebra.add_constraints`); ``None`` for a model without any,
     which goes through the compiler as before.
@@ -227,7 +227,7 @@ def _matrix_form(model: Any, inf: float) -> _Form | None:
     c = np.zeros(len(columns))
     np.add.at(c, c_index, np.asarray(obj_coefs, dtype=float))
     col_lower, col_upper, integer = _column_data(columns, inf)
-    return _Form(
+    return Form(
         columns=columns,
         A_start=np.concatenate([*starts, [nnz]]).astype(np.int64),
         A_index=np.concatenate(indices) if indices else np.zeros(0, np.int64),
@@ -254,6 +254,24 @@ def solve(model: Any, *, time_limit_s: float = 60.0, threads: int = 1) -> SolveR
 
     inf = highspy.kHighsInf
     form = _matrix_form(model, inf) or _compiled_form(model, inf)
+    x, result = run_form(form, time_limit_s=time_limit_s, threads=threads)
+    for var, val in zip(form.columns, x.tolist(), strict=True):
+        var.set_value(val, skip_validation=True)
+    for var, expr in form.eliminated:
+        var.set_value(float(value(expr)), skip_validation=True)
+    return result
+
+
+def run_form(form: Form, *, time_limit_s: float = 60.0, threads: int = 1) -> tuple[np.ndarray, SolveResult]:
+    """Hand a model in matrix form to HiGHS: the optimal column values (integers rounded,
+    no negative zeros) and the result, or :class:`~psab.errors.SolverError`.
+
+    Shared by :func:`solve` and by formulations built straight into arrays
+    (:func:`psab.solvers.dispatch.solve_formulation`), so both give HiGHS the same problem
+    with the same options and read the answer back the same way.
+    """
+    import highspy
+
     n = len(form.columns)
     integer = form.integer
 
@@ -293,11 +311,7 @@ def solve(model: Any, *, time_limit_s: float = 60.0, threads: int = 1) -> SolveR
     if integer.any():
         x = np.where(integer, np.round(x), x)
     x = x + 0.0  # a solver's -0.0 becomes 0.0 so answers never show a negative zero
-    for var, val in zip(form.columns, x.tolist(), strict=True):
-        var.set_value(val, skip_validation=True)
-    for var, expr in form.eliminated:
-        var.set_value(float(value(expr)), skip_validation=True)
     info = h.getInfo()
     gap = float(info.mip_gap) if integer.any() else 0.0
     objective = float(form.c @ x + form.offset)
-    return SolveResult(objective, status_text, n, form.n_rows, int(integer.sum()), gap)
+    return x, SolveResult(objective, status_text, n, form.n_rows, int(integer.sum()), gap)

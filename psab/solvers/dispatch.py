@@ -24,7 +24,10 @@ Indices: a per-step quantity is indexed by the step ``t``; a per-unit one by ``(
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
+import math
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -105,6 +108,9 @@ class Formulation:
     constraints: list[LinearConstraint] = field(default_factory=list)
     costs: dict[str, np.ndarray] = field(default_factory=dict)
     fixed_cost: float = 0.0
+    # the rows read into matrix form and the screens built from them, kept with the number of
+    # variables and rows they were read from (a formulation extended later is read again)
+    _cache: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def add_variable(self, var: Variable) -> Variable:
         if var.name in self.variables:
@@ -141,9 +147,192 @@ class Formulation:
     def check(self, values: Any, slack: Callable[[str], float], *, skip: Iterable[str] = ()) -> list[Violation]:
         """Every breached bound and row at the submitted ``values`` (rows named in ``skip``
         are left to the caller, e.g. a capability circle checked exactly instead of its
-        polygon)."""
+        polygon).
+
+        An answer whose every row holds with room to spare in matrix form (one product,
+        rounding allowed for: :meth:`certainly_holds`) has no breach; any other is checked
+        row by row, which alone words the violations — so the result is that of the
+        row-by-row check, only faster for the answers nearest to interest (feasible ones).
+        """
         skipped = set(skip)
+        # only where the rows are already in matrix form (a formulation kept by
+        # formulation_for and solved or checked before): reading them costs a row-by-row pass
+        if "matrix" in self._cache and self.certainly_holds(values, slack, skipped):
+            return []
         return algebra.check(values, [r for r in self.rows() if r.name not in skipped], slack)
+
+    def certainly_holds(self, values: Any, slack: Callable[[str], float], skip: Iterable[str] = ()) -> bool:
+        """Whether every bound and row (but those in ``skip``) holds at ``values`` by more than
+        the rounding allowance (:data:`ROUNDING_ALLOWANCE`), judged in matrix form; ``False``
+        also when the values cannot be read as the formulation's columns."""
+        try:
+            screen = self.screen(values, slack, lambda p: None, skip=skip)
+        except (ArithmeticError, ValueError, TypeError, IndexError, KeyError, AttributeError):
+            return False
+        return screen.holds()
+
+    def screen(self, values: Any, slack: Callable[[str], float], column: Callable[[Any], int | None], *,
+               skip: Iterable[str] = ()) -> LinearScreen:
+        """:meth:`check` and :meth:`objective` at ``values`` as a :class:`LinearScreen`, for
+        judging perturbations of ``values`` in matrix form (rows named in ``skip`` left out,
+        as :meth:`check` leaves them; ``column(path)`` maps an answer field to its column —
+        :meth:`column_of` helps). The matrices are built once per formulation, tolerance and
+        ``skip``; only the answer's vector is read each time."""
+        skipped = frozenset(skip)
+        names = sorted({c.slack for c in self.constraints} | {v.slack for v in self.variables.values()})
+        key = ("screen", skipped, tuple((name, float(slack(name))) for name in names))
+        static = self._cached(key, lambda: self._static_screen(slack, skipped))
+        mf = self.matrix()
+        x = np.empty(mf.n)
+        for var in self.variables.values():
+            first, size = mf.offsets[var.name], int(np.prod(var.shape))
+            given = np.asarray(getattr(values, var.name), dtype=float)
+            if given.size != size:
+                raise ValueError(f"{var.name}: {given.size} values for {size} elements")
+            x[first:first + size] = given.reshape(-1)
+        return dataclasses.replace(static, x=x, column=column)
+
+    def with_costs(self, costs: dict[str, np.ndarray], fixed_cost: float | None = None) -> Formulation:
+        """The same variables and rows with another cost table (a tie-breaking weight, a
+        probe direction), sharing the rows' matrix form: only the cost is new."""
+        g = Formulation(steps=self.steps, dt_h=self.dt_h, variables=self.variables, constraints=self.constraints,
+                        costs=costs, fixed_cost=self.fixed_cost if fixed_cost is None else fixed_cost)
+        if "matrix" in self._cache:
+            g._cache["matrix"] = self._cache["matrix"]
+        return g
+
+    def _cached(self, key: Any, build: Callable[[], Any]) -> Any:
+        stamp = (len(self.variables), len(self.constraints))
+        hit = self._cache.get(key)
+        if hit is None or hit[0] != stamp:
+            hit = self._cache[key] = (stamp, build())
+        return hit[1]
+
+    def matrix(self, *, strict: bool = False) -> MatrixForm:
+        """:func:`matrix_form` of this formulation, read once (``strict``: refuse a row without
+        variables whose data break it, as the solver does)."""
+        mf = self._cached("matrix", lambda: matrix_form(self, strict=strict))
+        if strict:
+            from psab.errors import SolverError
+
+            for c, block in zip(self.constraints, mf.blocks, strict=True):
+                for i, const, lo, hi in block.empty:
+                    if (lo is not None and const < lo - 1e-9) or (hi is not None and const > hi + 1e-9):
+                        raise SolverError(f"constraint {c.describe(i)!r} cannot hold: its data fix it at {const:.6g}")
+        return mf
+
+    def _static_screen(self, slack: Callable[[str], float], skipped: frozenset[str]) -> LinearScreen:
+        import scipy.sparse as sp
+
+        mf = self.matrix()
+        data, row_of, col_of = [], [], []
+        lower, upper, tol, constant = [], [], [], []
+        empty: list[tuple[float, float, float, float]] = []
+        m = 0
+        for c, block, cols in zip(self.constraints, mf.blocks, mf.columns, strict=True):
+            if c.name in skipped:
+                continue
+            room = float(slack(c.slack))
+            for _, const, lo, hi in block.empty:
+                empty.append((const, -np.inf if lo is None else lo, np.inf if hi is None else hi, room))
+            k = len(block.lower)
+            if not k:
+                continue
+            ptr = np.asarray(block.indptr, dtype=np.int64)
+            row_of.append(m + np.repeat(np.arange(k), np.diff(ptr)))
+            col_of.append(cols[np.asarray(block.indices, dtype=np.int64)])
+            data.append(np.asarray(block.data, dtype=float))
+            lower.append(np.array([-np.inf if v is None else v for v in block.lower], dtype=float))
+            upper.append(np.array([np.inf if v is None else v for v in block.upper], dtype=float))
+            tol.append(np.full(k, room))
+            constant.append(np.asarray(block.constants, dtype=float))
+            m += k
+        n = mf.n
+        A = sp.csr_matrix((np.concatenate(data) if data else np.zeros(0),
+                           (np.concatenate(row_of) if row_of else np.zeros(0, np.int64),
+                            np.concatenate(col_of) if col_of else np.zeros(0, np.int64))), shape=(m, n))
+        col_lower, col_upper, col_tol = np.full(n, -np.inf), np.full(n, np.inf), np.zeros(n)
+        cost = np.zeros(n)
+        for var in self.variables.values():
+            first, size = mf.offsets[var.name], int(np.prod(var.shape))
+            part = slice(first, first + size)
+            if f"{var.name}_bounds" not in skipped:
+                col_lower[part] = [-np.inf if b is None else b for b in _flat(var.lower, size)]
+                col_upper[part] = [np.inf if b is None else b for b in _flat(var.upper, size)]
+                col_tol[part] = float(slack(var.slack))
+            if var.name in self.costs:
+                cost[part] = self.costs[var.name].ravel()
+        none = np.zeros(0)
+        return LinearScreen(A, np.concatenate(lower) if lower else none, np.concatenate(upper) if upper else none,
+                            np.concatenate(tol) if tol else none, np.concatenate(constant) if constant else none,
+                            col_lower, col_upper, col_tol, cost, float(self.fixed_cost), none, lambda p: None,
+                            tuple(empty))
+
+    def column_of(self, fields: dict[str, str], path: Callable[[Any], tuple[str, Any] | None]) -> Callable[[Any], int | None]:
+        """``path -> column`` for :meth:`screen`: ``path(p)`` names the answer field and the
+        variable's index (``None``: not a decision), ``fields`` maps answer fields to
+        variables; the index is an int (per step) or a tuple (per unit and step)."""
+        offsets: dict[str, int] = {}
+        n = 0
+        for var in self.variables.values():
+            offsets[var.name] = n
+            n += int(np.prod(var.shape))
+
+        memo: dict[Any, int | None] = {}
+
+        def column(p: Any) -> int | None:
+            try:
+                return memo[p]
+            except KeyError:
+                memo[p] = j = located(p)
+                return j
+            except TypeError:  # an unhashable path (a list): looked up every time
+                return located(p)
+
+        def located(p: Any) -> int | None:
+            found = path(p)
+            if found is None or found[0] not in fields:
+                return None
+            var = self.variables.get(fields[found[0]])
+            if var is None:
+                return None
+            index = found[1]
+            try:
+                flat = int(np.ravel_multi_index(index if isinstance(index, tuple) else (index,), var.shape))
+            except (ValueError, TypeError):
+                return None
+            return offsets[var.name] + flat
+
+        return column
+
+
+
+#: How many formulations :func:`formulation_for` keeps (a few tasks in flight per process).
+FORMULATIONS_KEPT = 16
+_FORMULATIONS: dict[Any, Formulation] = {}
+_FORMULATIONS_LOCK = threading.Lock()
+
+
+def formulation_for(task: Any, build: Callable[..., Formulation], *args: Any, **kwargs: Any) -> Formulation:
+    """``build(task.public_inputs, *args, **kwargs)``, built once per task and kept for the next call.
+
+    The reference solve, the evaluation of the reference, the acceptance screen and repeated
+    evaluations of one task then read the rows into matrix form once (:meth:`Formulation.matrix`)
+    instead of once per call. Keyed by the task's digest (a task is immutable: the reference
+    cache keys on it too) and by ``build``; the oldest of :data:`FORMULATIONS_KEPT` is dropped.
+    """
+    key = (build.__module__, build.__qualname__, args, tuple(sorted(kwargs.items())), task.digest)
+    with _FORMULATIONS_LOCK:  # a Dask worker may evaluate on several threads
+        f = _FORMULATIONS.pop(key, None)
+        if f is not None:
+            _FORMULATIONS[key] = f  # most recent last
+            return f
+    f = build(task.public_inputs, *args, **kwargs)
+    with _FORMULATIONS_LOCK:
+        f = _FORMULATIONS.setdefault(key, f)
+        while len(_FORMULATIONS) > FORMULATIONS_KEPT:
+            _FORMULATIONS.pop(next(iter(_FORMULATIONS)), None)
+    return f
 
 
 # ------------------------------------------------------------------ solving
@@ -218,13 +407,307 @@ def read_values(m: Any, f: Formulation) -> dict[str, np.ndarray]:
     return out
 
 
-def solve_formulation(f: Formulation, *, time_limit_s: float = 60.0) -> Solved:
-    """Build and solve ``f`` to proven optimality (:class:`~psab.errors.SolverError` otherwise)."""
-    from psab.solvers.core import solve
+class _Column:
+    """One element of a variable family, as the probe of :meth:`Formulation.matrix` reads it."""
 
-    m = build_model(f)
-    result = solve(m, time_limit_s=time_limit_s)
-    return Solved(read_values(m, f), result.objective, result.n_variables, result.n_constraints, result.n_integer)
+    __slots__ = ("j",)
+
+    def __init__(self, j: int) -> None:
+        self.j = j
+
+
+class _Columns:
+    """A variable family without Pyomo: its index → :class:`_Column` (what
+    :class:`~psab.solvers.algebra.LinearProbe` needs of an indexed component)."""
+
+    def __init__(self, data: dict[Any, _Column]) -> None:
+        self._data = data
+
+    def is_indexed(self) -> bool:
+        return True
+
+    def __getitem__(self, index: Any) -> _Column:
+        return self._data[index]
+
+
+@dataclass
+class MatrixForm:
+    """The rows of a :class:`Formulation` read into compressed-row blocks, one per constraint
+    family, by the same probe :func:`psab.solvers.algebra.add_constraints` uses — so the arrays
+    are exactly those of the Pyomo model :func:`build_model` gives.
+
+    Columns are numbered variable by variable in :attr:`Formulation.variables` order, each
+    family's elements in index order (``offsets[name]`` is its first column); ``columns[b]``
+    maps block ``b``'s local columns to these numbers.
+    """
+
+    offsets: dict[str, int]
+    n: int
+    blocks: list[algebra.RowBlock]
+    columns: list[np.ndarray]
+
+
+def matrix_form(f: Formulation, *, strict: bool = True) -> MatrixForm:
+    """:class:`MatrixForm` of ``f`` (``strict``: as the solver reads it, refusing a row without
+    variables whose data break it; otherwise as the evaluator reads it, listing such rows)."""
+    offsets: dict[str, int] = {}
+    namespace: dict[str, _Columns] = {}
+    n = 0
+    for var in f.variables.values():
+        offsets[var.name] = n
+        namespace[var.name] = _Columns({i: _Column(n + k) for k, i in enumerate(var.index())})
+        n += int(np.prod(var.shape))
+    probe = algebra.LinearProbe(algebra.values(**namespace))
+    blocks = [algebra.read_rows(c, probe, strict=strict) for c in f.constraints]
+    owners = probe.owners
+    columns = [np.fromiter((owners[key].j for key in b.keys), dtype=np.int64, count=len(b.keys)) for b in blocks]
+    return MatrixForm(offsets, n, blocks, columns)
+
+
+#: Rounding allowance per term when a row is judged in matrix form instead of by its body, in
+#: units of the row's magnitude (Σ|a·x| plus its constant and bounds). The two computations
+#: take the same products and sums in another order, which moves a sum of n terms by at most
+#: about n·ε of that magnitude (ε = 2.2e-16, Higham, *Accuracy and Stability of Numerical
+#: Algorithms*, 2nd ed., 2002, §4.2); 16·ε per term, and two terms more for the constant, keeps
+#: a wide margin and still stays orders below the tightest feasibility slack (1e-9 on
+#: commitment states), so it only ever sends a doubtful answer to the row-by-row check.
+ROUNDING_ALLOWANCE = 16 * float(np.finfo(float).eps)
+
+
+def _allowance(terms: np.ndarray | float) -> np.ndarray | float:
+    return ROUNDING_ALLOWANCE * (np.asarray(terms, dtype=float) + 2.0)
+
+
+@dataclass
+class LinearScreen:
+    """What :meth:`Formulation.check` and :meth:`Formulation.objective` compute, in matrix form,
+    for judging many perturbations of one answer at once (held-out acceptance, check 6).
+
+    ``A x`` within ``[lower − tol, upper + tol]`` row by row and ``x`` within its bounds is the
+    evaluator's feasibility, ``cost·x + cost_constant`` its objective; ``x`` is the answer's
+    vector (columns numbered as in :class:`MatrixForm`) and ``column(path)`` the column of an
+    answer field (``None`` when the field is not a decision of the formulation).
+
+    :meth:`may_win` is one-sided on purpose: it is ``False`` only for a neighbour that is
+    certainly infeasible or certainly not better, rounding included; acceptance evaluates the
+    others in full, so the verdict on a draw is the full evaluator's alone.
+    """
+
+    A: Any
+    lower: np.ndarray
+    upper: np.ndarray
+    tol: np.ndarray
+    constant: np.ndarray
+    col_lower: np.ndarray
+    col_upper: np.ndarray
+    col_tol: np.ndarray
+    cost: np.ndarray
+    cost_constant: float
+    x: np.ndarray
+    column: Callable[[Any], int | None]
+    #: rows without variables: (constant, lower, upper, slack) — they hold or fail for every answer
+    empty: tuple[tuple[float, float, float, float], ...] = ()
+
+    def _bounds(self) -> tuple[np.ndarray, ...]:
+        def open_nan(bound: np.ndarray, side: float) -> np.ndarray:
+            # a NaN bound holds for every value in the row-by-row check: treat it as open
+            return np.where(np.isnan(bound), side, bound)
+
+        lo, hi = open_nan(self.lower, -np.inf), open_nan(self.upper, np.inf)
+        clo, chi = open_nan(self.col_lower, -np.inf), open_nan(self.col_upper, np.inf)
+        row_mag = (np.abs(self.constant) + np.where(np.isfinite(lo), np.abs(lo), 0.0)
+                   + np.where(np.isfinite(hi), np.abs(hi), 0.0))
+        col_mag = np.where(np.isfinite(clo), np.abs(clo), 0.0) + np.where(np.isfinite(chi), np.abs(chi), 0.0)
+        return lo, hi, clo, chi, row_mag, col_mag
+
+    def holds(self) -> bool:
+        """Whether every row and bound holds at ``x`` with more room than rounding could take
+        away: then the row-by-row check finds no breach. (``False`` says nothing: the caller
+        checks row by row.)"""
+        lo, hi, clo, chi, row_mag, col_mag = self._bounds()
+        x = self.x
+        R = self.A @ x
+        err = _allowance(np.diff(self.A.indptr)) * (1.0 + abs(self.A) @ np.abs(x) + row_mag)
+        # NaN fails every comparison, as a non-finite row fails the row-by-row check
+        if not np.all((R - err >= lo - self.tol) & (R + err <= hi + self.tol)):
+            return False
+        # a bound compares the submitted number itself, with the same arithmetic as the
+        # row-by-row check (lower − slack): no rounding to allow for
+        if not np.all((x >= clo - self.col_tol) & (x <= chi + self.col_tol)):
+            return False
+        for const, lo_, hi_, room in self.empty:
+            err_ = float(_allowance(1)) * (1.0 + abs(const) + (abs(lo_) if math.isfinite(lo_) else 0.0)
+                                           + (abs(hi_) if math.isfinite(hi_) else 0.0))
+            if not (const - err_ >= lo_ - room and const + err_ <= hi_ + room):
+                return False
+        return True
+
+    def may_win(self, moves: Sequence[Sequence[tuple[Any, float]] | None], beats: Callable[[float], bool],
+                sense: str = "minimize", chunk: int = 512) -> np.ndarray:
+        """For each neighbour (``moves[k]``: ``(path, delta)`` pairs added to the answer),
+        whether it may be feasible with an objective that ``beats`` the reference.
+
+        ``beats(objective)`` is the scoring rule's verdict; it is asked at the objective moved
+        by the rounding allowance towards the better side, so rounding can only let a
+        neighbour through. A neighbour moving a field that is not a column is let through.
+        """
+        import scipy.sparse as sp
+
+        K = len(moves)
+        out = np.ones(K, dtype=bool)
+        # a neighbour moving a field that is not a column stays True
+        mapped = np.zeros(K, dtype=bool)
+        rows: list[int] = []
+        cols: list[int] = []
+        vals: list[float] = []
+        for k, move in enumerate(moves):
+            if move is None:  # not a sum of deltas: left to the full evaluation
+                continue
+            js = [self.column(path) for path, _ in move]
+            if any(j is None for j in js):
+                continue
+            mapped[k] = True
+            rows.extend(js)  # type: ignore[arg-type]
+            cols.extend([k] * len(js))
+            vals.extend(float(d) for _, d in move)
+        n = len(self.x)
+        D = sp.csc_matrix((vals, (rows, cols)), shape=(n, K))
+        absA = abs(self.A)
+        lo, hi, clo, chi, row_mag, col_mag = self._bounds()
+        row_mag, col_mag = row_mag[:, None], col_mag[:, None]
+        row_allowance = _allowance(np.diff(self.A.indptr))[:, None]
+        # a neighbour's number is the answer's plus a delta (two deltas at one place may be
+        # added in another order): one rounding per column, two terms' worth of allowance
+        col_allowance = float(_allowance(2))
+        cost_allowance = float(_allowance(np.count_nonzero(self.cost)))
+        for first in range(0, K, chunk):
+            last = min(K, first + chunk)
+            X = self.x[:, None] + D[:, first:last].toarray()
+            R = self.A @ X
+            room = self.tol[:, None] + row_allowance * (1.0 + absA @ np.abs(X) + row_mag)
+            # a NaN anywhere fails the comparisons, as a non-finite row fails the exact check
+            ok = np.all((R >= lo[:, None] - room) & (R <= hi[:, None] + room), axis=0)
+            col_room = self.col_tol[:, None] + col_allowance * (1.0 + np.abs(X) + col_mag)
+            ok &= np.all((X >= clo[:, None] - col_room) & (X <= chi[:, None] + col_room), axis=0)
+            objective = self.cost @ X + self.cost_constant
+            err = cost_allowance * (1.0 + np.abs(self.cost) @ np.abs(X) + abs(self.cost_constant))
+            better = objective - err if sense == "minimize" else objective + err
+            for k in np.flatnonzero(ok):
+                ok[k] = beats(float(better[k]))
+            out[first:last] = np.where(mapped[first:last], ok, True)
+        return out
+
+
+def _bound_value(value: float | None, domain: int | None, unbounded: float, pick: Callable[..., Any],
+                 var: Variable, i: Any, side: str) -> float | None:
+    """A variable bound as Pyomo 6 resolves it (``VarData._resolve_bound_value``): an open side
+    takes the domain's bound, an infinite one on its own side is open, any other non-finite
+    value is refused, and a binary's bound is intersected with [0, 1]."""
+    if value is not None and (math.isinf(value) or value != value):
+        if value != unbounded:
+            name = ",".join(map(str, i)) if isinstance(i, tuple) else str(i)
+            raise ValueError(f"Var '{var.name}[{name}]' created with an invalid non-finite {side} bound ({value}).")
+        value = None
+    if domain is not None:
+        return domain if value is None else pick(value, domain)
+    return value
+
+
+def solve_formulation(f: Formulation, *, time_limit_s: float = 60.0) -> Solved:
+    """Solve ``f`` to proven optimality (:class:`~psab.errors.SolverError` otherwise).
+
+    The LP/MILP goes to HiGHS as arrays, read from the rows by :func:`matrix_form` — the
+    problem :func:`build_model` would give HiGHS through Pyomo and
+    :func:`psab.solvers.core.solve`, column for column and row for row (columns in order of
+    first appearance in the rows, then in the cost; rows block by block), so the optimum is
+    the same to the last bit; building the Pyomo model was most of a reference solve's time.
+    """
+    import highspy
+
+    from psab.solvers.core import Form, run_form
+
+    inf = highspy.kHighsInf
+    mf = f.matrix(strict=True)
+    position = np.full(mf.n, -1, dtype=np.int64)
+    order: list[int] = []
+
+    def place(cols: Any) -> np.ndarray:
+        for j in cols.tolist():
+            if position[j] < 0:
+                position[j] = len(order)
+                order.append(j)
+        return position[cols]
+
+    starts, indices, values, lower, upper = [], [], [], [], []
+    n_rows = nnz = 0
+    for block, cols in zip(mf.blocks, mf.columns, strict=True):
+        local = place(cols)
+        ptr = np.asarray(block.indptr, dtype=np.int64)
+        starts.append(ptr[:-1] + nnz)
+        nnz += int(ptr[-1])
+        indices.append(local[np.asarray(block.indices, dtype=np.int64)])
+        values.append(np.asarray(block.data, dtype=float))
+        lower.append(np.array([-inf if v is None else v for v in block.lower], dtype=float))
+        upper.append(np.array([inf if v is None else v for v in block.upper], dtype=float))
+        n_rows += len(block.lower)
+    obj_cols: list[int] = []
+    obj_coefs: list[float] = []
+    for name, coef in f.costs.items():
+        first = mf.offsets[name]
+        for k, c in enumerate(coef.ravel().tolist()):
+            if c != 0.0:
+                obj_cols.append(first + k)
+                obj_coefs.append(c)
+    c_index = place(np.asarray(obj_cols, dtype=np.int64))
+    cost = np.zeros(len(order))
+    np.add.at(cost, c_index, np.asarray(obj_coefs, dtype=float))
+
+    # column bounds and integrality in solver order, as Pyomo's variables would give them
+    lower_all, upper_all = np.empty(mf.n), np.empty(mf.n)
+    binary_all = np.zeros(mf.n, dtype=bool)
+    refused = np.zeros(mf.n, dtype=bool)
+    for var in f.variables.values():
+        size = int(np.prod(var.shape))
+        part = slice(mf.offsets[var.name], mf.offsets[var.name] + size)
+        lo = np.array([-math.inf if b is None else b for b in _flat(var.lower, size)], dtype=float)
+        hi = np.array([math.inf if b is None else b for b in _flat(var.upper, size)], dtype=float)
+        refused[part] = np.isnan(lo) | np.isnan(hi) | (lo == math.inf) | (hi == -math.inf)
+        if var.binary:
+            lo, hi = np.maximum(lo, 0.0), np.minimum(hi, 1.0)
+            binary_all[part] = True
+        lower_all[part], upper_all[part] = lo, hi
+    solver_order = np.asarray(order, dtype=np.int64)
+    if refused[solver_order].any():
+        # Pyomo refuses the first such bound in column order: the same error, the same words
+        j = int(solver_order[np.flatnonzero(refused[solver_order])[0]])
+        var = next(v for v in reversed(f.variables.values()) if mf.offsets[v.name] <= j)
+        k = j - mf.offsets[var.name]
+        size = int(np.prod(var.shape))
+        index = var.index()[k]
+        _bound_value(_flat(var.lower, size)[k], 0 if var.binary else None, -math.inf, max, var, index, "lower")
+        _bound_value(_flat(var.upper, size)[k], 1 if var.binary else None, math.inf, min, var, index, "upper")
+    col_lower = np.where(np.isinf(lower_all[solver_order]), -inf, lower_all[solver_order])
+    col_upper = np.where(np.isinf(upper_all[solver_order]), inf, upper_all[solver_order])
+    integer = binary_all[solver_order]
+    form = Form(
+        columns=order,
+        A_start=np.concatenate([*starts, [nnz]]).astype(np.int64),
+        A_index=np.concatenate(indices) if indices else np.zeros(0, np.int64),
+        A_value=np.concatenate(values) if values else np.zeros(0),
+        rowwise=True, n_rows=n_rows,
+        row_lower=np.concatenate(lower) if lower else np.zeros(0),
+        row_upper=np.concatenate(upper) if upper else np.zeros(0),
+        col_lower=col_lower, col_upper=col_upper, integer=integer,
+        c=cost, offset=float(f.fixed_cost), maximize=False, eliminated=[],
+    )
+    x, result = run_form(form, time_limit_s=time_limit_s)
+    # a variable in no row and no cost (a binary of an hour it cannot act in) is not given to
+    # HiGHS; the Pyomo path left it without a value, which it read back as NaN
+    full = np.full(mf.n, np.nan)
+    full[np.asarray(order, dtype=np.int64)] = x
+    values_out = {var.name: full[mf.offsets[var.name]:mf.offsets[var.name] + int(np.prod(var.shape))].reshape(var.shape).copy()
+                  for var in f.variables.values()}
+    return Solved(values_out, result.objective, result.n_variables, result.n_constraints, result.n_integer)
 
 
 # ------------------------------------------------------------------ shared data

@@ -59,8 +59,18 @@ pandapower's ``calc_sc`` assembles, so the two agree to rounding on the same dat
 Zero sequence (for line-to-earth faults, §7.5): feeders with their ``X_(0)Q/X_(1)Q`` and
 ``R_(0)Q/X_(0)Q``; transformers by vector group and star-point earthing
 (:func:`psab.surrogates.symmetrical.transformer_zero_sequence`), with ``K_T`` on ``Z_(0)T`` for
-maximum currents (§6.3.3); lines with ``R_(0)L`` (at θe for minimum currents) and ``X_(0)L``;
-generators, motors and line capacitances have no zero-sequence path. ``Z_(2) = Z_(1)``.
+maximum currents (§6.3.3); three-winding transformers from their zero-sequence pair impedances,
+each pair corrected by its positive-sequence ``K_T`` and converted to a star: an earthed star
+winding (YN/yn) joins its terminal to the star point, a delta earths the star point through its
+own leg, an unearthed star is open (:data:`THREE_WINDING_GROUPS`); a power station unit with a
+YNd unit transformer earths its HV bus through ``K_S·Z_(0)THV + 3·Z_N`` (K_SO without tap
+changer; IEC TR 60909-4:2021 example 4.4.2), with Yd it is open; lines with ``R_(0)L`` (at θe
+for minimum currents) and ``X_(0)L``; generators, motors and line capacitances have no
+zero-sequence path (a generator that gives ``x0_pu`` has its star point solidly earthed:
+``K_G·(R_G + jX_(0)G)``). ``Z_(2) = Z_(1)`` unless a synchronous machine gives its X_(2)
+(``x2_pu``, §6.6.1). Checked against IEC TR 60909-4's I″k1 at F1–F5 (within 0.1 A of the
+printed 4 decimals) — :func:`sequence_fault`, which also has the textbook reading (stated
+pre-fault voltage, no correction factors).
 
 Where the standard leaves a choice, this module follows pandapower's reading (so that a case
 judged by either backend gets one answer), and says so: ``K_T`` is applied for maximum
@@ -96,6 +106,7 @@ from typing import Any
 
 import numpy as np
 
+from psab.jsonpointer import clone
 from psab.surrogates.symmetrical import ShuntFault, shunt_fault, transformer_zero_sequence
 
 SQRT3 = math.sqrt(3.0)
@@ -313,6 +324,36 @@ class Transformer3W:
     ukr_mv_lv_pct: float
     uk_hv_lv_pct: float
     ukr_hv_lv_pct: float
+    vector_group: str | None = None
+    uk0_hv_mv_pct: float | None = None
+    ukr0_hv_mv_pct: float | None = None
+    uk0_mv_lv_pct: float | None = None
+    ukr0_mv_lv_pct: float | None = None
+    uk0_hv_lv_pct: float | None = None
+    ukr0_hv_lv_pct: float | None = None
+
+
+#: Vector groups of three-winding transformers with a zero-sequence model (HV, MV, LV winding
+#: in order, no clock numbers): an earthed star (YN/yn) joins its terminal to the star point of
+#: the equivalent star, a delta (d) earths the star point through its own leg, an unearthed star
+#: (Y/y) is open — the groups pandapower 3.5 models the same way.
+THREE_WINDING_GROUPS = ("YNynd", "YNyd", "Yynd", "YNdd", "Dynyn", "Yyd")
+
+
+def three_winding_windings(vector_group: str) -> tuple[str, str, str]:
+    """``(HV, MV, LV)`` connections of a three-winding vector group, each ``"YN"``, ``"Y"`` or ``"D"``."""
+    if vector_group not in THREE_WINDING_GROUPS:
+        raise ValueError(f"three-winding vector group {vector_group!r} is not one of {THREE_WINDING_GROUPS}")
+    out = []
+    rest = vector_group.upper()
+    for _ in range(3):
+        if rest.startswith("YN"):
+            out.append("YN")
+            rest = rest[2:]
+        else:
+            out.append(rest[0])
+            rest = rest[1:]
+    return out[0], out[1], out[2]
 
 
 @dataclass(frozen=True)
@@ -344,6 +385,8 @@ class Generator:
     r_ohm: float
     cos_phi: float
     pg_pct: float = 0.0
+    x2_pu: float | None = None
+    x0_pu: float | None = None
 
 
 @dataclass(frozen=True)
@@ -365,6 +408,12 @@ class PowerStationUnit:
     oltc: bool
     pg_pct: float = 0.0
     pt_pct: float = 0.0
+    vector_group: str | None = None
+    uk0_pct: float | None = None
+    ukr0_pct: float | None = None
+    neutral_r_ohm: float = 0.0
+    neutral_x_ohm: float = 0.0
+    x2_pu: float | None = None
 
 
 @dataclass(frozen=True)
@@ -635,8 +684,53 @@ def _feeder_case(q: Feeder, case: str) -> tuple[float, float]:
     return q.skss_min_mva, q.rx_min
 
 
-def positive_sequence_model(net: Network, case: str, base_mva: float = 100.0) -> NodalModel:
-    """The corrected positive-sequence network of ``net`` for ``case`` (``"max"``/``"min"``)."""
+def _three_winding_star_ohm(net: Network, t: Transformer3W, case: str, zero: bool = False,
+                            corrected: bool = True) -> tuple[complex, complex, complex]:
+    """Star impedances ``(Z_A, Z_B, Z_C)`` of a three-winding transformer in ohm referred to
+    its HV rated voltage (§6.3.2, eq. 11), each pair corrected by its own ``K_T`` for maximum
+    currents before the conversion (eqs. 13a–c). ``zero``: the zero-sequence pair impedances
+    (``uk0_*``, ``ukr0_*``) with the positive-sequence ``K_T`` of the pair (as for two-winding
+    transformers, §6.3.3)."""
+    un = net.bus_index()
+    kvs = [net.buses[un[b]].vn_kv for b in (t.hv_bus, t.mv_bus, t.lv_bus)]
+    c_max = _c_max_of(net, min(kvs))
+    pairs = (
+        (t.uk_hv_mv_pct, t.ukr_hv_mv_pct, t.uk0_hv_mv_pct, t.ukr0_hv_mv_pct, min(t.sn_hv_mva, t.sn_mv_mva)),
+        (t.uk_hv_lv_pct, t.ukr_hv_lv_pct, t.uk0_hv_lv_pct, t.ukr0_hv_lv_pct, min(t.sn_hv_mva, t.sn_lv_mva)),
+        (t.uk_mv_lv_pct, t.ukr_mv_lv_pct, t.uk0_mv_lv_pct, t.ukr0_mv_lv_pct, min(t.sn_mv_mva, t.sn_lv_mva)),
+    )
+    z_pair = []
+    for uk, ukr, uk0, ukr0, sn in pairs:
+        if zero:
+            if uk0 is None or ukr0 is None:
+                raise ValueError(f"three-winding transformer {t.id} needs the uk0_*/ukr0_* pair data for the zero sequence")
+            z = transformer_impedance_ohm(uk0, ukr0, sn, t.vn_hv_kv)
+        else:
+            z = transformer_impedance_ohm(uk, ukr, sn, t.vn_hv_kv)
+        if case == "max" and corrected:
+            z *= transformer_correction_factor(uk, ukr, c_max)  # eqs. 13a-c, before the star conversion
+        z_pair.append(z)
+    z_ab, z_ac, z_bc = z_pair
+    return (0.5 * (z_ab + z_ac - z_bc),  # eq. 11, all referred to the HV rated voltage
+            0.5 * (z_bc + z_ab - z_ac),
+            0.5 * (z_ac + z_bc - z_ab))
+
+
+def _unit_factor(net: Network, u: PowerStationUnit) -> float:
+    """K_S (on-load tap changer, eq. 22) or K_SO (eq. 24) of a power station unit at its HV bus."""
+    x_t_pu = math.sqrt(u.uk_pct ** 2 - u.ukr_pct ** 2) / 100.0
+    return power_station_unit_factor(net.vn_kv(u.hv_bus), u.vn_g_kv, u.vn_hv_kv, u.vn_lv_kv, _c_max_of(net, u.vn_g_kv),
+                                     u.xdss_pu, x_t_pu, u.cos_phi, oltc=u.oltc, pg_pct=u.pg_pct, pt_pct=u.pt_pct)
+
+
+def positive_sequence_model(net: Network, case: str, base_mva: float = 100.0, *, negative: bool = False,
+                            corrected: bool = True) -> NodalModel:
+    """The corrected positive-sequence network of ``net`` for ``case`` (``"max"``/``"min"``).
+
+    ``negative``: the negative-sequence network instead — the same but for synchronous machines
+    that give ``x2_pu``, whose reactance is X_(2) (§6.6.1: ``Z_(2)G = K_G·(R_G + jX_(2)G)``, the
+    factor still formed with x″d). ``corrected=False`` is the textbook reading: no impedance
+    correction factors (K_T, K_G, K_S) and the feeder impedance ``U_nQ²/S″kQ`` (c = 1)."""
     if case not in ("max", "min"):
         raise ValueError(f"case must be 'max' or 'min', not {case!r}")
     st = _Stamps(net, base_mva)
@@ -645,33 +739,19 @@ def positive_sequence_model(net: Network, case: str, base_mva: float = 100.0) ->
     for q in net.feeders:
         kv = st.kv(q.bus)
         s_sc, rx = _feeder_case(q, case)
-        st.shunt(idx[q.bus], feeder_impedance_ohm(kv, s_sc, rx, voltage_factor(kv, case, net.lv_tolerance_pct)) / st.zbase(kv))
+        c_q = voltage_factor(kv, case, net.lv_tolerance_pct) if corrected else 1.0
+        st.shunt(idx[q.bus], feeder_impedance_ohm(kv, s_sc, rx, c_q) / st.zbase(kv))
 
     for t in net.transformers:
         h, lo = idx[t.hv_bus], idx[t.lv_bus]
         z = transformer_impedance_ohm(t.uk_pct, t.ukr_pct, t.sn_mva, t.vn_lv_kv)
-        if case == "max":
+        if case == "max" and corrected:
             z *= transformer_correction_factor(t.uk_pct, t.ukr_pct, _c_max_of(net, un[lo]))
         st.branch(h, lo, z / st.zbase(un[lo]) / t.parallel, (t.vn_hv_kv / t.vn_lv_kv) / (un[h] / un[lo]))
 
     for t in net.transformers_3w:
         h, m, lo = idx[t.hv_bus], idx[t.mv_bus], idx[t.lv_bus]
-        c_max = _c_max_of(net, min(un[h], un[m], un[lo]))
-        pairs = (
-            (t.uk_hv_mv_pct, t.ukr_hv_mv_pct, min(t.sn_hv_mva, t.sn_mv_mva)),
-            (t.uk_hv_lv_pct, t.ukr_hv_lv_pct, min(t.sn_hv_mva, t.sn_lv_mva)),
-            (t.uk_mv_lv_pct, t.ukr_mv_lv_pct, min(t.sn_mv_mva, t.sn_lv_mva)),
-        )
-        z_pair = []
-        for uk, ukr, sn in pairs:
-            z = transformer_impedance_ohm(uk, ukr, sn, t.vn_hv_kv)
-            if case == "max":
-                z *= transformer_correction_factor(uk, ukr, c_max)  # eqs. 13a-c, before the star conversion
-            z_pair.append(z)
-        z_ab, z_ac, z_bc = z_pair
-        z_a = 0.5 * (z_ab + z_ac - z_bc)  # eq. 11, all referred to the HV rated voltage
-        z_b = 0.5 * (z_bc + z_ab - z_ac)
-        z_c = 0.5 * (z_ac + z_bc - z_ab)
+        z_a, z_b, z_c = _three_winding_star_ohm(net, t, case, corrected=corrected)
         star = st.node(un[h])
         st.branch(h, star, z_a / st.zbase(un[h]))
         for bus, vr, zw in ((m, t.vn_mv_kv, z_b), (lo, t.vn_lv_kv, z_c)):
@@ -682,18 +762,16 @@ def positive_sequence_model(net: Network, case: str, base_mva: float = 100.0) ->
 
     for g in net.generators:
         kv = st.kv(g.bus)
-        x = g.xdss_pu * g.vn_kv ** 2 / g.sn_mva
-        k = generator_correction_factor(kv, g.vn_kv, _c_max_of(net, kv), g.xdss_pu, g.cos_phi, g.pg_pct)
+        x = (g.x2_pu if negative and g.x2_pu is not None else g.xdss_pu) * g.vn_kv ** 2 / g.sn_mva
+        k = generator_correction_factor(kv, g.vn_kv, _c_max_of(net, kv), g.xdss_pu, g.cos_phi, g.pg_pct) if corrected else 1.0
         r_f = generator_fictitious_resistance_ohm(x, g.sn_mva, g.vn_kv)
         st.shunt(idx[g.bus], k * complex(g.r_ohm, x) / st.zbase(kv), k * complex(r_f, x) / st.zbase(kv))
 
     for u in net.power_station_units:
         kv = st.kv(u.hv_bus)
-        x_g = u.xdss_pu * u.vn_g_kv ** 2 / u.sn_g_mva
+        x_g = (u.x2_pu if negative and u.x2_pu is not None else u.xdss_pu) * u.vn_g_kv ** 2 / u.sn_g_mva
         z_t = transformer_impedance_ohm(u.uk_pct, u.ukr_pct, u.sn_t_mva, u.vn_hv_kv)
-        x_t_pu = math.sqrt(u.uk_pct ** 2 - u.ukr_pct ** 2) / 100.0
-        k = power_station_unit_factor(kv, u.vn_g_kv, u.vn_hv_kv, u.vn_lv_kv, _c_max_of(net, u.vn_g_kv),
-                                      u.xdss_pu, x_t_pu, u.cos_phi, oltc=u.oltc, pg_pct=u.pg_pct, pt_pct=u.pt_pct)
+        k = _unit_factor(net, u) if corrected else 1.0
         tr2 = (u.vn_hv_kv / u.vn_lv_kv) ** 2
         r_f = generator_fictitious_resistance_ohm(x_g, u.sn_g_mva, u.vn_g_kv)
         st.shunt(idx[u.hv_bus], k * (tr2 * complex(u.r_g_ohm, x_g) + z_t) / st.zbase(kv),
@@ -1064,38 +1142,61 @@ ELEMENT_SCHEMAS: dict[str, dict[str, Any]] = {
 }
 
 
-def _clone(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _clone(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_clone(v) for v in value]
-    return value
+#: Zero- and negative-sequence fields of the elements whose shared schema above lacks them, for
+#: families that compute unbalanced faults (:func:`network_input_schema` with
+#: ``zero_sequence=True``); kept apart so that the three-phase families' input schemas stay as they are.
+_X2 = _num("negative-sequence reactance X_(2) (p.u. of the machine rating); absent: X_(2) = X″d", gt=0.0)
+ZERO_SEQUENCE_FIELDS: dict[str, dict[str, Any]] = {
+    "generators": {"x2_pu": _X2,
+                   "x0_pu": _num("zero-sequence reactance X_(0) (p.u. of the rating) of a generator whose star point is "
+                                 "solidly earthed; absent: the star point is not earthed (no zero-sequence path)", gt=0.0)},
+    "transformers_3w": {
+        "vector_group": {"enum": list(THREE_WINDING_GROUPS),
+                         "description": "vector group HV-MV-LV without clock numbers (YN/yn earthed star, Y/y unearthed star, D/d delta)"},
+        **{f"uk0_{p}_pct": _num(f"zero-sequence u_(0)k of the {p.upper().replace('_', '-')} pair on the smaller rating of the pair (%)", **_PCT)
+           for p in ("hv_mv", "mv_lv", "hv_lv")},
+        **{f"ukr0_{p}_pct": _num(f"resistive part of the zero-sequence u_(0)k of the {p.upper().replace('_', '-')} pair (%)", ge=0.0, lt=100.0)
+           for p in ("hv_mv", "mv_lv", "hv_lv")},
+    },
+    "power_station_units": {
+        "vector_group": {"enum": ["YNd", "Yd"],
+                         "description": "unit transformer vector group: YNd (HV star point earthed, through Z_N if given) or Yd (unearthed)"},
+        "uk0_pct": _num("unit transformer zero-sequence u_(0)k on S_rT (%)", **_PCT),
+        "ukr0_pct": _num("resistive part of the unit transformer's u_(0)k (%)", ge=0.0, lt=100.0),
+        "neutral_r_ohm": _num("resistance of the HV star-point earthing impedance Z_N (ohm)", ge=0.0),
+        "neutral_x_ohm": _num("reactance of the HV star-point earthing impedance Z_N (ohm), e.g. a neutral reactor", ge=0.0),
+        "x2_pu": _X2,
+    },
+}
 
 
 def network_input_schema(extra: Mapping[str, Any], required: Sequence[str], *,
-                         elements: Sequence[str] = tuple(ELEMENT_SCHEMAS)) -> dict[str, Any]:
+                         elements: Sequence[str] = tuple(ELEMENT_SCHEMAS), zero_sequence: bool = False) -> dict[str, Any]:
     """JSON Schema of a case's ``public_inputs``: the network lists of ``elements`` (``buses``
     required), ``frequency_hz``, ``lv_tolerance_pct``, and the family's ``extra`` fields (a fresh
-    copy: a family may tighten its own)."""
+    copy: a family may tighten its own); ``zero_sequence`` adds :data:`ZERO_SEQUENCE_FIELDS`."""
     props: dict[str, Any] = {
         "frequency_hz": {"enum": [50, 60], "description": "system frequency (Hz)"},
         "lv_tolerance_pct": {"enum": [6, 10], "description": "voltage tolerance of low-voltage systems (%), Table 1"},
     }
     for name in elements:
-        props[name] = {"type": "array", "items": _clone(ELEMENT_SCHEMAS[name]), "minItems": 1 if name == "buses" else 0}
-    props.update(_clone(dict(extra)))
+        item = clone(ELEMENT_SCHEMAS[name])
+        if zero_sequence:
+            item["properties"].update(clone(ZERO_SEQUENCE_FIELDS.get(name, {})))
+        props[name] = {"type": "array", "items": item, "minItems": 1 if name == "buses" else 0}
+    props.update(clone(dict(extra)))
     return _obj(props, ["buses", *required])
 
 
 # --------------------------------------------------------------------------- zero sequence
 
 
-def zero_sequence_model(net: Network, case: str, base_mva: float = 100.0) -> NodalModel:
+def zero_sequence_model(net: Network, case: str, base_mva: float = 100.0, *, corrected: bool = True) -> NodalModel:
     """The zero-sequence network of ``net`` for ``case`` as a nodal model (see the module
     docstring). A transformer's zero-sequence T adds a midpoint node when its earth leg is a
-    finite impedance; earth legs and earthed windings are shunts."""
-    if net.transformers_3w or net.power_station_units:
-        raise ValueError("three-winding transformers and power station units have no zero-sequence model here")
+    finite impedance; earth legs and earthed windings are shunts. ``corrected=False``: no
+    K_T/K_S and the feeder formed with c = 1 (the textbook reading, see
+    :func:`positive_sequence_model`)."""
     st = _Stamps(net, base_mva)
     un, idx = st.un, st.idx
 
@@ -1104,7 +1205,8 @@ def zero_sequence_model(net: Network, case: str, base_mva: float = 100.0) -> Nod
             raise ValueError(f"feeder {q.id} needs x0_x1 and r0_x0 for the zero sequence")
         kv = st.kv(q.bus)
         s_sc, rx = _feeder_case(q, case)
-        x0 = q.x0_x1 * feeder_impedance_ohm(kv, s_sc, rx, voltage_factor(kv, case, net.lv_tolerance_pct)).imag
+        c_q = voltage_factor(kv, case, net.lv_tolerance_pct) if corrected else 1.0
+        x0 = q.x0_x1 * feeder_impedance_ohm(kv, s_sc, rx, c_q).imag
         st.shunt(idx[q.bus], complex(q.r0_x0 * x0, x0) / st.zbase(kv))
 
     for t in net.transformers:
@@ -1115,7 +1217,7 @@ def zero_sequence_model(net: Network, case: str, base_mva: float = 100.0) -> Nod
         ukr0 = t.ukr0_pct if t.ukr0_pct is not None else t.ukr_pct
         z0 = transformer_impedance_ohm(uk0, ukr0, t.sn_mva, t.vn_lv_kv)
         z_m0 = None if t.mag0_ratio is None else 1j * t.mag0_ratio * abs(z0) / t.parallel
-        if case == "max":
+        if case == "max" and corrected:
             z0 *= transformer_correction_factor(t.uk_pct, t.ukr_pct, _c_max_of(net, un[lo]))
         z0 /= t.parallel
         zn = complex(t.neutral_r_ohm, t.neutral_x_ohm)
@@ -1142,6 +1244,42 @@ def zero_sequence_model(net: Network, case: str, base_mva: float = 100.0) -> Nod
                 st.branch(h, mid, T.hv / zl, tau)
             if T.lv is not None:
                 st.branch(mid, lo, T.lv / zl)
+
+    for t3 in net.transformers_3w:
+        if t3.vector_group is None:
+            raise ValueError(f"three-winding transformer {t3.id} needs a vector_group for the zero sequence")
+        windings = three_winding_windings(t3.vector_group)
+        h = idx[t3.hv_bus]
+        star = st.node(un[h])
+        zh = st.zbase(un[h])
+        for w, bus, vr, zw in zip(windings, (t3.hv_bus, t3.mv_bus, t3.lv_bus), (t3.vn_hv_kv, t3.vn_mv_kv, t3.vn_lv_kv),
+                                  _three_winding_star_ohm(net, t3, case, zero=True, corrected=corrected), strict=True):
+            b = idx[bus]
+            if w == "D":  # the delta closes the zero-sequence current of its leg: star point to earth
+                st.shunt(star, zw / zh)
+            elif w == "YN":
+                if b == h:
+                    st.branch(h, star, zw / zh)
+                else:
+                    st.branch(star, b, zw * (vr / t3.vn_hv_kv) ** 2 / st.zbase(un[b]), (t3.vn_hv_kv / vr) / (un[h] / un[b]))
+
+    for g in net.generators:
+        if g.x0_pu is not None:  # solidly earthed star point: Z_(0)GK = K_G·(R_G + jX_(0)G) (§6.6.1)
+            kv = st.kv(g.bus)
+            k = generator_correction_factor(kv, g.vn_kv, _c_max_of(net, kv), g.xdss_pu, g.cos_phi, g.pg_pct) if corrected else 1.0
+            st.shunt(idx[g.bus], k * complex(g.r_ohm, g.x0_pu * g.vn_kv ** 2 / g.sn_mva) / st.zbase(kv))
+
+    for u in net.power_station_units:
+        # §6.7.1: the unit transformer's earthed HV star point, Z_(0)S = K_S·Z_(0)THV + 3·Z_N (K_SO
+        # without tap changer, §6.7.2) — IEC TR 60909-4:2021 example 4.4.2; the generator side
+        # (delta) carries no zero-sequence current
+        if u.vector_group == "YNd":
+            if u.uk0_pct is None or u.ukr0_pct is None:
+                raise ValueError(f"power station unit {u.id} needs uk0_pct and ukr0_pct for the zero sequence")
+            kv = st.kv(u.hv_bus)
+            z0 = (_unit_factor(net, u) if corrected else 1.0) * transformer_impedance_ohm(u.uk0_pct, u.ukr0_pct, u.sn_t_mva, u.vn_hv_kv)
+            z0 += 3.0 * complex(u.neutral_r_ohm, u.neutral_x_ohm)
+            st.shunt(idx[u.hv_bus], z0 / st.zbase(kv))
 
     for ln in net.lines:
         if ln.r0_ohm_per_km is None or ln.x0_ohm_per_km is None:
@@ -1211,47 +1349,70 @@ class EarthFault:
         return tuple(abs(v) / base for v in self.fault.v_phase)  # type: ignore[return-value]
 
 
-def line_to_earth_fault(net: Network, bus: str, case: str = "max", r_fault_ohm: float = 0.0,
-                        base_mva: float = 100.0) -> EarthFault:
-    """Line-to-earth short circuit at ``bus``: ``I_0 = I_1 = I_2 = E/(Z_1 + Z_2 + Z_0 + 3R_f)``
-    with ``E = c·U_n/√3`` (kV → kA with impedances in ohm); raises ``ValueError`` when the
-    fault bus has no zero-sequence path to earth (an isolated neutral, outside IEC 60909)."""
+#: Shunt faults by symmetrical components: line-to-earth (phase a), line-to-line and
+#: double-line-to-earth (phases b and c).
+SEQUENCE_FAULTS = ("1ph", "2ph", "2ph_ground")
+
+
+def _has_x2(net: Network) -> bool:
+    return any(g.x2_pu is not None for g in net.generators) or any(u.x2_pu is not None for u in net.power_station_units)
+
+
+def sequence_fault(net: Network, bus: str, fault: str, case: str = "max", r_fault_ohm: float = 0.0, *,
+                   prefault_voltage_pu: float | None = None, z2_ohm: complex | None = None,
+                   base_mva: float = 100.0) -> EarthFault:
+    """A shunt fault at ``bus`` by symmetrical components (IEC 60909-0 §7.3–§7.5; Anderson ch. 3):
+    ``"1ph"`` phase a to earth, ``I_0 = I_1 = I_2 = E/(Z_1 + Z_2 + Z_0 + 3Z_f)``; ``"2ph"``
+    phases b–c through ``Z_f``, ``I_1 = −I_2 = E/(Z_1 + Z_2 + Z_f)``; ``"2ph_ground"`` phases b
+    and c joined and to earth through ``Z_f``, ``I_1 = E/(Z_1 + Z_2‖(Z_0 + 3Z_f))``.
+
+    IEC method (``prefault_voltage_pu`` None): ``E = c·U_n/√3`` (Table 1, ``case``) with the
+    corrected impedances. Textbook method (``prefault_voltage_pu`` = V_f): ``E = V_f·U_n/√3``
+    and no correction factors (:func:`positive_sequence_model` with ``corrected=False``).
+    ``Z_2`` is the driving-point impedance of the negative-sequence network (machines with
+    ``x2_pu`` at X_(2)); ``= Z_1`` when no machine gives X_(2); ``z2_ohm`` overrides it.
+    Raises ``ValueError`` when an earth fault's bus has no zero-sequence path to earth."""
+    if fault not in SEQUENCE_FAULTS:
+        raise ValueError(f"fault must be one of {SEQUENCE_FAULTS}, not {fault!r}")
+    corrected = prefault_voltage_pu is None
     k = net.bus_index()[bus]
     un = net.buses[k].vn_kv
     zb = un * un / base_mva
-    z1 = complex(bus_impedance(positive_sequence_model(net, case, base_mva))[k, k]) * zb
-    z0_pu = driving_point_impedance_pu(zero_sequence_model(net, case, base_mva), k)
-    if z0_pu is None:
-        raise ValueError(f"bus {bus} has no zero-sequence path to earth (isolated neutral): no earth-fault current by IEC 60909")
-    z0 = z0_pu * zb
-    c = voltage_factor(un, case, net.lv_tolerance_pct)
+    z1 = complex(bus_impedance(positive_sequence_model(net, case, base_mva, corrected=corrected))[k, k]) * zb
+    if z2_ohm is not None:
+        z2 = complex(z2_ohm)
+    elif _has_x2(net):
+        z2 = complex(bus_impedance(positive_sequence_model(net, case, base_mva, negative=True,
+                                                           corrected=corrected))[k, k]) * zb
+    else:
+        z2 = z1
+    z0 = 0j  # the zero sequence takes no part in a line-to-line fault
+    if fault != "2ph":
+        z0_pu = driving_point_impedance_pu(zero_sequence_model(net, case, base_mva, corrected=corrected), k)
+        if z0_pu is None:
+            raise ValueError(f"bus {bus} has no zero-sequence path to earth (isolated neutral): no earth-fault current by IEC 60909")
+        z0 = z0_pu * zb
+    c = voltage_factor(un, case, net.lv_tolerance_pct) if corrected else float(prefault_voltage_pu)  # type: ignore[arg-type]
     zf = complex(r_fault_ohm, 0.0)
-    return EarthFault(bus, un, c, z1, z1, z0, zf, shunt_fault("1ph", c * un / SQRT3, z1, z1, z0, zf))
+    return EarthFault(bus, un, c, z1, z2, z0, zf, shunt_fault(fault, c * un / SQRT3, z1, z2, z0, zf))
+
+
+def line_to_earth_fault(net: Network, bus: str, case: str = "max", r_fault_ohm: float = 0.0,
+                        base_mva: float = 100.0) -> EarthFault:
+    """Line-to-earth short circuit at ``bus`` by the IEC method (:func:`sequence_fault` ``"1ph"``):
+    ``I_0 = I_1 = I_2 = E/(Z_1 + Z_2 + Z_0 + 3R_f)`` with ``E = c·U_n/√3`` (kV → kA with
+    impedances in ohm); raises ``ValueError`` when the fault bus has no zero-sequence path to
+    earth (an isolated neutral, outside IEC 60909)."""
+    return sequence_fault(net, bus, "1ph", case, r_fault_ohm, base_mva=base_mva)
 
 
 def unbalanced_fault(net: Network, bus: str, fault: str, case: str = "max", r_fault_ohm: float = 0.0,
                      z2_ohm: complex | None = None, base_mva: float = 100.0) -> EarthFault:
     """A line-to-line (``"2ph"``, §7.3) or double-line-to-earth (``"2ph_ground"``, §7.4) short
-    circuit between phases b and c at ``bus`` by symmetrical components, with ``E = c·U_n/√3``
-    (phase a the angle reference). The line-to-line fault needs only the positive and negative
-    sequence: ``I_1 = −I_2 = E/(Z_1 + Z_2 + Z_f)``, ``|I_b| = √3·|I_1|`` (eq. 44 for ``Z_f = 0``);
-    the double-line-to-earth fault ``I_1 = E/(Z_1 + Z_2‖(Z_0 + 3Z_f))`` with the earth current
-    ``3·|I_0|`` (eq. 49 for ``Z_f = 0``). ``Z_2 = Z_1`` as IEC 60909 takes it unless ``z2_ohm``
-    (referred to the fault's level) is given — the textbook reading near machines with X_2 ≠ X″d.
-    Returns the same record as :func:`line_to_earth_fault` (``fault.kind`` tells which)."""
+    circuit between phases b and c at ``bus`` by the IEC method (:func:`sequence_fault`): the
+    line-to-line current ``|I_b| = √3·|I_1|`` (eq. 44 for ``Z_f = 0``), the double-line-to-earth
+    earth current ``3·|I_0|`` (eq. 49 for ``Z_f = 0``); ``z2_ohm`` (referred to the fault's
+    level) overrides Z_2 — the textbook reading near machines with X_2 ≠ X″d."""
     if fault not in ("2ph", "2ph_ground"):
         raise ValueError(f"fault must be '2ph' or '2ph_ground', not {fault!r}")
-    k = net.bus_index()[bus]
-    un = net.buses[k].vn_kv
-    zb = un * un / base_mva
-    z1 = complex(bus_impedance(positive_sequence_model(net, case, base_mva))[k, k]) * zb
-    z2 = z1 if z2_ohm is None else complex(z2_ohm)
-    z0 = 0j  # the zero sequence does not take part in a line-to-line fault
-    if fault == "2ph_ground":
-        z0_pu = driving_point_impedance_pu(zero_sequence_model(net, case, base_mva), k)
-        if z0_pu is None:
-            raise ValueError(f"bus {bus} has no zero-sequence path to earth: a double line-to-earth fault carries no earth current")
-        z0 = z0_pu * zb
-    c = voltage_factor(un, case, net.lv_tolerance_pct)
-    zf = complex(r_fault_ohm, 0.0)
-    return EarthFault(bus, un, c, z1, z2, z0, zf, shunt_fault(fault, c * un / SQRT3, z1, z2, z0, zf))
+    return sequence_fault(net, bus, fault, case, r_fault_ohm, z2_ohm=z2_ohm, base_mva=base_mva)

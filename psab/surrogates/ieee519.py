@@ -10,6 +10,11 @@ The tables are carried as data with their clause:
   edition limits even harmonics to 50 % of the range's limit for h ≤ 6 and to 100 % above
   (2014: 25 % for all even orders).
 
+Checked against sources outside psab: Table 2 equals IEEE 519-1992 Table 10.3 as reprinted in
+Kusko & Thompson, *Power Quality in Electrical Systems* (McGraw-Hill, 2007), p. 17, Fig. 2.3
+(the 2014/2022 Table 2 kept those values); the 2022 even-harmonic rule as summarised in public
+notes on the 2014 → 2022 changes. Tables 1, 3 and 4 have not been checked against a printed copy.
+
 Row boundaries are read as the tables print them: ``< 20``, ``20 < 50`` … — a ratio equal to a
 boundary falls in the upper row (the tables leave it open; psab's cases never sit on one).
 

@@ -49,7 +49,7 @@ def test_zero_transfer_bisection_meets_the_closed_form() -> None:
 
 
 def test_bisection_agrees_with_the_equal_area_crossing_time() -> None:
-    """Saadat Example 11.3: the fault-on trajectory reaches the equal-area δ_cr at the bisected t_cr."""
+    """Saadat Example 11.5(b): the fault-on trajectory reaches the equal-area δ_cr at the bisected t_cr."""
     m = _m(x_fault_pu=1.8, x_post_pu=0.8)
     lo, hi = sw.critical_clearing_time(m, 0.001, 1e-4)
     dc = sw.critical_clearing_angle(m)
@@ -84,7 +84,7 @@ def test_clearing_before_the_cct_is_stable_and_after_is_unstable() -> None:
 
 
 def test_network_reduction_reproduces_saadat_transfer_reactances() -> None:
-    """Saadat Ex. 11.3: X_pre 0.65, X_fault 1.8 (star–delta), X_post 0.8, E′ 1.17 (book values)."""
+    """Saadat Ex. 11.5(b): X_pre 0.65, X_fault 1.8 (star–delta), X_post 0.8, E′ 1.17 (book values)."""
     inputs = psab.load_case(golden_dirs(FAMILY)[-1]).public_inputs
     red = fam.network_reduction(inputs)
     assert red["x_pre_pu"] == pytest.approx(0.65)
@@ -153,7 +153,7 @@ def _trajectories_agree(inputs: dict, t_clear: float, label: str) -> bool:
 
 
 def test_andes_agrees_on_public_and_golden_cct() -> None:
-    """Both backends' critical clearing times on the public case and Saadat Examples 11.2/11.3."""
+    """Both backends' critical clearing times on the public case and Saadat Example 11.5(a)/(b)."""
     need_backend("andes")
     for task in [_public()] + [psab.load_case(d) for d in golden_dirs(FAMILY) if not d.name.endswith("andes")]:
         sur = fam.surrogate_answer(task.public_inputs)[0]

@@ -10,7 +10,7 @@ import pytest
 import psab
 from psab.errors import InvalidTaskError
 from psab.families import earth_fault_calculation as fam
-from psab.paths import case_dir
+from psab.paths import case_dir, golden_root
 from psab.surrogates import iec60909 as iec
 
 from conftest import need_backend
@@ -209,3 +209,125 @@ def test_pandapower_yyn_ynyn_zero_sequence_agrees(group: str, mag0_ratio: float,
     # the magnetizing path moves I″k1 far beyond the 1e-6 agreement (a change of model would show)
     t["mag0_ratio"] = mag0_ratio * 2
     assert abs(_ik1(inputs) - sur) > 1e-4 * sur
+
+
+# ---------------------------------------------------------------- the faults form and the IEC TR 60909-4 equipment (issue 25)
+
+
+def _tr_faults(faults: list[dict]) -> dict:
+    inputs = copy.deepcopy(psab.load_case(golden_root() / FAMILY / "iec_tr_60909_4_earth_faults").public_inputs)
+    inputs["faults"] = faults
+    return inputs
+
+
+def _bad(inputs: dict) -> InvalidTaskError:
+    task = psab.get_family(FAMILY).make_task(task_id="x", split="public", public_inputs=inputs)
+    with pytest.raises(InvalidTaskError) as info:
+        psab.solve(task)
+    return info.value
+
+
+def test_backends_agree_on_level_four_faults() -> None:
+    """Level 4 (meshed 110 kV network with a power station unit, a three-winding transformer, a
+    generator and motors; LG, LL and LLG faults): pandapower's LG and LL phase currents equal
+    the kernel's on 20 draws, and the draws reach both unit vector groups and both 3w groups."""
+    need_backend("pandapower")
+    public = _public()
+    seen: set[str] = set()
+    for i in range(20):
+        inputs = fam.generate(public, np.random.default_rng([SEED, i]), level=4).public_inputs
+        seen |= {inputs["power_station_units"][0]["vector_group"], inputs["transformers_3w"][0]["vector_group"]}
+        ref = fam.answers_of(fam.surrogate_faults(inputs))
+        got = fam.pandapower_fault_currents(inputs)
+        assert {inputs["faults"][k]["fault_type"] for k in got} == {"LG", "LL"}
+        for k, values in got.items():
+            for name, v in values.items():
+                assert v == pytest.approx(ref[name][k], rel=1e-5), (i, k, name)
+    assert seen == {"YNd", "Yd", "YNynd", "Yynd"}
+
+
+def test_fault_types_meet_their_boundary_conditions() -> None:
+    """Bolted faults on the IEC TR 60909-4 network: LG I_b = I_c = 0 and V_a = 0; LL I_a = 0,
+    I_b = −I_c, no earth current, V_b = V_c; LLG I_a = 0, V_b = V_c = 0 with an earth current;
+    and LL is √3/2 of the three-phase current (Z_2 = Z_1, IEC 60909-0 eq. 44)."""
+    inputs = _tr_faults([{"bus": "F3", "fault_type": t} for t in ("LG", "LL", "LLG")])
+    lg, ll, llg = fam.surrogate_faults(inputs)
+    a = fam.answers_of([lg, ll, llg])
+    assert a["ib_ka"][0] < 1e-9 and a["ic_ka"][0] < 1e-9 and a["va_pu"][0] < 1e-9
+    assert a["ie_ka"][0] == pytest.approx(a["ia_ka"][0], rel=1e-12)
+    assert a["ia_ka"][1] < 1e-9 and a["ie_ka"][1] < 1e-9 and a["ib_ka"][1] == pytest.approx(a["ic_ka"][1], rel=1e-12)
+    assert abs(ll.fault.v_phase[1] - ll.fault.v_phase[2]) < 1e-9
+    assert a["ia_ka"][2] < 1e-9 and a["vb_pu"][2] < 1e-9 and a["vc_pu"][2] < 1e-9 and a["ie_ka"][2] > 1.0
+    three = iec.fault_levels(fam.network(inputs), "max", ["F3"])[0].ikss_ka
+    assert a["ib_ka"][1] == pytest.approx(3**0.5 / 2 * three, rel=1e-12)
+
+
+def test_negative_sequence_reactance_and_the_textbook_method() -> None:
+    """A unit's x2_pu changes Z_2 only (Z_1 and Z_0 stay), so the LL current follows
+    √3·E/|Z_1 + Z_2| with the new Z_2 and pandapower no longer judges the phase currents; the
+    textbook method drops the correction factors: with V_f = 1.1 the currents differ from the
+    IEC method's c = 1.1 only through K_T/K_S/K_G."""
+    base = _tr_faults([{"bus": "F4", "fault_type": "LL"}, {"bus": "F4", "fault_type": "LG"}])
+    with_x2 = copy.deepcopy(base)
+    with_x2["power_station_units"][0]["x2_pu"] = 0.2  # S1 at F4, x″d = 0.14
+    (ll0, lg0), (ll2, lg2) = fam.surrogate_faults(base), fam.surrogate_faults(with_x2)
+    assert ll2.z1_ohm == ll0.z1_ohm and lg2.z0_ohm == lg0.z0_ohm and abs(ll2.z2_ohm) > abs(ll0.z2_ohm)
+    e = 1.1 * 110 / 3**0.5
+    assert abs(ll2.fault.i_phase[1]) == pytest.approx(3**0.5 * e / abs(ll2.z1_ohm + ll2.z2_ohm), rel=1e-12)
+    assert fam.pandapower_judged(base) and not fam.pandapower_judged(with_x2)
+    textbook = copy.deepcopy(base) | {"prefault_voltage_pu": 1.1}
+    ll_t, _ = fam.surrogate_faults(textbook)
+    assert ll_t.c == 1.1 and abs(ll_t.z1_ohm - ll0.z1_ohm) > 1e-3 * abs(ll0.z1_ohm)
+    assert not fam.pandapower_judged(textbook)
+
+
+def test_textbook_thevenin_by_hand() -> None:
+    """Textbook method on a bare Thevenin source (Z_1 = Z_2 = j0.2, Z_0 = j0.1 p.u. on 100 MVA,
+    20 kV, V_f = 1.05): LLG bolted, I_1 = V_f/(Z_1 + Z_2‖Z_0) = 1.05/(j0.2 + j0.0666…) = −j3.9375,
+    earth current 3·I_0 = 3·I_1·Z_2/(Z_2 + Z_0) = j7.875 p.u. (× 2.886751 kA)."""
+    inputs = {"frequency_hz": 50, "buses": [{"id": "B", "vn_kv": 20.0}],
+              "feeders": [{"id": "Q", "bus": "B", "skss_max_mva": 500.0, "rx_max": 0.0, "x0_x1": 0.5, "r0_x0": 0.0}],
+              "prefault_voltage_pu": 1.05, "faults": [{"bus": "B", "fault_type": "LLG"}]}
+    ib = 100 / (3**0.5 * 20)
+    a = fam.answers_of(fam.surrogate_faults(inputs))
+    assert a["i1_imag_ka"][0] == pytest.approx(-3.9375 * ib, rel=1e-12)
+    assert a["ie_ka"][0] == pytest.approx(7.875 * ib, rel=1e-12)
+
+
+@pytest.mark.parametrize(("change", "where"), [
+    (lambda i: i["faults"].append({"bus": "F99", "fault_type": "LG"}), "/faults/1/bus"),
+    (lambda i: i.update(fault_bus="F1", fault_r_ohm=0.0), "fault_bus"),
+    (lambda i: i["faults"].append({"bus": "F8", "fault_type": "LG"}), "/faults/1"),
+    (lambda i: i["transformers_3w"][0].pop("vector_group"), "vector_group"),
+    (lambda i: i["power_station_units"][0].pop("uk0_pct"), "uk0_pct"),
+    (lambda i: i["faults"][0].update(fault_type="LLLG"), "fault_type"),
+])
+def test_bad_faults_inputs_are_caller_errors(change, where: str) -> None:  # type: ignore[no-untyped-def]
+    inputs = _tr_faults([{"bus": "F1", "fault_type": "LG"}])
+    change(inputs)
+    assert where in str(_bad(inputs))
+
+
+def test_prefault_voltage_needs_the_faults_form() -> None:
+    inputs = copy.deepcopy(_public().public_inputs) | {"prefault_voltage_pu": 1.0}
+    assert "prefault_voltage_pu" in str(_bad(inputs))
+
+
+def test_single_fault_form_with_machine_sequence_data_is_judged_by_the_kernel() -> None:
+    """The fault_bus form on a network whose generator gives x2_pu and x0_pu: pandapower knows
+    neither, so both backends take I″k1 from the kernel (one answer under either backend)."""
+    need_backend("pandapower")
+    inputs = _lv_dyn_case() | {"fault_bus": "B1"}
+    inputs["transformers"][0]["vector_group"] = "YNd"  # earths B1 through its HV star
+    inputs["buses"] = inputs["buses"] + [{"id": "B9", "vn_kv": 20.0}]
+    inputs["lines"] = [{"id": "L9", "from_bus": "B1", "to_bus": "B9", "length_km": 1.0, "r_ohm_per_km": 0.2,
+                        "x_ohm_per_km": 0.1, "r0_ohm_per_km": 0.8, "x0_ohm_per_km": 0.3}]
+    inputs["generators"] = [{"id": "G", "bus": "B9", "sn_mva": 10.0, "vn_kv": 21.0, "xdss_pu": 0.15, "r_ohm": 0.05,
+                             "cos_phi": 0.8, "x2_pu": 0.18, "x0_pu": 0.06}]
+    task = psab.get_family(FAMILY).make_task(task_id="x", split="public", public_inputs=inputs)
+    sur, pp = psab.solve(task, "surrogate").answer, psab.solve(task, "pandapower").answer
+    assert pp == sur
+    plain = copy.deepcopy(inputs)
+    for k in ("x2_pu", "x0_pu"):
+        plain["generators"][0].pop(k)
+    assert abs(fam.surrogate_fault(plain).ikss1_ka - sur["ik1_ka"]) > 1e-2 * sur["ik1_ka"]

@@ -236,7 +236,10 @@ def _tr_network_with_poles() -> iec.Network:
 def test_iec_tr_60909_4_published_breaking_currents() -> None:
     """eq. (75) reproduces the TR's I_b within 3 A at F1–F5 and F8 (the printed precision is
     1 A); at F6 and F7 (the 10 kV busbars fed by G3 and the motor groups) it is 40 A (0.17 %)
-    low — an open residual, most likely the motors' pole-pair data, which no source at hand gives."""
+    low — an open residual. The motor data are confirmed by an independent rebuild of the TR's
+    §6 network (rwl/iec60909, src/iec60909_4_6.rs: M1 5 MW p = 1, M2 2 × 2 MW p = 2; G3 with
+    U_G = U_rG); other pole pairs, t_min, phasor instead of magnitude subtraction in eq. (75) and
+    the partial-current sum of §9.1.2 were tried and none meets both busbars (issue 25 report)."""
     got = iec.breaking_currents(_tr_network_with_poles(), [f"F{i}" for i in range(1, 9)], 0.1)
     for b, ib in zip(got, TR_IB_KA, strict=True):
         tol = 2e-3 if b.bus in ("F6", "F7") else 3e-3 / ib
@@ -316,3 +319,54 @@ def test_double_line_to_earth_matches_eq_49_and_the_boundary_conditions() -> Non
     assert abs(h.fault.i_phase[1]) == pytest.approx(ikss2_ka(h.c, h.un_kv, h.z1_ohm, z2), rel=1e-12)  # eq. (44)
     with pytest.raises(ValueError):
         iec.unbalanced_fault(net, "B3", "1ph")
+
+
+# ---------------------------------------------------------------- line-to-earth faults on the TR network (issue 25.3)
+
+#: I″k1 at F1–F5 of the IEC TR 60909-4 network (maximum, c = 1.1), as listed by pandapower's
+#: test_iec60909_4.py::test_iec_60909_4_1ph (the publication's values; that test is skipped there).
+TR_IKSS1_KA = [24.6526, 15.9722, 10.4106, 9.0498, 17.0452]
+
+
+def test_iec_tr_60909_4_line_to_earth_currents() -> None:
+    task = psab.load_case(golden_root() / "earth_fault_calculation" / "iec_tr_60909_4_earth_faults")
+    net = iec.network_from_inputs(task.public_inputs)
+    for i, ik1 in enumerate(TR_IKSS1_KA, start=1):
+        f = iec.sequence_fault(net, f"F{i}", "1ph")
+        assert abs(f.fault.i_phase[0]) == pytest.approx(ik1, abs=1e-4), i
+        assert f.ikss1_ka == pytest.approx(iec.line_to_earth_fault(net, f"F{i}").ikss1_ka, rel=1e-15)
+    with pytest.raises(ValueError, match="no zero-sequence path"):
+        iec.sequence_fault(net, "F8", "1ph")  # T4's delta tertiary: unearthed
+
+
+def _three_winding(group: str) -> iec.Network:
+    t3 = iec.Transformer3W("T", "A", "B", "C", 40.0, 40.0, 20.0, 110.0, 21.0, 10.5, 12.0, 0.4, 7.0, 0.3, 20.0, 0.5,
+                           vector_group=group, uk0_hv_mv_pct=10.0, ukr0_hv_mv_pct=0.4, uk0_mv_lv_pct=6.0,
+                           ukr0_mv_lv_pct=0.3, uk0_hv_lv_pct=18.0, ukr0_hv_lv_pct=0.5)
+    return iec.Network(buses=(iec.Bus("A", 110.0), iec.Bus("B", 20.0), iec.Bus("C", 10.0)),
+                       feeders=(iec.Feeder("Q", "A", 3000.0, 0.1, x0_x1=2.0, r0_x0=0.2),), transformers_3w=(t3,))
+
+
+def test_three_winding_zero_sequence_by_hand() -> None:
+    """Yynd, fault at the MV terminal: the HV star is unearthed, so Z_0 = Z_B + Z_C of the star
+    of the zero-sequence pairs (eq. 11), each pair × its positive-sequence K_T (eqs. 13a–c,
+    c_max = 1.1), pairs on the smaller rating (40/20/20 MVA), referred from 110 kV to the MV
+    side through the rated ratio, ×(21/110)² (ohm at the fault bus); YNynd adds the HV network in
+    parallel (a larger current); Yyd leaves the MV bus unearthed."""
+    def z(uk: float, ukr: float, sn: float) -> complex:
+        return complex(ukr, (uk * uk - ukr * ukr) ** 0.5) / 100 * 110.0**2 / sn
+
+    def kt(uk: float, ukr: float) -> float:
+        return 0.95 * 1.1 / (1 + 0.6 * (uk * uk - ukr * ukr) ** 0.5 / 100)
+
+    z_ab = z(10.0, 0.4, 40.0) * kt(12.0, 0.4)
+    z_ac = z(18.0, 0.5, 20.0) * kt(20.0, 0.5)
+    z_bc = z(6.0, 0.3, 20.0) * kt(7.0, 0.3)
+    z_b, z_c = 0.5 * (z_bc + z_ab - z_ac), 0.5 * (z_ac + z_bc - z_ab)
+    expected = (z_b + z_c) * (21.0 / 110.0) ** 2
+    f = iec.sequence_fault(_three_winding("Yynd"), "B", "1ph")
+    assert f.z0_ohm == pytest.approx(expected, rel=1e-12)
+    assert iec.sequence_fault(_three_winding("YNynd"), "B", "1ph").ikss1_ka > f.ikss1_ka
+    with pytest.raises(ValueError, match="no zero-sequence path"):
+        iec.sequence_fault(_three_winding("Yyd"), "B", "1ph")
+    assert iec.three_winding_windings("Dynyn") == ("D", "YN", "YN")

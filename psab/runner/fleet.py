@@ -1,0 +1,794 @@
+"""``psab run --tier fleet``: agents on the fleet tier's questions, through the fleet tools.
+
+The same machinery as the compact tier (:mod:`psab.runner.run`, :mod:`psab.runner.execute`):
+the same sandboxes and isolation, the same failure classes (scored / agent_failure /
+infra_failure, classified by :func:`psab.runner.execute.classify`), the same retry rule (only an
+infrastructure failure earns a second attempt), the same append-only records and ``--resume``.
+What differs is the case: a question of the world built by :mod:`psab.fleet` instead of a task.
+
+Per attempt (issue 23 items 1–4):
+
+1. a fresh sandbox holds ``question.json`` (the question's agent view: the text in the run's
+   language, its answer schema; never its key) and ``instructions.md`` (how to reach the tools:
+   the ``fleet-tool`` command and the MCP server's argv, the budgets of PowerBench Table 7, and
+   the answer format ``{"question_id", "answer", "evidence"}``);
+2. the tool server is started OUTSIDE the sandbox for this attempt only
+   (:func:`psab.fleet.server.serve_attempt`); the agent sees its socket and client, never the
+   world's files nor the keys (the world, questions and keys are hidden like the run directory);
+3. the answer is graded by :func:`psab.fleet.grading.grade_one` with the evidence the tools
+   actually returned (the retrieved-evidence recall of the paper, Table 5), and the tool log —
+   every call with its arguments, bytes, rows, duration and error — is kept with the attempt
+   (``tools.jsonl`` among its artifacts) and summarised in the record (:func:`tool_metrics`).
+
+The run directory's records have the compact tier's shape (``result.feasible`` = schema valid,
+``result.score`` = field accuracy, ``result.perfect`` = joint accuracy), so the runner's summary
+and ``psab report`` read them unchanged; the fleet-specific numbers sit under ``result.fleet``
+and ``attempts[i].tools``.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+import os
+import secrets
+import time
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, TextIO
+
+from psab.errors import RunnerError
+from psab.runner.agents import AgentSpec
+from psab.runner.execute import INFRA_FAILURE, MAX_ATTEMPTS, SCORED, SOLUTION_LIMIT, classify
+from psab.runner.sandbox import (
+    DEFAULT_FILE_LIMIT_MB,
+    STOP,
+    Limits,
+    agent_env,
+    bwrap_problem,
+    check_expose,
+    check_limit_mb,
+    check_temp_root,
+    copy_home,
+    hidden_roots,
+    kill_all_live,
+    launch,
+    make_sandbox,
+    read_solution,
+    remove_stale,
+    resolve_isolation,
+    system_python,
+    temp_root,
+)
+from psab.runner.store import FORMAT, RunDir, attempt_name, write_atomic
+
+TIER = "fleet"
+#: Built-in kinds whose program is :mod:`psab.fleet.agents` (the others run the compact
+#: tier's script: the failure-class agents — silent, crash, hang, malformed, provider-error —
+#: work on a question as they do on a task).
+FLEET_KINDS = ("fleet-reference", "fleet-weak")
+#: Compact-tier built-ins that cannot run here: they need a compact task's reference answer.
+COMPACT_ONLY = ("reference", "mutant", "flaky", "openai")
+#: The fleet world's sizes a run may build on the fly.
+FACES = ("cli", "mcp")
+FLEET_FAMILIES = ("temporal", "contextual", "comparative")
+RECORD_STDERR_CHARS = 2000
+RECORD_STDOUT_CHARS = 1000
+#: At most this many tool calls of one attempt are kept in the record itself (all are in the
+#: attempt's ``tools.jsonl`` artifact); the metrics are computed from all of them.
+RECORD_TOOL_CALLS = 60
+RECORD_ARGS_CHARS = 300
+
+
+@dataclass
+class FleetOptions:
+    """What defines a fleet run (stored in its manifest; a resumed run takes it from there)."""
+
+    agents: list[AgentSpec]
+    #: A built world (``psab fleet build``); None: build one in the run directory from ``seed``.
+    world: str | None = None
+    #: A questions directory (``psab fleet questions``); None: write them for ``world``.
+    questions: str | None = None
+    #: The keys directory; default ``QUESTIONS-keys`` as ``psab fleet questions`` writes it.
+    keys: str | None = None
+    seed: str = "0"
+    size: str = "test"
+    per_family: int = 3
+    families: list[str] | None = None
+    limit: int | None = None
+    #: The tools' visible corpus (PowerBench Table 9): None = every device.
+    corpus_devices: int | None = None
+    #: Changes to the tools' per-question budget (:class:`psab.fleet.tools.Budget`; PowerBench
+    #: Table 7 defaults), e.g. ``{"calls": 20}``.
+    budget: dict[str, float] = field(default_factory=dict)
+    isolation: str = "auto"
+    network: bool = True
+    lang: str = "en"
+    timeout_s: float = 600.0
+    run_seed: int = 0
+    max_attempts: int = MAX_ATTEMPTS
+    memory_limit_mb: float | None = None
+    file_limit_mb: float | None = DEFAULT_FILE_LIMIT_MB
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"world": self.world, "questions": self.questions, "keys": self.keys, "size": self.size,
+                "per_family": self.per_family, "families": self.families, "limit": self.limit,
+                "corpus_devices": self.corpus_devices, "budget": dict(self.budget), "isolation": self.isolation,
+                "network": self.network,
+                "lang": self.lang, "timeout_s": self.timeout_s, "run_seed": self.run_seed,
+                "max_attempts": self.max_attempts, "memory_limit_mb": self.memory_limit_mb,
+                "file_limit_mb": self.file_limit_mb}
+
+
+@dataclass(frozen=True)
+class FleetSettings:
+    """Run-wide settings every fleet case needs (picklable)."""
+
+    isolation: str
+    world: str
+    network: bool = True
+    lang: str = "en"
+    default_timeout_s: float = 600.0
+    max_attempts: int = MAX_ATTEMPTS
+    memory_limit_mb: float | None = None
+    file_limit_mb: float | None = DEFAULT_FILE_LIMIT_MB
+    corpus_devices: int | None = None
+    budget: tuple[tuple[str, float], ...] = ()
+    run_seed: int = 0
+    extra_hidden: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class FleetJob:
+    agent: AgentSpec
+    question: dict[str, Any]
+    key: dict[str, Any]
+    settings: FleetSettings
+
+    @property
+    def key_tuple(self) -> tuple[str, str, str]:
+        return ("public", self.question["question_id"], self.agent.name)
+
+
+@dataclass
+class FleetOutcome:
+    record: dict[str, Any]
+    artifacts: dict[str, bytes] = field(default_factory=dict)
+
+
+# ---------------------------------------------------------------------------- the agent's view
+
+
+def question_view(q: dict[str, Any], lang: str) -> dict[str, Any]:
+    """What the agent reads: the question in its language, the targets and window it names,
+    and the answer schema — nothing of the key (the key lives in another file altogether)."""
+    view = {"question_id": q["question_id"], "family": q["family"], "lang": lang,
+            "question": q["text_ru"] if lang == "ru" else q["text_en"], "answer_schema": q["answer_schema"]}
+    for k in ("targets", "window", "rule", "n_devices"):
+        if k in q:
+            view[k] = q[k]
+    return view
+
+
+_INSTR = {
+    "en": """# Question {qid} ({family})
+
+{question}
+
+{tools}
+## The answer
+
+The question is also in `{task}` (with its `answer_schema`). Write `{solution}` as one JSON object:
+
+```json
+{{"question_id": "{qid}", "answer": {{ ... }}, "evidence": [
+  {{"kind": "document", "path": "documents/..."}},
+  {{"kind": "series", "device_id": "...", "start": "...Z", "end": "...Z", "metrics": ["..."]}}]}}
+```
+
+`answer` must follow the answer schema exactly; `evidence` lists the documents and telemetry
+windows that justify it. Your working directory is `{workdir}`. You are done when `{solution}`
+has been written.
+""",
+    "ru": """# Вопрос {qid} ({family})
+
+{question}
+
+{tools}
+## Ответ
+
+Вопрос также записан в `{task}` (с его `answer_schema`). Запишите в `{solution}` один JSON-объект:
+
+```json
+{{"question_id": "{qid}", "answer": {{ ... }}, "evidence": [
+  {{"kind": "document", "path": "documents/..."}},
+  {{"kind": "series", "device_id": "...", "start": "...Z", "end": "...Z", "metrics": ["..."]}}]}}
+```
+
+`answer` должен в точности следовать схеме ответа; `evidence` перечисляет документы и окна
+телеметрии, на которых основан ответ. Рабочий каталог — `{workdir}`. Работа окончена, когда записан
+`{solution}`.
+""",
+}
+
+
+def instructions(view: dict[str, Any], lang: str, paths: dict[str, str], tools: str) -> str:
+    """The agent's instructions: the question, the tools section (``tools``:
+    :func:`psab.fleet.server.tools_text`, the commands, the budget in force and the MCP command)
+    and the answer's format."""
+    return _INSTR[lang].format(qid=view["question_id"], family=view["family"], question=view["question"],
+                               tools=tools.strip() + "\n", **paths)
+
+
+# ---------------------------------------------------------------------------- metrics
+
+
+def tool_metrics(log: list[dict[str, Any]]) -> dict[str, Any]:
+    """One attempt's tool use, from its log (issue 23 item 3; PowerBench Tables 5, 8, 9):
+    calls, calls that errored, whether a budget was reached (TBR counts these), the tools'
+    summed latency and bytes, and calls per tool."""
+    calls = len(log)
+    errors = sum(1 for c in log if not c.get("ok"))
+    per_tool: dict[str, int] = {}
+    for c in log:
+        name = str(c.get("tool"))
+        per_tool[name] = per_tool.get(name, 0) + 1
+    return {"calls": calls, "errors": errors, "budget_reached": any(bool(c.get("budget_reached")) for c in log),
+            "latency_ms": round(sum(float(c.get("duration_ms") or 0.0) for c in log), 3),
+            "bytes": int(sum(int(c.get("bytes") or 0) for c in log)), "per_tool": dict(sorted(per_tool.items()))}
+
+
+def _read_log(path: Path) -> list[dict[str, Any]]:
+    """The server's JSON-lines log; a torn line (the server was stopped mid-write) is skipped."""
+    out: list[dict[str, Any]] = []
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return out
+    for line in text.splitlines():
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(row, dict):
+            out.append(row)
+    return out
+
+
+def _retrieved(server: Any, log: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The evidence the tools returned in this attempt, in :mod:`psab.fleet.grading`'s format:
+    the session's own account when the server exposes it, else read off the log."""
+    session = getattr(server, "session", None)
+    if session is not None and hasattr(session, "retrieved_evidence"):
+        return list(session.retrieved_evidence())
+    return evidence_from_log(log)
+
+
+def evidence_from_log(log: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Documents read and telemetry windows read, from successful calls in the log."""
+    out: list[dict[str, Any]] = []
+    for c in log:
+        if not c.get("ok"):
+            continue
+        args = c.get("args") or {}
+        if c.get("tool") == "read_file" and isinstance(args.get("path"), str):
+            out.append({"kind": "document", "path": args["path"]})
+        elif c.get("tool") == "read_timeseries" and isinstance(args.get("device_id"), str):
+            item = {"kind": "series", "device_id": args["device_id"]}
+            for k in ("start", "end"):
+                if isinstance(args.get(k), str):
+                    item[k] = args[k]
+            if "evidence" in c and isinstance(c["evidence"], dict):
+                item.update(c["evidence"])  # the window actually returned, when the log says
+            out.append(item)
+    return out
+
+
+def result_summary(grade: dict[str, Any] | None, cls: str, reason: str) -> dict[str, Any] | None:
+    """The record's ``result`` in the compact tier's shape (so the runner's summary and the
+    report read it): feasible = schema valid, score = field accuracy, perfect = joint; an
+    agent failure is infeasible with score 0 whatever it wrote. ``fleet`` holds the grade."""
+    if grade is None:
+        return None
+    wrong = [f"/answer/{n}: wrong or missing" for n, ok in grade["fields"].items() if not ok]
+    if not grade["schema_valid"]:
+        wrong.insert(0, "/answer: does not follow the answer schema")
+    if cls != SCORED:
+        wrong.insert(0, f"/: {reason}")
+    ok = cls == SCORED
+    feasible = ok and grade["schema_valid"]
+    return {"feasible": feasible, "score": grade["field_accuracy"] if feasible else 0.0,
+            "perfect": feasible and grade["joint"], "n_violations": len(wrong), "violations": wrong[:5],
+            "fleet": {"joint": ok and grade["joint"], "field_accuracy": grade["field_accuracy"] if ok else 0.0,
+                      "schema_valid": ok and grade["schema_valid"], "rer": grade["rer"], "aer": grade["aer"],
+                      "cited_rer": grade.get("cited_rer", 0.0), "fields": grade["fields"]}}
+
+
+# ---------------------------------------------------------------------------- attempts
+
+
+def fleet_script_source() -> str:
+    return resources.files("psab.fleet").joinpath("agents.py").read_text(encoding="utf-8")
+
+
+def compact_script_source() -> str:
+    return resources.files("psab.runner").joinpath("agent_script.py").read_text(encoding="utf-8")
+
+
+def make_budget(changes: dict[str, float]) -> Any:
+    """The tools' budget: PowerBench Table 7's defaults with ``changes`` (field name → value,
+    converted to the field's type; an unknown name or a value below 1 is refused)."""
+    import dataclasses
+
+    from psab.fleet.tools import Budget
+
+    fields = {f.name: f for f in dataclasses.fields(Budget)}
+    out: dict[str, Any] = {}
+    for k, v in changes.items():
+        if k not in fields:
+            raise RunnerError(f"--tool-budget {k}: the budget's fields are {', '.join(fields)}")
+        kind = int if fields[k].type in (int, "int") else float
+        try:
+            value = kind(v)
+        except (TypeError, ValueError):
+            raise RunnerError(f"--tool-budget {k}={v!r} is not a number") from None
+        if not value >= 1 if kind is int else not value > 0:
+            raise RunnerError(f"--tool-budget {k} must be positive")
+        out[k] = value
+    return Budget(**out)
+
+
+def make_corpus(world: str, devices: int | None, targets: list[str], seed: int) -> Any:
+    """The tools' visible corpus (PowerBench Table 9): everything, or ``devices`` devices with
+    the question's targets always among them (:class:`psab.fleet.tools.Corpus`)."""
+    if devices is None:
+        return None
+    from psab.fleet.tools import Corpus
+
+    return Corpus.sized(Path(world), devices, targets, seed)
+
+
+def _tool_client(server: Any) -> str:
+    """The ``fleet-tool`` command's path (the same inside the sandbox: its directory is bound
+    read-only at the same place)."""
+    from psab.fleet.server import CLIENT_NAME
+
+    return str(Path(server.bin_dir) / CLIENT_NAME)
+
+
+def run_attempt(job: FleetJob, n: int, payload: dict[str, Any] | None,
+                hidden: list[Path]) -> tuple[dict[str, Any], dict[str, bytes]]:
+    """One attempt: fresh sandbox and tool server, the agent, classification, grading."""
+    from psab.fleet import grading
+    from psab.fleet.server import serve_attempt, tools_text
+    from psab.io import SolutionProblem, parse_solution_text
+
+    agent, s = job.agent, job.settings
+    q = job.question
+    t0 = time.perf_counter()
+    expose = check_expose(agent.expose, hidden) if s.isolation == "bwrap" else []
+    network = s.network if agent.network is None else (agent.network and s.network)
+    budget = make_budget(dict(s.budget))
+    corpus = make_corpus(s.world, s.corpus_devices, list(q.get("targets") or []), s.run_seed)
+    sb = make_sandbox(temp_root(), s.isolation)
+    log: list[dict[str, Any]] = []
+    retrieved: list[dict[str, Any]] = []
+    try:
+        paths = sb.agent_paths()
+        paths["task"] = str(Path(paths["workdir"]) / "question.json")
+        view = question_view(q, s.lang)
+        (sb.box / "question.json").write_text(json.dumps(view, ensure_ascii=False, indent=1), encoding="utf-8")
+        copy_home(sb, agent.copy_home)
+        if agent.placeholder is not None:
+            sb.solution.write_text(agent.placeholder, encoding="utf-8")
+        log_path = sb.io / "tools.jsonl"
+        with serve_attempt(Path(s.world), budget, corpus, log_path, sb.attempt_dir) as server:
+            client = _tool_client(server)
+            mcp_argv = list(server.mcp_argv)
+            (sb.box / "instructions.md").write_text(instructions(view, s.lang, paths, tools_text(server, s.lang)),
+                                                    encoding="utf-8")
+            served = [Path(p) for p in server.expose]
+            if s.isolation == "bwrap":
+                tmpdir = "/tmp"
+                visible: tuple[Path, ...] | None = (Path("/usr"), Path("/bin"), Path("/sbin"), *expose, *served)
+            else:
+                (sb.box / ".tmp").mkdir()
+                tmpdir = str(sb.box / ".tmp")
+                visible = None
+            env = agent_env(home=paths["workdir"], tmpdir=tmpdir, pass_env=agent.pass_env, hidden=hidden,
+                            visible=visible)
+            # Not server.env: its variables are named PSAB_*, and the agent should not learn the
+            # benchmark's name from its environment (the compact tier's rule; the escape agent
+            # checks it). fleet-tool finds its socket beside itself without them.
+            env["PATH"] = os.pathsep.join([str(server.bin_dir), env.get("PATH", "")])
+            if Path(server.socket_path).parent != Path(server.bin_dir):
+                # the socket had to move to a short directory (AF_UNIX path limit): the client
+                # can only find it through the server's variables
+                env.update({str(k): str(v) for k, v in server.env.items()})
+            env["FLEET_TOOL"] = client
+            env["FLEET_MCP_ARGV"] = json.dumps(mcp_argv)
+            script = fleet_script_source() if agent.builtin in FLEET_KINDS else compact_script_source()
+            argv = agent.argv(paths, system_python(), script)
+            stdin = None
+            if agent.builtin is not None:
+                stdin = json.dumps({**(payload or {}), "attempt": n, "options": dict(agent.options)}).encode()
+            t1 = time.perf_counter()
+            timeout = agent.timeout_s or s.default_timeout_s
+            limits = Limits.resolve(agent.memory_limit_mb, s.memory_limit_mb, agent.file_limit_mb, s.file_limit_mb)
+            # the server's directory (client + socket) is the runner's own: bound, not exposed
+            run = launch(argv, sb, env=env, isolation=s.isolation, network=network, expose=expose, hidden=hidden,
+                         timeout_s=timeout, stdin_bytes=stdin, limits=limits, binds=tuple(served))
+            t2 = time.perf_counter()
+            log = _read_log(log_path)
+            retrieved = _retrieved(server, log)
+        present, data, note = read_solution(sb.solution, SOLUTION_LIMIT)
+        untouched = agent.placeholder is not None and data == agent.placeholder.encode("utf-8")
+        if untouched:
+            present, data, note = False, None, "the placeholder solution file was left untouched"
+        parsed: Any = None
+        if data is not None and not note:
+            try:
+                parsed = parse_solution_text(data)
+            except SolutionProblem:
+                parsed = None
+        cls, rule, reason = classify(run, present, parsed, agent.infra_rules, note, limits=limits, timeout_s=timeout,
+                                     untouched=untouched)
+        t3 = time.perf_counter()
+        grade = None
+        if cls != INFRA_FAILURE:
+            # Nothing an agent wrote may stop the run: grading never raises on an answer.
+            submission = parsed if cls == SCORED else None
+            grade = grading.grade_one(job.key, submission, retrieved)
+            cited = submission.get("evidence") if isinstance(submission, dict) else None
+            grade["cited_rer"] = grading.recall(cited, job.key["required_evidence"])
+            grade["question_id_matches"] = isinstance(submission, dict) and submission.get("question_id") == q["question_id"]
+        summary = result_summary(grade, cls, reason)
+        t4 = time.perf_counter()
+    finally:
+        sb.remove()
+    t5 = time.perf_counter()
+    metrics = tool_metrics(log)
+    attempt = {
+        "n": n, "class": cls, "rule": rule, "reason": reason, "exit_code": run.exit_code, "timed_out": run.timed_out,
+        "limits": limits.to_dict(), "wall_s": round(run.wall_s, 4), "solution_present": present,
+        "solution_bytes": len(data) if data is not None else None,
+        "stderr_tail": run.stderr_tail[-RECORD_STDERR_CHARS:], "stdout_tail": run.stdout_tail[-RECORD_STDOUT_CHARS:],
+        "result": summary, "tools": metrics,
+        "tool_calls": [_call_row(c) for c in log[:RECORD_TOOL_CALLS]],
+        "corpus_devices": s.corpus_devices,
+        "timing": {"setup_s": round(t1 - t0, 5), "agent_s": round(t2 - t1, 5), "classify_s": round(t3 - t2, 5),
+                   "grade_s": round(t4 - t3, 5), "cleanup_s": round(t5 - t4, 5)},
+    }
+    prefix = attempt_name(n) + "/"
+    files = {prefix + "stderr.txt": run.stderr_scan.encode(), prefix + "stdout.txt": run.stdout_scan.encode(),
+             prefix + "tools.jsonl": "".join(json.dumps(c, sort_keys=True, ensure_ascii=False) + "\n"
+                                             for c in log).encode()}
+    if data is not None:
+        files[prefix + "solution.json"] = data
+    if grade is not None:
+        files[prefix + "result.json"] = (json.dumps({**grade, "retrieved_evidence": retrieved}, indent=1,
+                                                    sort_keys=True) + "\n").encode()
+    return attempt, files
+
+
+def escape_payload(hidden: list[Path]) -> dict[str, Any]:
+    """What ``builtin:escape`` looks for on a fleet question: every hidden path (psab, the run,
+    the world, the questions and the keys among them) and the benchmark's name."""
+    return {"probe": {"paths": [str(h) for h in hidden], "words": ["psab", "PSAB"],
+                      "names": ["keys.jsonl", "world.json", "records.jsonl", "manifest.json"], "modules": ["psab"]}}
+
+
+def _call_row(c: dict[str, Any]) -> dict[str, Any]:
+    """One logged call as the record keeps it: the log's fields, the arguments as compact JSON
+    cut to :data:`RECORD_ARGS_CHARS` (the whole call is in the attempt's ``tools.jsonl``)."""
+    row = {k: c.get(k) for k in ("tool", "ok", "error", "bytes", "rows", "duration_ms", "budget_reached")}
+    args = json.dumps(c.get("args"), ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=str)
+    row["args"] = args if len(args) <= RECORD_ARGS_CHARS else args[:RECORD_ARGS_CHARS] + "…"
+    return row
+
+
+def reference_payload(job: FleetJob) -> dict[str, Any] | None:
+    """What ``builtin:fleet-reference`` receives on its standard input, computed outside the
+    sandbox: the key's answer and the evidence that justifies it, which it then reads through
+    the tools (so the retrieved-evidence recall is earned through the tools, budgets included)."""
+    if job.agent.builtin != "fleet-reference":
+        return None
+    return {"answer": job.key["answer"], "required_evidence": job.key["required_evidence"]}
+
+
+def run_case(job: FleetJob) -> FleetOutcome:
+    """Every attempt of one case (an agent on a question), and its record."""
+    s = job.settings
+    if s.isolation == "bwrap":
+        problem = bwrap_problem(s.network)
+        if problem is not None:
+            raise RunnerError(f"this worker cannot run the bwrap sandbox: {problem}")
+    hidden = hidden_roots(None) + [Path(p) for p in s.extra_hidden]
+    payload = escape_payload(hidden) if job.agent.builtin == "escape" else reference_payload(job)
+    attempts: list[dict[str, Any]] = []
+    artifacts: dict[str, bytes] = {}
+    for n in range(1, max(1, s.max_attempts) + 1):
+        attempt, files = run_attempt(job, n, payload, hidden)
+        attempts.append(attempt)
+        artifacts.update(files)
+        if attempt["class"] != INFRA_FAILURE:
+            break
+        if n < s.max_attempts and job.agent.retry_delay_s > 0:
+            time.sleep(job.agent.retry_delay_s)
+    final = attempts[-1]
+    q = job.question
+    record = {
+        "agent": job.agent.name, "split": "public", "tier": TIER, "family": q["family"], "family_version": None,
+        "task_id": q["question_id"], "index": None, "task_digest": question_digest(q), "isolation": s.isolation,
+        "n_devices": len(q.get("targets") or []), "corpus_devices": s.corpus_devices,
+        "attempts": attempts, "n_attempts": len(attempts), "final_class": final["class"], "result": final["result"],
+    }
+    return FleetOutcome(record=record, artifacts=artifacts)
+
+
+# ---------------------------------------------------------------------------- planning
+
+
+def question_digest(q: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(q, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+
+def _jsonl(path: Path) -> list[dict[str, Any]]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise RunnerError(f"{path}: cannot read ({exc.strerror})") from None
+    try:
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
+    except ValueError as exc:
+        raise RunnerError(f"{path}: not JSON lines ({exc})") from None
+
+
+def prepare_world(opts: FleetOptions, run_dir: Path) -> tuple[Path, Path, Path]:
+    """(world, questions, keys) directories: the ones given, or a world built from the seed and
+    its questions written inside the run directory's private part (hidden from every agent)."""
+    from psab.fleet import SIZES
+
+    if opts.world:
+        world = Path(opts.world).resolve()
+        if not (world / "world.json").is_file():
+            raise RunnerError(f"--world {world}: not a fleet world (no world.json); build one with psab fleet build")
+    else:
+        if opts.size not in SIZES:
+            raise RunnerError(f"--fleet-size must be one of {', '.join(SIZES)}")
+        from psab.fleet.cli import build_world
+
+        world = (run_dir / "private" / "fleet" / "world").resolve()
+        if not (world / "world.json").is_file():
+            build_world(opts.seed, opts.size, world)
+    if opts.questions:
+        qdir = Path(opts.questions).resolve()
+        kdir = Path(opts.keys).resolve() if opts.keys else Path(str(qdir).rstrip("/") + "-keys")
+    else:
+        qdir = (run_dir / "private" / "fleet" / "questions").resolve()
+        kdir = (run_dir / "private" / "fleet" / "keys").resolve()
+        if not (qdir / "questions.jsonl").is_file():
+            from psab.fleet import questions
+
+            qs, keys = questions.generate(world, opts.per_family)
+            questions.write(qs, keys, qdir, kdir)
+    for d, what in ((qdir, "questions.jsonl"), (kdir, "keys.jsonl")):
+        if not (d / what).is_file():
+            raise RunnerError(f"{d}: no {what} (write them with psab fleet questions)")
+    return world, qdir, kdir
+
+
+def plan(opts: FleetOptions, qdir: Path, kdir: Path) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    qs = _jsonl(qdir / "questions.jsonl")
+    keys = {k.get("question_id"): k for k in _jsonl(kdir / "keys.jsonl")}
+    wanted = set(opts.families or FLEET_FAMILIES)
+    out = []
+    for q in qs:
+        if q.get("family") not in wanted:
+            continue
+        k = keys.get(q.get("question_id"))
+        if k is None:
+            raise RunnerError(f"{kdir}: no key for question {q.get('question_id')!r}")
+        out.append((q, k))
+    if opts.limit:
+        # a few questions of every family rather than the first family only
+        by_fam: dict[str, list[tuple[dict[str, Any], dict[str, Any]]]] = {}
+        for pair in out:
+            by_fam.setdefault(pair[0]["family"], []).append(pair)
+        out = [p for f in FLEET_FAMILIES for p in by_fam.get(f, [])[: opts.limit]]
+    if not out:
+        raise RunnerError("nothing to run: no fleet question matches the chosen families and limit")
+    return out
+
+
+def _preflight(opts: FleetOptions, run_dir: Path) -> str:
+    from psab.runner.instructions import LANGS
+
+    if not opts.agents:
+        raise RunnerError("no agent: give --agent (e.g. --agent builtin:fleet-reference)")
+    names = [a.name for a in opts.agents]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise RunnerError(f"agent names must be unique; repeated: {', '.join(dup)} (rename with NAME=builtin:KIND)")
+    for a in opts.agents:
+        if a.builtin in COMPACT_ONLY:
+            raise RunnerError(f"builtin:{a.builtin} answers compact tasks; the fleet tier's built-ins are "
+                              f"{', '.join('builtin:' + k for k in FLEET_KINDS)}")
+        face = dict(a.options).get("face", "cli")
+        if face not in FACES:
+            raise RunnerError(f"agent {a.name!r}: face={face!r}; use cli or mcp")
+    if opts.lang not in LANGS:
+        raise RunnerError("--lang must be en or ru")
+    for f in opts.families or []:
+        if f not in FLEET_FAMILIES:
+            raise RunnerError(f"--family {f!r}: the fleet families are {', '.join(FLEET_FAMILIES)}")
+    if opts.per_family < 1 or (opts.limit is not None and opts.limit < 1):
+        raise RunnerError("--per-family and --limit must be at least 1")
+    if opts.corpus_devices is not None and opts.corpus_devices < 1:
+        raise RunnerError("--corpus-devices must be at least 1")
+    if not opts.timeout_s > 0:
+        raise RunnerError("--timeout must be positive")
+    make_budget(opts.budget)  # refuses an unknown field or a non-positive value now, not per attempt
+    check_limit_mb("--memory-limit", opts.memory_limit_mb)
+    check_limit_mb("--file-limit", opts.file_limit_mb)
+    isolation = resolve_isolation(opts.isolation, opts.network)
+    check_temp_root(temp_root(), hidden_roots(run_dir))
+    for a in opts.agents:
+        if isolation == "bwrap":
+            check_expose(a.expose, hidden_roots(run_dir))
+        elif a.network is False:
+            raise RunnerError(f"agent {a.name!r} sets network = false, which needs the bwrap sandbox")
+    return isolation
+
+
+def _manifest(run_id: str, opts: FleetOptions, isolation: str, world: Path, qdir: Path, kdir: Path,
+              pairs: list[tuple[dict[str, Any], dict[str, Any]]]) -> dict[str, Any]:
+    import psab
+
+    info = json.loads((world / "world.json").read_text(encoding="utf-8"))
+    return {
+        "format": FORMAT, "tier": TIER, "run_id": run_id,
+        "created": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), "psab_version": psab.__version__,
+        "agents": [a.to_dict() for a in opts.agents], "splits": ["public"], "families": {},
+        "options": {**opts.to_dict(), "world": str(world), "questions": str(qdir), "keys": str(kdir)},
+        "fleet": {"budget": vars(make_budget(opts.budget)), "world_size": info.get("size"), "world_seed_commitment": info.get("seed_commitment"),
+                  "world_statistics": info.get("statistics"), "corpus_devices": opts.corpus_devices,
+                  "questions": [{"question_id": q["question_id"], "family": q["family"],
+                                 "digest": question_digest(q)} for q, _ in pairs]},
+        "isolation": isolation, "planned_cases": len(pairs) * len(opts.agents), "public": [],
+    }
+
+
+def _options_from_manifest(m: dict[str, Any]) -> FleetOptions:
+    from psab.runner.agents import AgentSpec
+
+    o = dict(m["options"])
+    return FleetOptions(agents=[AgentSpec.from_dict(a) for a in m["agents"]], **o)
+
+
+def _settings(opts: FleetOptions, isolation: str, run_dir: Path, world: Path, qdir: Path, kdir: Path) -> FleetSettings:
+    return FleetSettings(isolation=isolation, world=str(world), network=opts.network, lang=opts.lang,
+                         default_timeout_s=opts.timeout_s, max_attempts=opts.max_attempts,
+                         memory_limit_mb=opts.memory_limit_mb, file_limit_mb=opts.file_limit_mb,
+                         corpus_devices=opts.corpus_devices, budget=tuple(sorted(opts.budget.items())),
+                         run_seed=opts.run_seed,
+                         extra_hidden=tuple(dict.fromkeys((str(run_dir.resolve()), str(world), str(qdir), str(kdir)))))
+
+
+@dataclass
+class FleetReport:
+    run_dir: Path
+    summary: dict[str, Any]
+    table: str
+    ran: int
+    skipped: int
+
+
+def start(opts: FleetOptions, *, out: str | Path | None = None, workers: int = 1, progress: str = "auto",
+          stream: TextIO | None = None) -> FleetReport:
+    """Start a new fleet run; see ``psab run --help`` (``--tier fleet``)."""
+    run_id = _dt.datetime.now(_dt.UTC).strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3)
+    run_dir = Path(out) if out else Path("runs") / run_id
+    if run_dir.exists() and any(run_dir.iterdir()):
+        raise RunnerError(f"run directory {run_dir} already exists and is not empty; use --resume {run_dir} or another --out")
+    isolation = _preflight(opts, run_dir)
+    with RunDir(run_dir) as rd:
+        rd.path.mkdir(parents=True, exist_ok=True)
+        rd.lock()
+        world, qdir, kdir = prepare_world(opts, run_dir)
+        pairs = plan(opts, qdir, kdir)
+        manifest = _manifest(run_id, opts, isolation, world, qdir, kdir, pairs)
+        write_atomic(rd.manifest_path, json.dumps(manifest, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
+        return _execute(rd, manifest, opts, isolation, world, qdir, kdir, pairs, workers, progress, stream)
+
+
+def resume(run_dir: str | Path, *, workers: int = 1, progress: str = "auto", stream: TextIO | None = None) -> FleetReport:
+    """Continue an interrupted fleet run: recorded cases are kept, the rest run."""
+    rd = RunDir(run_dir)
+    manifest = rd.manifest()
+    with rd:
+        rd.lock()
+        opts = _options_from_manifest(manifest)
+        isolation = resolve_isolation(manifest["isolation"], opts.network)
+        world, qdir, kdir = Path(opts.world or ""), Path(opts.questions or ""), Path(opts.keys or "")
+        if not (world / "world.json").is_file():
+            raise RunnerError(f"the run's world {world} is gone; it cannot be resumed")
+        pairs = plan(opts, qdir, kdir)
+        recorded = [e["digest"] for e in manifest["fleet"]["questions"]]
+        if [question_digest(q) for q, _ in pairs] != recorded:
+            raise RunnerError("the run's questions changed since it started; start a new run")
+        return _execute(rd, manifest, opts, isolation, world, qdir, kdir, pairs, workers, progress, stream)
+
+
+def _execute(rd: RunDir, manifest: dict[str, Any], opts: FleetOptions, isolation: str, world: Path, qdir: Path,
+             kdir: Path, pairs: list[tuple[dict[str, Any], dict[str, Any]]], workers: int, progress: str,
+             stream: TextIO | None) -> FleetReport:
+    import concurrent.futures as cf
+
+    from psab.runner.execute import unrecordable
+    from psab.runner.progress import Progress
+
+    remove_stale(temp_root())
+    done = {(r["split"], r["task_id"], r["agent"]) for r in rd.load_records()}
+    settings = _settings(opts, isolation, rd.path, world, qdir, kdir)
+    jobs = [FleetJob(agent=a, question=q, key=k, settings=settings) for q, k in pairs for a in opts.agents]
+    todo = [j for j in jobs if j.key_tuple not in done]
+    bar = Progress(total=len(jobs), done=len(jobs) - len(todo), stream=stream, mode=progress)
+    if done:
+        bar.note(f"resuming {manifest['run_id']}: {len(jobs) - len(todo)} of {len(jobs)} cases already recorded")
+    if workers < 1:
+        raise RunnerError("--workers must be at least 1")
+    ran = 0
+    STOP.clear()
+    pool = cf.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="psab-fleet")
+    futures = [pool.submit(run_case, j) for j in todo]
+    try:
+        for fut in cf.as_completed(futures):
+            outcome = fut.result()
+            record = outcome.record
+            try:
+                rd.append(record, outcome.artifacts)
+            except (ValueError, TypeError, RecursionError) as exc:
+                record = unrecordable(record, exc)
+                rd.append(record, {})
+            ran += 1
+            bar.update(record)
+    except BaseException:
+        for f in futures:
+            f.cancel()
+        kill_all_live()
+        raise
+    finally:
+        bar.close()
+        pool.shutdown(wait=True, cancel_futures=True)
+    summary, table = write_summary(rd, manifest, planned=len(jobs))
+    return FleetReport(rd.path, summary, table, ran, len(jobs) - len(todo))
+
+
+def write_summary(rd: RunDir, manifest: dict[str, Any], planned: int) -> tuple[dict[str, Any], str]:
+    """``summary.json`` and ``summary.md``: the runner's rows (as for the compact tier) and the
+    fleet table per agent × family (:func:`psab.reports.fleet.fleet_rows`)."""
+    from psab.contract import dumps
+    from psab.reports.fleet import fleet_rows, rows_markdown, rows_text
+    from psab.runner.summary import aggregate, markdown
+
+    records = list(rd.records())
+    agents = [a["name"] for a in manifest["agents"]]
+    rows = aggregate(records, agents)
+    frows = fleet_rows(records, agents, resamples=1000)
+    summary: dict[str, Any] = {
+        "format": "psab-run-summary-v1", "tier": TIER, "run_id": manifest["run_id"],
+        "psab_version": manifest["psab_version"], "isolation": manifest["isolation"], "backend": "fleet-tools",
+        "families": {}, "planned": planned, "recorded": len(records), "complete": len(records) == planned,
+        "corpus_devices": manifest["fleet"].get("corpus_devices"),
+        "rows": [r.to_dict() for r in rows], "fleet_rows": frows,
+    }
+    write_atomic(rd.path / "summary.json", dumps(summary))
+    write_atomic(rd.path / "summary.md", markdown(summary, rows) + "\n## Fleet tier\n\n" + rows_markdown(frows) + "\n")
+    return summary, rows_text(frows)
+
+
+def is_fleet_manifest(m: dict[str, Any]) -> bool:
+    return m.get("tier") == TIER
