@@ -7,7 +7,9 @@ Mapping (PowerBench Tables 4-5 onto the kernel's verdict):
 - ``feasible`` = schema validity (VS): the answer is an object with every field of the
   family's schema, each of its type; an invalid answer gets one violation per bad field
   (``/name``: missing or of the wrong type) and score 0;
-- ``score`` = joint accuracy of the question (1 when every field is right, else 0);
+- ``score`` = field accuracy (FA: the share of the key's fields answered right) of a valid
+  answer, so ``perfect`` (feasible and score 1) is joint accuracy (JA) — the same reading as
+  the fleet runner's records (:mod:`psab.runner.fleet`); an invalid answer scores 0;
 - ``violations`` of a feasible answer: one per wrong field, naming it, with the value computed
   by executing the rules (``expected``) and the answer's (``found``);
 - ``evidence``: field accuracy (FA), the per-field verdicts, retrieved- and available-evidence
@@ -103,7 +105,7 @@ def evaluate_answer(key: dict[str, Any], submission: Any, retrieved: Any = None,
         evidence["n_devices"] = q.get("n_devices", len(key["answer"].get("ranking", [])))
     return EvaluationResult(
         task_id=str(key["question_id"]), family=f"fleet_{fam}", family_version=FLEET_VERSION, backend=BACKEND,
-        feasible=bool(row["schema_valid"]), score=1.0 if row["joint"] else 0.0, violations=tuple(violations),
+        feasible=bool(row["schema_valid"]), score=float(row["field_accuracy"]) if row["schema_valid"] else 0.0, violations=tuple(violations),
         evidence=to_jsonable(evidence), evaluator_version=f"fleet_{fam}@{FLEET_VERSION}+psab-{__version__}")
 
 
