@@ -39,6 +39,12 @@ def cmd_build(args: argparse.Namespace) -> int:
         raise InvalidArgumentError("--workers must be at least 1")
     info = build_world(str(args.seed), args.size, out, args.workers, args.dask)
     print(f"built {args.size} world in {time.perf_counter() - t:.1f} s at {out}")
+    # the tools' search index (psab.fleet.index), built now rather than on an agent's first search
+    from psab.fleet.index import ensure_index
+
+    t = time.perf_counter()
+    ensure_index(out)
+    print(f"search index built in {time.perf_counter() - t:.1f} s at {out / 'index'}")
     print(stats_table(info["statistics"]))
     return 0
 
