@@ -164,9 +164,10 @@ class BusResult:
 
 def calc(prep: PreparedNet, buses: Sequence[str], *, fault: str = "3ph", case: str = "max",
          kappa_method: str | None = None, t_k_s: float | None = None, r_fault_ohm: float = 0.0,
-         lv_tolerance_pct: float = 10.0) -> dict[str, BusResult]:
+         lv_tolerance_pct: float = 10.0, x_fault_ohm: float = 0.0) -> dict[str, BusResult]:
     """``calc_sc`` on the prepared net for ``buses``; κ by ``kappa_method`` (``"radial"``:
-    pandapower's ``topology="radial"``, i.e. κ from R/X of Z_k; ``"B"``/``"C"``: its methods)."""
+    pandapower's ``topology="radial"``, i.e. κ from R/X of Z_k; ``"B"``/``"C"``: its methods);
+    the fault impedance ``r_fault_ohm + j·x_fault_ohm`` as calc_sc takes it."""
     from pandapower.shortcircuit import calc_sc
 
     sc_logger = logging.getLogger("pandapower.shortcircuit.calc_sc")
@@ -192,7 +193,7 @@ def calc(prep: PreparedNet, buses: Sequence[str], *, fault: str = "3ph", case: s
         # (the IEC TR 60909-4 network's I″k1 match the kernel to 1e-12)
         warnings.filterwarnings("ignore", message="An ill-conditioned matrix detected")
         calc_sc(prep.net, bus=idx, fault=fault, case=case, ip=ip, ith=ith, tk_s=t_k_s or 1.0,
-                r_fault_ohm=r_fault_ohm, lv_tol_percent=int(lv_tolerance_pct), branch_results=False, **options)
+                r_fault_ohm=r_fault_ohm, x_fault_ohm=x_fault_ohm, lv_tol_percent=int(lv_tolerance_pct), branch_results=False, **options)
         res = prep.net.res_bus_sc
         out = {}
         for b, i in zip(buses, idx, strict=True):

@@ -157,6 +157,10 @@ INPUTS_SCHEMA = iec.network_input_schema(
                 "r_fault_ohm": {"type": "number", "minimum": 0, "maximum": 1e4,
                                 "description": "fault resistance (ohm): LG between phase a and earth, LL between phases b and c, "
                                                "LLG between the joined phases b, c and earth; absent = 0"},
+                "x_fault_ohm": {"type": "number", "minimum": 0, "maximum": 1e4,
+                                "description": "fault reactance X_f (ohm), in series with r_fault_ohm where it lies: the fault "
+                                               "impedance Z_f = r_fault_ohm + j·x_fault_ohm takes R_f's place in every formula; "
+                                               "absent = 0"},
             }},
         },
         "prefault_voltage_pu": {"type": "number", "exclusiveMinimum": 0, "maximum": 2,
@@ -346,7 +350,8 @@ def surrogate_faults(inputs: dict[str, Any]) -> list[iec.EarthFault]:
     for i, f in enumerate(inputs["faults"]):
         try:
             out.append(iec.sequence_fault(net, f["bus"], FAULT_TYPES[f["fault_type"]], "max", float(f.get("r_fault_ohm", 0.0)),
-                                          prefault_voltage_pu=None if vf is None else float(vf)))
+                                          prefault_voltage_pu=None if vf is None else float(vf),
+                                          x_fault_ohm=float(f.get("x_fault_ohm", 0.0))))
         except ValueError as exc:
             raise InvalidTaskError(f"{FAMILY_ID}: /faults/{i}: {exc}") from None
     return out
@@ -401,25 +406,29 @@ def pandapower_fault_currents(inputs: dict[str, Any]) -> dict[int, dict[str, flo
     """Per fault index, the phase currents pandapower computes: ``ia_ka`` of an LG fault by
     ``calc_sc(fault="1ph", r_fault_ohm=R_f)``, ``ib_ka = ic_ka`` of an LL fault by
     ``calc_sc(fault="2ph", r_fault_ohm=R_f/2)`` (pandapower puts its fault resistance in each of
-    the two faulted phases; the case's R_f lies between them). LLG faults: none (pandapower
-    3.5 has no double-line-to-earth fault)."""
+    the two faulted phases; the case's R_f lies between them); a fault reactance goes to
+    calc_sc's ``x_fault_ohm`` the same way (X_f, X_f/2 for LL: calc_sc adds r + jx to every
+    sequence impedance alike). LLG faults: none (pandapower 3.5 has no double-line-to-earth fault)."""
     from psab.backends import pandapower_sc as ppsc
 
     net = network(inputs)
     prep = ppsc.prepared((FAMILY_ID, digest(inputs)), net)
-    # one calc_sc per (fault type, resistance): the faults that share them are computed together
-    groups: dict[tuple[str, float], list[int]] = {}
+    # one calc_sc per (fault type, impedance): the faults that share them are computed together
+    groups: dict[tuple[str, float, float], list[int]] = {}
     for i, f in enumerate(inputs["faults"]):
         if f["fault_type"] in ("LG", "LL"):
-            groups.setdefault((f["fault_type"], float(f.get("r_fault_ohm", 0.0))), []).append(i)
+            key = (f["fault_type"], float(f.get("r_fault_ohm", 0.0)), float(f.get("x_fault_ohm", 0.0)))
+            groups.setdefault(key, []).append(i)
     out: dict[int, dict[str, float]] = {}
-    for (kind, r), members in groups.items():
+    for (kind, r, x), members in groups.items():
         buses = list(dict.fromkeys(inputs["faults"][i]["bus"] for i in members))
         if kind == "LG":
-            res = ppsc.calc(prep, buses, fault="1ph", case="max", r_fault_ohm=r, lv_tolerance_pct=net.lv_tolerance_pct)
+            res = ppsc.calc(prep, buses, fault="1ph", case="max", r_fault_ohm=r, x_fault_ohm=x,
+                            lv_tolerance_pct=net.lv_tolerance_pct)
             out.update({i: {"ia_ka": res[inputs["faults"][i]["bus"]].ikss_ka} for i in members})
         else:
-            res = ppsc.calc(prep, buses, fault="2ph", case="max", r_fault_ohm=r / 2.0, lv_tolerance_pct=net.lv_tolerance_pct)
+            res = ppsc.calc(prep, buses, fault="2ph", case="max", r_fault_ohm=r / 2.0, x_fault_ohm=x / 2.0,
+                            lv_tolerance_pct=net.lv_tolerance_pct)
             out.update({i: {"ib_ka": res[inputs["faults"][i]["bus"]].ikss_ka, "ic_ka": res[inputs["faults"][i]["bus"]].ikss_ka}
                         for i in members})
     return dict(sorted(out.items()))
@@ -702,7 +711,9 @@ def naive_answer(task: Task) -> dict[str, Any]:
             inputs[key] = [t | {k: float(t[k]) / 3.0 for k in ("neutral_r_ohm", "neutral_x_ohm") if k in t}
                            for t in inputs[key]]
     if is_fault_list(inputs):
-        inputs["faults"] = [f if f["fault_type"] == "LL" else f | {"r_fault_ohm": float(f.get("r_fault_ohm", 0.0)) / 3.0}
+        inputs["faults"] = [f if f["fault_type"] == "LL" else
+                            f | {k: float(f[k]) / 3.0 for k in ("x_fault_ohm",) if k in f}
+                            | {"r_fault_ohm": float(f.get("r_fault_ohm", 0.0)) / 3.0}
                             for f in inputs["faults"]]
         return answers_of(surrogate_faults(inputs))
     inputs["fault_r_ohm"] = float(inputs["fault_r_ohm"]) / 3.0
