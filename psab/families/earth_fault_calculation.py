@@ -21,7 +21,8 @@ station units (with or without on-load tap changer, YNd with a neutral reactor o
 motors with their zero-sequence data — enough to pose the IEC TR 60909-4 network's published
 I″k1 (golden/earth_fault_calculation/iec_tr_60909_4_earth_faults). A case may instead list
 ``faults`` — line-to-earth (LG), line-to-line (LL) and double-line-to-earth (LLG), each with its
-fault resistance — and then the answer holds, per fault, the phase and earth current
+fault resistance and optional fault reactance (Z_f = R_f + jX_f, as Saadat's worked examples
+take it) — and then the answer holds, per fault, the phase and earth current
 magnitudes, the sequence currents and the phase voltage magnitudes, by the IEC method
 (c·U_n/√3) or, with ``prefault_voltage_pu``, the textbook method (stated pre-fault voltage, no
 correction factors); a machine's ``x2_pu`` makes Z_2 ≠ Z_1 (:func:`psab.surrogates.iec60909.sequence_fault`).
@@ -777,8 +778,8 @@ JUDGED_BY = {
                "X_m0 = mag0_ratio·|Z_(0)T| (mag0_percent = 100·mag0_ratio, mag0_rx = 0), the T split by hv_share0 "
                "(si0_hv_partial); a Yyn transformer's HV side carries no zero-sequence current; other releases "
                "model Yyn/YNyn differently and are not used. Cases with a faults list: the phase currents of LG faults "
-               "by calc_sc(fault='1ph'), of LL faults by calc_sc(fault='2ph', r_fault_ohm = R_f/2, pandapower's "
-               "resistance per faulted phase) when the case uses the IEC method with Z_2 = Z_1; LLG faults (pandapower "
+               "by calc_sc(fault='1ph', x_fault_ohm = X_f), of LL faults by calc_sc(fault='2ph', r_fault_ohm = R_f/2, "
+               "x_fault_ohm = X_f/2, pandapower's impedance per faulted phase) when the case uses the IEC method with Z_2 = Z_1; LLG faults (pandapower "
                "3.5 has none), the textbook method (a stated pre-fault voltage) and, in either form, networks with a "
                "machine's own X_(2) (x2_pu) or an earthed generator star point (x0_pu) are judged by psab's "
                "symmetrical-component kernel under both backends."),
@@ -790,8 +791,8 @@ JUDGED_BY = {
                "намагничивания чисто реактивное, X_m0 = mag0_ratio·|Z_(0)T| (mag0_percent = 100·mag0_ratio, "
                "mag0_rx = 0), Т-схема делится по hv_share0 (si0_hv_partial); у трансформатора Yyn ток нулевой "
                "последовательности на стороне ВН не протекает; другие версии моделируют Yyn/YNyn иначе и не "
-               "используются. В задачах со списком faults токи фаз при КЗ LG рассчитывает calc_sc(fault='1ph'), при КЗ LL — "
-               "calc_sc(fault='2ph', r_fault_ohm = R_f/2, у pandapower сопротивление в каждой из замкнутых фаз), если задача "
+               "используются. В задачах со списком faults токи фаз при КЗ LG рассчитывает calc_sc(fault='1ph', x_fault_ohm = X_f), при КЗ LL — "
+               "calc_sc(fault='2ph', r_fault_ohm = R_f/2, x_fault_ohm = X_f/2, у pandapower сопротивление в каждой из замкнутых фаз), если задача "
                "решается методом МЭК с Z_2 = Z_1; КЗ LLG (в pandapower 3.5 их нет), метод учебников (заданное доаварийное "
                "напряжение) и — в обеих формах — сети с собственным X_(2) машины (x2_pu) или заземлённой нейтралью "
                "генератора (x0_pu) проверяются расчётом psab методом симметричных составляющих при любом способе проверки."),
@@ -824,6 +825,14 @@ SPEC = register(
                 "locator": "§7.3 line-to-line (eq. 44), §7.4 line-to-line with earth connection (eq. 49), §7.5 line-to-earth short circuit (I″k1 = √3·c·U_n/|2Z_(1) + Z_(0)|), §6.3 transformer zero-sequence impedances and K_T, §6.6–6.7 (K_G, K_S, K_SO, X_(2)), Table 1 (c)",
                 "note": "Fixes the prefault voltage c·U_n/√3, Z_(2) = Z_(1), K_T on Z_(0)T and the neglect of capacitances.",
                 "confidence": "high",
+            },
+            {
+                "title": "H. Saadat, Power System Analysis, 2nd ed., McGraw-Hill, 2002",
+                "locator": "ch. 10, Examples 10.5 and 10.6 (LG, LL and LLG faults through Z_f = j0.1 p.u., Thevenin and bus impedance matrix), "
+                           "as printed by Saadat's programs chp10ex5.m and chp10ex6.m",
+                "note": "The textbook method with a fault reactance; golden cases saadat_ex_10_5 and saadat_ex_10_6 assert the programs' "
+                        "output (the printed page was not seen).",
+                "confidence": "medium",
             },
         ),
         submission_schema=submission_schema,
