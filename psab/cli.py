@@ -270,8 +270,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_refresh_cases(args: argparse.Namespace) -> int:
     import psab
-    from psab.contract import write_json
-    from psab.paths import case_dir
+    from psab.contract import Task, read_json, write_json
+    from psab.paths import case_dir, golden_dirs
 
     for spec in psab.families():
         if args.family and spec.id not in args.family:
@@ -282,6 +282,13 @@ def cmd_refresh_cases(args: argparse.Namespace) -> int:
         task.write(d)
         write_json(d / "solution.json", psab.solve(task).to_dict())
         print(f"refreshed {d}")
+        # a golden case's task.json carries the family's words too; its inputs and its
+        # expected.json (numbers from outside psab) are never rewritten
+        for g in golden_dirs(spec.id):
+            old = Task.from_dict(read_json(g / "task.json"))
+            again = spec.make_task(task_id=old.id, split=old.split, public_inputs=old.public_inputs, key=old.key)
+            again.write(g, with_key=False)
+            print(f"refreshed {g / 'task.json'}")
     return 0
 
 
@@ -394,7 +401,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("refresh-cases", "(maintainers) rewrite cases/*/task.json and solution.json from the specs",
                 "Maintainers: pose every public case again from its family spec and rewrite its task.json and "
-                "reference solution.json (after a change to a family's words, schema or reference).",
+                "reference solution.json, and each golden case's task.json (its inputs and expected.json are "
+                "kept), after a change to a family's words, schema or reference.",
                 _examples("psab refresh-cases --family ybus_construction"))
     p.add_argument("--family", action="append", metavar="ID", help="only these families (repeatable; default all)")
     p.set_defaults(func=cmd_refresh_cases)
