@@ -47,6 +47,10 @@ COMPARATIVE: dict[str, tuple[str, str, str, str, str]] = {
     "arrester": ("leakage_resistive_ma", "mean", "mA", "mean resistive leakage current", "средний активный ток утечки"),
 }
 
+#: Longest breach a temporal question asks about (two weeks): its required series then fits in a
+#: single read_timeseries window or two (500 rows per call, PowerBench Table 7).
+MAX_TEMPORAL_BREACH_H = 14 * 24
+
 SCHEMAS: dict[str, dict[str, Any]] = {
     "temporal": {"type": "object", "required": ["first_fire_time", "breach_duration_h", "fire_count"],
                  "properties": {"first_fire_time": {"type": "string", "description": "ISO 8601 UTC hour, e.g. 2024-07-03T14:00:00Z"},
@@ -131,6 +135,10 @@ def _temporal(w: StoredWorld, rng: np.random.Generator, cands: list[tuple[str, R
     a, b = _window(rng, w.hours, pick.fire, (3, 10))
     inside = [e for e in evs if a <= e.fire < b]
     first = inside[0]
+    if first.length > MAX_TEMPORAL_BREACH_H:
+        # a breach lasting weeks is a rule whose condition simply holds (no operator reads it as an
+        # event), and its evidence would eat most of the tool budget: draw another question
+        return None
     cfg = w.configs[dev]
     en = (f"Between {w.ts(a)} and {w.ts(b)} (end excluded), when did rule {rule.rule_id} of device {dev} "
           f"({cfg['type_id']}) first fire, how many hours did that breach last (the whole run of consecutive hours "
