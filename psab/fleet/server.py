@@ -56,8 +56,10 @@ CLIENT_NAME = "fleet-tool"
 SOCKET_NAME = "tools.sock"
 DIR_NAME = "fleet-tools"
 #: Environment variables the agent gets (inside the sandbox the paths are the same as outside).
-ENV_SOCKET = "PSAB_FLEET_SOCKET"
-ENV_TOOL = "PSAB_FLEET_TOOL"
+#: Neutral names on purpose (issue 23): the agent must not learn from its environment that it
+#: is being benchmarked, nor by whom (the compact tier's rule; the escape agent checks it).
+ENV_SOCKET = "FLEET_TOOL_SOCKET"
+ENV_TOOL = "FLEET_TOOL"
 
 
 def client_source() -> Path:

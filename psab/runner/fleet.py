@@ -399,14 +399,12 @@ def run_attempt(job: FleetJob, n: int, payload: dict[str, Any] | None,
                 visible = None
             env = agent_env(home=paths["workdir"], tmpdir=tmpdir, pass_env=agent.pass_env, hidden=hidden,
                             visible=visible)
-            # Not server.env: its variables are named PSAB_*, and the agent should not learn the
-            # benchmark's name from its environment (the compact tier's rule; the escape agent
-            # checks it). fleet-tool finds its socket beside itself without them.
             env["PATH"] = os.pathsep.join([str(server.bin_dir), env.get("PATH", "")])
-            if Path(server.socket_path).parent != Path(server.bin_dir):
-                # the socket had to move to a short directory (AF_UNIX path limit): the client
-                # can only find it through the server's variables
-                env.update({str(k): str(v) for k, v in server.env.items()})
+            # The server's variables (FLEET_TOOL_SOCKET, FLEET_TOOL: neutral names, so the agent
+            # does not learn the benchmark's name from its environment; the escape agent checks
+            # it). fleet-tool finds its socket beside itself without them, except when the socket
+            # had to move to a short directory (AF_UNIX path limit).
+            env.update({str(k): str(v) for k, v in server.env.items()})
             env["FLEET_TOOL"] = client
             env["FLEET_MCP_ARGV"] = json.dumps(mcp_argv)
             script = fleet_script_source() if agent.builtin in FLEET_KINDS else compact_script_source()

@@ -25,6 +25,7 @@ pytest.importorskip("pyarrow")
 
 from psab.fleet import grading, questions, store  # noqa: E402
 from psab.fleet.cli import build_world  # noqa: E402
+from psab.fleet.server import ENV_SOCKET, ENV_TOOL  # noqa: E402
 from psab.fleet.tools import DEFAULT_BUDGET, TOOLS, Budget, Corpus, ToolSession  # noqa: E402
 
 SYSTEM_PY = "/usr/bin/python3"
@@ -72,7 +73,7 @@ class CliFace:
 
     def call(self, tool: str, args: dict[str, Any]) -> dict[str, Any]:
         env = {"PATH": "/usr/bin:/bin", **self.srv.env}
-        r = subprocess.run([SYSTEM_PY, "-I", self.srv.env["PSAB_FLEET_TOOL"], "call", tool, json.dumps(args)],
+        r = subprocess.run([SYSTEM_PY, "-I", self.srv.env[ENV_TOOL], "call", tool, json.dumps(args)],
                            env=env, capture_output=True, text=True, timeout=60)
         reply = json.loads(r.stdout)
         assert r.returncode == (0 if reply["ok"] else 1), r.stderr
@@ -374,7 +375,7 @@ def test_list_corpus_pages_exactly_the_manifest_under_a_prefix(world: Path) -> N
 
 
 def _tool(srv: Any, *argv: str, stdin: str | None = None) -> tuple[int, str]:
-    r = subprocess.run([SYSTEM_PY, "-I", srv.env["PSAB_FLEET_TOOL"], *argv], env={"PATH": "/usr/bin:/bin", **srv.env},
+    r = subprocess.run([SYSTEM_PY, "-I", srv.env[ENV_TOOL], *argv], env={"PATH": "/usr/bin:/bin", **srv.env},
                        input=stdin, capture_output=True, text=True, timeout=60)
     return r.returncode, r.stdout
 
@@ -411,7 +412,7 @@ def test_the_fleet_tool_verbs(world: Path, tmp_path: Path) -> None:
     assert all(set(e) >= {"tool", "args", "ok", "error", "bytes", "rows", "duration_ms", "budget_reached"} for e in entries)
     assert entries[3]["rows"] == 3 and entries[2]["bytes"] > 0 and not entries[-1]["ok"]
     # with the server gone, the client says so and exits 3
-    env = {"PATH": "/usr/bin:/bin", "PSAB_FLEET_SOCKET": str(tmp_path / "gone.sock")}
+    env = {"PATH": "/usr/bin:/bin", ENV_SOCKET: str(tmp_path / "gone.sock")}
     r = subprocess.run([SYSTEM_PY, "-I", str(Path(__file__).resolve().parents[2] / "psab/fleet/fleet_tool.py"), "tools"],
                        env=env, capture_output=True, text=True, timeout=60)
     assert r.returncode == 3 and "cannot reach" in r.stdout
@@ -566,7 +567,7 @@ def test_the_instructions_name_the_budget_in_force_and_the_commands(world: Path)
     with serve_attempt(world, Budget(calls=17, window_rows=99)) as srv:
         for lang in ("en", "ru"):
             text = tools_text(srv, lang)
-            assert "17" in text and "99" in text and srv.env["PSAB_FLEET_TOOL"] in text
+            assert "17" in text and "99" in text and srv.env[ENV_TOOL] in text
             assert " ".join(srv.mcp_argv) in text
             for verb in ("list", "search", "read", "window", "python"):
                 assert f"fleet-tool {verb}" in text

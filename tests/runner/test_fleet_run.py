@@ -157,14 +157,21 @@ def test_instructions_name_both_faces_and_the_table7_budgets(world: dict[str, Pa
     assert "/sandbox/solution.json" in text and "required_evidence" not in text
 
 
-def test_escape_agent_on_a_fleet_question_finds_nothing_under_bwrap(world: dict[str, Path], tmp_path: Path) -> None:
+@pytest.mark.parametrize("short_socket", [False, True])
+def test_escape_agent_on_a_fleet_question_finds_nothing_under_bwrap(world: dict[str, Path], tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch,
+                                                                    short_socket: bool) -> None:
     """The compact tier's escape agent on a fleet question, the tool server running beside it:
     no hidden path (psab, the run, the world, the questions, the keys), no 'psab' in its
-    environment or in any process it can see, the keys file and world.json unreachable."""
+    environment or in any process it can see, the keys file and world.json unreachable. With
+    ``short_socket`` the socket is moved to a short directory of its own (the AF_UNIX path
+    limit), so the agent gets the server's variables too: their names must not say 'psab'."""
     from psab.runner.sandbox import bwrap_problem
 
     if bwrap_problem(True) is not None:
         pytest.skip("bwrap does not work here")
+    if short_socket:
+        monkeypatch.setattr("psab.fleet.server.MAX_SOCKET_PATH", 0)
     from psab.runner.agents import AgentSpec
 
     canaries = f"{world['keys'] / 'keys.jsonl'}:{world['world'] / 'world.json'}"
@@ -178,6 +185,30 @@ def test_escape_agent_on_a_fleet_question_finds_nothing_under_bwrap(world: dict[
     sol = json.loads((tmp_path / "run" / "artifacts" / "escape" / rec["task_id"] / "attempt-1" / "solution.json").read_text())
     findings = sol["answer"]["findings"]
     assert findings == [], "\n".join(f"{f['route']}: {f['path']} — {f['why']} {f['detail']}" for f in findings)
+
+
+@pytest.mark.parametrize("short_socket", [False, True])
+def test_nothing_the_agent_is_given_names_the_benchmark(world: dict[str, Path], tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch, short_socket: bool) -> None:
+    """Issue 23: the agent must not learn it is benchmarked by psab from its environment, from
+    the ``fleet-tool`` client copied beside it (which it may read), or from the tools' own
+    answers. A command agent prints all three; 'psab' must appear in none, whether the socket
+    sits beside the client or had to move to a short directory (then found by its variable)."""
+    if short_socket:
+        monkeypatch.setattr("psab.fleet.server.MAX_SOCKET_PATH", 0)
+    template = ("sh=env; cat \"$FLEET_TOOL\"; fleet-tool tools; fleet-tool --help; fleet-tool read ../x; "
+                "echo '{\"question_id\": \"x\", \"answer\": {}}' > {solution}")
+    _run(world, tmp_path / "run", template, families=["contextual"])
+    (rec,) = _records(tmp_path / "run")
+    att = rec["attempts"][-1]
+    assert rec["final_class"] == "scored", att["stderr_tail"]
+    out = (tmp_path / "run" / "artifacts" / "sh" / rec["task_id"] / "attempt-1" / "stdout.txt").read_text()
+    # the three parts are there (a vacuous pass on an empty output is not one) ...
+    assert "FLEET_TOOL=" in out and "def main(" in out and '"budget"' in out and "'..' is not allowed" in out
+    assert ("FLEET_TOOL_SOCKET=" in out) or not short_socket
+    assert att["tools"]["calls"] == 1  # the read (the hello is not a tool call)
+    # ... and none names the benchmark
+    assert "psab" not in out.lower(), [x for x in out.splitlines() if "psab" in x.lower()]
 
 
 def test_a_command_agent_finds_fleet_tool_on_its_path(world: dict[str, Path], tmp_path: Path) -> None:
