@@ -37,7 +37,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -655,7 +654,7 @@ def run_python(code: str, seconds: float = 8.0, chars: int = 12_000, deny: list[
     deny += [str(h) for h in hidden_roots(None) if h != Path.home().resolve()]
     use_bwrap = isolation == "bwrap" or (isolation == "auto" and _python_bwrap_ok())
     root = sandbox.temp_root()
-    work = Path(tempfile.mkdtemp(prefix=f"p-{os.getpid()}-", dir=root))
+    work = sandbox.owned_tempdir("p", root)  # its owner in its name: remove_stale reclaims it
     box = work / "box"
     box.mkdir()
     try:
