@@ -5,6 +5,7 @@ agent never sees a key, and the visible-corpus option (PowerBench Table 9) works
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -238,3 +239,67 @@ def test_a_tight_call_budget_is_reached_and_counted(world: dict[str, Path], tmp_
     assert row["TBR"]["mean"] == 1.0 and row["TR"]["mean"] < 1.0
     with pytest.raises(RunnerError, match="budget's fields"):
         _run(world, tmp_path / "bad", "builtin:fleet-reference", budget={"cals": 2})
+
+
+def test_a_dask_cluster_gives_the_records_threads_give(world: dict[str, Path], tmp_path: Path) -> None:
+    """Issue 23: ``psab run --tier fleet --dask ADDRESS`` (it used to be refused): each case runs
+    whole on a worker process, tool server included; the grades and tool use are those of a
+    run on threads, and the CLI passes the address through."""
+    import importlib.util
+
+    from conftest import need
+
+    need(importlib.util.find_spec("distributed") is not None, "dask.distributed is not installed (psab[dask])")
+    import distributed
+
+    def essence(run: Path) -> list[tuple[Any, ...]]:
+        return sorted((r["agent"], r["task_id"], r["final_class"], json.dumps(r["result"], sort_keys=True),
+                       r["attempts"][-1]["tools"]["calls"], json.dumps(r["attempts"][-1]["tools"]["per_tool"]))
+                      for r in _records(run))
+
+    agents = ("builtin:fleet-reference", "builtin:fleet-weak")
+    _run(world, tmp_path / "threads", *agents, workers=2)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
+        opts = fleet.FleetOptions(agents=[parse_agent_arg(a) for a in agents], world=str(world["world"]),
+                                  questions=str(world["questions"]), keys=str(world["keys"]), limit=1)
+        rep = fleet.start(opts, out=tmp_path / "dask", progress="none", dask=cluster.scheduler_address)
+        worker_pids = {w.pid for w in cluster.workers.values() if hasattr(w, "pid")}
+        # --resume --dask: psab.runner.run.resume hands the address on to the fleet tier
+        from psab.runner import run as runner
+
+        (tmp_path / "cut").mkdir()
+        for name in ("manifest.json", "records.jsonl"):
+            (tmp_path / "cut" / name).write_bytes((tmp_path / "dask" / name).read_bytes())
+        (tmp_path / "cut" / "records.jsonl").write_text((tmp_path / "dask" / "records.jsonl").read_text().splitlines()[0] + "\n")
+        asked: list[str] = []
+        real = fleet._dask_client
+
+        def spy(address: str) -> Any:
+            asked.append(address)
+            return real(address)
+
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(fleet, "_dask_client", spy)
+            again = runner.resume(tmp_path / "cut", progress="none", dask=cluster.scheduler_address)
+        assert asked == [cluster.scheduler_address]
+        assert again.ran == 5 and again.skipped == 1 and essence(tmp_path / "cut") == essence(tmp_path / "threads")
+    assert rep.summary["complete"] and rep.ran == 6
+    assert essence(tmp_path / "dask") == essence(tmp_path / "threads")
+    assert _by_agent(rep.summary["fleet_rows"], "fleet-reference")["JA"]["mean"] == 1.0
+    assert worker_pids and os.getpid() not in worker_pids  # the cases ran in other processes
+    with pytest.raises(RunnerError, match="cannot connect"):
+        fleet.start(opts, out=tmp_path / "nowhere", progress="none", dask="tcp://127.0.0.1:9")
+    assert not (tmp_path / "nowhere").exists()  # refused before anything is written
+
+
+def test_the_cli_passes_dask_to_a_fleet_run(world: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """``psab run --tier fleet --dask ADDRESS`` reaches the scheduler (it used to be refused
+    with 'not available for --tier fleet')."""
+    from psab.cli import main
+
+    monkeypatch.setattr(fleet, "_dask_client", lambda address: (_ for _ in ()).throw(RunnerError(f"reached {address}")))
+    code = main(["run", "--tier", "fleet", "--agent", "builtin:fleet-reference", "--world", str(world["world"]),
+                 "--questions", str(world["questions"]), "--dask", "tcp://10.0.0.1:8786", "--out", str(tmp_path / "r")])
+    err = capsys.readouterr().err
+    assert code != 0 and "reached tcp://10.0.0.1:8786" in err
