@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -444,7 +445,11 @@ def test_the_python_tool_without_bwrap_still_holds(world: Path) -> None:
     from psab.fleet.tools import run_python
 
     r = run_python(f"print(open({str(world / 'world.json')!r}).read())", 4, 1000, deny=[world], isolation="rlimit")
-    assert r["exit_code"] != 0 and "cannot read the world" in r["output"] and r["isolation"] == "rlimit"
+    # as root the tool runs as nobody, who cannot even pass pytest's 0700 directory (nor stat
+    # the world to match its identity): the kernel refuses first. The hook's own refusal of a
+    # root nobody can reach is tested in test_the_python_tools_own_files_name_no_hidden_path.
+    refused = "cannot read the world" in r["output"] or (os.geteuid() == 0 and "Permission denied" in r["output"])
+    assert r["exit_code"] != 0 and refused and r["isolation"] == "rlimit"
     r = run_python("import socket; socket.create_connection(('127.0.0.1', 9))", 4, 1000, isolation="rlimit")
     assert r["exit_code"] != 0 and "does not allow socket" in r["output"]
     r = run_python("import subprocess; subprocess.run(['ls'])", 4, 1000, isolation="rlimit")
@@ -456,6 +461,42 @@ def test_the_python_tool_without_bwrap_still_holds(world: Path) -> None:
     assert r["timed_out"] and time.perf_counter() - t < 10
     r = run_python("x = bytearray(3 * 2**30)", 4, 1000, isolation="rlimit")
     assert r["exit_code"] != 0 and "MemoryError" in r["output"]
+
+
+@pytest.mark.parametrize("isolation", ["rlimit", "auto"])
+def test_the_python_tools_own_files_name_no_hidden_path(world: Path, isolation: str) -> None:
+    """Issue 23, neutral names: the program the python tool runs sits beside its prelude, which
+    the agent may read (and its globals and stack); the denied roots are named there by
+    (device, inode), so neither 'psab' nor the world's, the keys' or the checkout's paths show
+    — and a file under a denied root (or a symlink into one) is still refused."""
+    import psab
+    from psab.fleet.tools import run_python
+
+    checkout = str(Path(psab.__file__).resolve().parents[1])
+    code = ("import os, sys, gc\n"
+            "print(open('main.py').read()); print(open('program.py').read()[:0])\n"
+            "print(sorted(os.listdir('.'))); print(sys.argv, sys.path)\n"
+            "print([o for o in gc.get_objects() if isinstance(o, (list, tuple, set, frozenset, dict))][:5000])")
+    r = run_python(code, 6, 2_000_000, deny=[world], isolation=isolation)
+    assert r["exit_code"] == 0 and "_fleet_guard" in r["output"], r["output"][-500:]
+    for leak in ("psab", str(world), checkout):
+        assert leak not in r["output"], leak
+    if isolation == "rlimit":  # under bwrap no denied root is even there
+        base = Path(tempfile.mkdtemp(dir="/tmp"))
+        try:
+            base.chmod(0o755)  # reachable by anyone, the python tool's user too: only the hook refuses
+            secret = base / "secret"
+            secret.mkdir(mode=0o755)
+            (secret / "key.txt").write_text("CANARY")
+            (secret / "key.txt").chmod(0o644)
+            (base / "link").symlink_to(secret)
+            for path in (secret / "key.txt", base / "link" / "key.txt"):
+                r = run_python(f"print(open({str(path)!r}).read())", 4, 1000, deny=[secret], isolation=isolation)
+                assert r["exit_code"] != 0 and "cannot read the world" in r["output"] and "CANARY" not in r["output"]
+            r = run_python(f"print(open({str(secret / 'key.txt')!r}).read())", 4, 1000, isolation=isolation)
+            assert "CANARY" in r["output"]  # not denied: readable (the refusal above is the hook's)
+        finally:
+            shutil.rmtree(base)
 
 
 def test_an_attempt_gets_a_bounded_number_of_mcp_servers(world: Path) -> None:
