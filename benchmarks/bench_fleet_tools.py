@@ -110,7 +110,7 @@ def main() -> None:
 
 def run(world: Path, args: argparse.Namespace) -> None:
     from psab.fleet import index
-    from psab.fleet.server import Connection, serve_attempt
+    from psab.fleet.server import ENV_TOOL, Connection, serve_attempt
     from psab.fleet.tools import Budget, ToolSession
 
     t = time.perf_counter()
@@ -153,7 +153,7 @@ def run(world: Path, args: argparse.Namespace) -> None:
         for tool, arglist in calls.items():
             for a in arglist[:args.cli_repeats]:
                 t = time.perf_counter()
-                p = subprocess.run(["/usr/bin/python3", "-I", srv.env["PSAB_FLEET_TOOL"], "call", tool, json.dumps(a)],
+                p = subprocess.run(["/usr/bin/python3", "-I", srv.env[ENV_TOOL], "call", tool, json.dumps(a)],
                                    env=env, capture_output=True)
                 times[("cli", tool)] = times.get(("cli", tool), []) + [time.perf_counter() - t]
                 assert p.returncode == 0, p.stdout[:300]

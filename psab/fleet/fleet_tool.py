@@ -12,10 +12,10 @@
 
 Prints the server's JSON reply; exits 0 when the call succeeded, 1 on a tool error (a budget
 reached among them), 2 on a usage error, 3 when the tool server cannot be reached. The server's
-socket is taken from $PSAB_FLEET_SOCKET, else the file next to this script.
+socket is taken from $FLEET_TOOL_SOCKET, else the file next to this script.
 
-This file is copied into each attempt and run by the system interpreter: it must not import
-psab or anything outside the standard library.
+This file is copied next to the tool socket and run by the system interpreter: it imports
+nothing outside the standard library.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ SOCKET_NAME = "tools.sock"
 
 
 def socket_path() -> str:
-    return os.environ.get("PSAB_FLEET_SOCKET") or os.path.join(os.path.dirname(os.path.abspath(__file__)), SOCKET_NAME)
+    return os.environ.get("FLEET_TOOL_SOCKET") or os.path.join(os.path.dirname(os.path.abspath(__file__)), SOCKET_NAME)
 
 
 def connect() -> socket.socket:

@@ -52,7 +52,7 @@ def make_server(call: Callable[[str, dict[str, Any]], Reply]) -> Any:
         return types.CallToolResult(content=[types.TextContent(type="text", text=json.dumps(reply, ensure_ascii=False))],
                                     structured_content=reply, is_error=not reply.get("ok", False))
 
-    return Server("psab-fleet-tools", on_list_tools=on_list_tools, on_call_tool=on_call_tool)
+    return Server("fleet-tools", on_list_tools=on_list_tools, on_call_tool=on_call_tool)
 
 
 async def serve_stdio(call: Callable[[str, dict[str, Any]], Reply]) -> None:

@@ -56,8 +56,10 @@ CLIENT_NAME = "fleet-tool"
 SOCKET_NAME = "tools.sock"
 DIR_NAME = "fleet-tools"
 #: Environment variables the agent gets (inside the sandbox the paths are the same as outside).
-ENV_SOCKET = "PSAB_FLEET_SOCKET"
-ENV_TOOL = "PSAB_FLEET_TOOL"
+#: Neutral names on purpose (issue 23): the agent must not learn from its environment that it
+#: is being benchmarked, nor by whom (the compact tier's rule; the escape agent checks it).
+ENV_SOCKET = "FLEET_TOOL_SOCKET"
+ENV_TOOL = "FLEET_TOOL"
 
 
 def client_source() -> Path:
@@ -194,7 +196,7 @@ def serve_attempt(world_root: Path, budget: Budget = DEFAULT_BUDGET, corpus: Cor
     own under the sandboxes' root (also exposed)."""
     import tempfile
 
-    from psab.runner.sandbox import host_agent_ids, system_python, temp_root
+    from psab.runner.sandbox import host_agent_ids, owned_tempdir, system_python, temp_root
 
     passable = 0o711 if host_agent_ids() else 0o755
     made: list[Path] = []
@@ -202,7 +204,7 @@ def serve_attempt(world_root: Path, budget: Budget = DEFAULT_BUDGET, corpus: Cor
     session: ToolSession | None = None
     try:
         if attempt_dir is None:
-            base = Path(tempfile.mkdtemp(prefix="f-", dir=temp_root()))
+            base = owned_tempdir("f", temp_root())  # its owner in its name: remove_stale reclaims it
             os.chmod(base, passable)
             made.append(base)
             d = base / DIR_NAME
@@ -219,7 +221,7 @@ def serve_attempt(world_root: Path, budget: Budget = DEFAULT_BUDGET, corpus: Cor
         expose = [d]
         sock = d / SOCKET_NAME
         if len(str(sock)) > MAX_SOCKET_PATH:
-            short = Path(tempfile.mkdtemp(prefix="s-", dir=temp_root()))
+            short = owned_tempdir("s", temp_root())
             if len(str(short / SOCKET_NAME)) > MAX_SOCKET_PATH:
                 short.rmdir()
                 short = Path(tempfile.mkdtemp(prefix="s-", dir="/tmp"))

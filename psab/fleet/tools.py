@@ -37,7 +37,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -591,11 +590,28 @@ PYTHON_NOFILE = 64
 #: Runs before the agent's program: an audit hook (PEP 578) refusing sockets, new programs and
 #: native-code loading, and opening files under the denied roots. Under bwrap it is a second
 #: layer (the namespace has no network and no world); without bwrap it is the only file guard.
+#: The roots are named by identity (device, inode), never by path: this file sits in the
+#: program's own directory, where the agent may read it, and the roots' paths would tell it
+#: where psab, the world and the keys are (and that psab runs it; issue 23, neutral names).
 _PRELUDE = r'''
 import sys
 def _fleet_guard(deny):
     import os
-    _real = os.path.realpath
+    _real, _stat, _up = os.path.realpath, os.stat, os.path.dirname
+
+    def denied(p):
+        while True:
+            try:
+                st = _stat(p)
+                ident = (st.st_dev, st.st_ino)
+            except OSError:
+                ident = None
+            if ident in deny:
+                return True
+            parent = _up(p)
+            if parent == p:
+                return False
+            p = parent
     blocked = ("socket.", "subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn",
                "ctypes.", "pty.spawn", "sys.remote_exec", "os.kill", "os.killpg")
     def hook(event, args):
@@ -603,9 +619,8 @@ def _fleet_guard(deny):
             raise PermissionError(f"the python tool does not allow {event}")
         if event == "open" and args and isinstance(args[0], (str, bytes)):
             p = _real(args[0] if isinstance(args[0], str) else args[0].decode(errors="replace"))
-            for d in deny:
-                if p == d or p.startswith(d.rstrip("/") + "/"):
-                    raise PermissionError("the python tool cannot read the world's files; use the other tools")
+            if denied(p):
+                raise PermissionError("the python tool cannot read the world's files; use the other tools")
     sys.addaudithook(hook)
 _fleet_guard(DENY)
 del _fleet_guard
@@ -636,6 +651,18 @@ def _count_user_procs(uid: int) -> int:
     return n
 
 
+def _identities(paths: list[str]) -> frozenset[tuple[int, int]]:
+    """(device, inode) of each existing path: how the prelude names the roots it denies."""
+    out = set()
+    for p in paths:
+        try:
+            st = os.stat(p)
+        except OSError:
+            continue
+        out.add((st.st_dev, st.st_ino))
+    return frozenset(out)
+
+
 def run_python(code: str, seconds: float = 8.0, chars: int = 12_000, deny: list[Path] | None = None,
                isolation: str = "auto") -> dict[str, Any]:
     """Run ``code`` with the system ``python3 -I`` in a restricted child: a fresh temporary
@@ -655,12 +682,12 @@ def run_python(code: str, seconds: float = 8.0, chars: int = 12_000, deny: list[
     deny += [str(h) for h in hidden_roots(None) if h != Path.home().resolve()]
     use_bwrap = isolation == "bwrap" or (isolation == "auto" and _python_bwrap_ok())
     root = sandbox.temp_root()
-    work = Path(tempfile.mkdtemp(prefix=f"p-{os.getpid()}-", dir=root))
+    work = sandbox.owned_tempdir("p", root)  # its owner in its name: remove_stale reclaims it
     box = work / "box"
     box.mkdir()
     try:
         (box / "program.py").write_text(code, encoding="utf-8")
-        (box / "main.py").write_text(_PRELUDE.replace("DENY", repr(deny)), encoding="utf-8")
+        (box / "main.py").write_text(_PRELUDE.replace("DENY", repr(_identities(deny))), encoding="utf-8")
         as_root = os.geteuid() == 0
         user: dict[str, Any] = {}
         if as_root:

@@ -38,6 +38,14 @@ is not a ×1.05 nudge of a field the family declares ``mutation_exempt`` (the co
 rule); ineffective ones are reported apart. A family below 100 % is a defect: its evaluator
 accepted a wrong answer.
 
+**Fleet records** (``psab run --tier fleet``; issue 23) take part in the unanimous-failure
+check only, per question: the violation signature of an answered fleet failure is the set of
+its answer fields graded wrong (``/answer/<field>``, from the record's complete per-field
+verdicts; ``/answer`` too when the answer broke the family's schema), the answer digest as
+above. Beaten references and evaluator sensitivity do not apply to them (they are graded
+against keys computed by executing the rules; no mutant agent runs on the fleet tier): the
+report says so in one line instead of suggesting a mutant agent.
+
 Held-out cases take part in every check, but their per-case details (signatures, answers,
 objectives) are shown only with ``include_private``; otherwise a held-out finding names the
 family and index and says what kind of finding it is.
@@ -192,6 +200,10 @@ class QcReport:
     sweep_sensitivity: list[Sensitivity] = field(default_factory=list)
     include_private: bool = False
     notes: list[str] = field(default_factory=list)
+    #: Records of the fleet tier among the runs' (module docstring, Fleet records) and of the
+    #: compact tier.
+    fleet_records: int = 0
+    compact_records: int = 0
 
     @property
     def defects(self) -> list[str]:
@@ -242,6 +254,8 @@ class QcReport:
                 "sweep": [_sens_dict(s) for s in self.sweep_sensitivity],
             },
             "notes": self.notes,
+            # only when there is a fleet record: a compact run's JSON stays as it was
+            **({"fleet_records": self.fleet_records} if self.fleet_records else {}),
         }
 
 
@@ -260,12 +274,30 @@ def _case_name(split: str, family: str, task_id: str, index: int | None) -> str:
 # ----------------------------------------------------------------------------- unanimous failures
 
 
+def is_fleet(e: Entry) -> bool:
+    """Whether ``e`` is a fleet-tier record (a question of the fleet world, not a compact task)."""
+    return e.record.get("tier") == "fleet"
+
+
+def fleet_signature(result: dict[str, Any] | None) -> tuple[tuple[str, str], ...]:
+    """The violation signature of a graded fleet answer (module docstring): every field graded
+    wrong, from the record's per-field verdicts (the record's violation list stops at five)."""
+    fl = (result or {}).get("fleet") or {}
+    out = {(f"/answer/{name}", "wrong or missing") for name, ok in (fl.get("fields") or {}).items() if not ok}
+    if not fl.get("schema_valid", True):
+        out.add(("/answer", "does not follow the answer schema"))
+    return tuple(sorted(out))
+
+
 def _failure(e: Entry) -> Failure:
     answered = e.final.cls == SCORED
     sig: tuple[tuple[str, str], ...] = ()
     dig = None
     if answered:
-        sig = tuple(sorted(violation_signature(e.violations())))
+        if is_fleet(e):
+            sig = fleet_signature(e.final_attempt.get("result"))
+        else:
+            sig = tuple(sorted(violation_signature(e.violations())))
         dig = answer_digest(e.solution())
     reason = str(e.final_attempt.get("reason") or "")
     return Failure(e.agent, e.run.label, e.final.cls, e.final.feasible, e.final.score, answered, sig, dig, reason)
@@ -458,11 +490,18 @@ def run_qc(runs: Runs | None, *, sensitivity: bool = False, families: Sequence[s
         rep.unanimous = unanimous_failures(runs, exclude)
         rep.beaten = beaten_references(runs)
         rep.run_sensitivity = run_sensitivity(runs)
+        rep.fleet_records = sum(1 for e in runs.entries if is_fleet(e))
+        rep.compact_records = len(runs.entries) - rep.fleet_records
         if len(runs.agents) - len(exclude) < 2:
             rep.notes.append("fewer than two agents: the unanimous-failure check needs at least two")
-        if not any(runs.builtin_kind(a) == "mutant" for a in runs.agents):
+        if rep.compact_records and not any(runs.builtin_kind(a) == "mutant" for a in runs.agents):
             rep.notes.append("no built-in mutant agent in these runs: no sensitivity from the run "
                              "(add --agent builtin:mutant, or use --sensitivity)")
+        if rep.fleet_records:
+            rep.notes.append(f"{rep.fleet_records} fleet record(s): checked for unanimous failures per question "
+                             "(signature: the answer fields graded wrong); beaten references and evaluator "
+                             "sensitivity do not apply to the fleet tier (answers are graded against keys "
+                             "computed by executing the rules; no mutant agent runs there)")
     if sensitivity:
         if families:
             fams = list(families)
@@ -531,6 +570,8 @@ def text(rep: QcReport) -> str:
             for s in rep.run_sensitivity:
                 for m in s.missed:
                     lines.append(f"  missed: {m}")
+        elif rep.fleet_records and not rep.compact_records:
+            lines.append("  (not applicable: these runs hold fleet questions only)")
         else:
             lines.append("  (none: no built-in mutant agent in these runs)")
     if rep.sweep_sensitivity:

@@ -18,6 +18,16 @@ failures have nothing to score.
 
 The held-out split is regraded only with the run's seed (checked against its commitment) and
 its private records present.
+
+**Fleet runs** (``psab run --tier fleet``; issue 23) are regraded the way the fleet runner
+graded them (:func:`psab.fleet.grading.grade_one`, its record summary
+:func:`psab.runner.fleet.result_summary`) against the keys the run used (the keys directory its
+manifest names), from each scored attempt's stored ``solution.json`` and the evidence its tools
+returned: the ``retrieved_evidence`` the tool session wrote into ``result.json`` (the windows
+actually returned, metrics included), else read off the attempt's ``tools.jsonl``. A question
+whose text changed since the run (its digest differs from the record's) is not regraded. The
+evaluator version is ``fleet_<family>@<FLEET_VERSION>+psab-<version>``
+(:mod:`psab.fleet.evaluate`).
 """
 
 from __future__ import annotations
@@ -116,6 +126,10 @@ def regrade(run_dir: str | Path, *, seed: str | None = None, write: bool = False
 
     rd = RunDir(run_dir)
     manifest = rd.manifest()
+    if manifest.get("tier") == "fleet":
+        if seed is not None:
+            raise RunnerError(f"{run_dir} is a fleet run: it has no held-out split to regrade; drop the seed")
+        return _regrade_fleet(rd, manifest, Path(run_dir), write=write)
     backend = str((manifest.get("options") or {}).get("backend") or "surrogate")
     # The splits the run was asked for (a run made before "splits" was recorded was public only).
     held = [s for s in SPLITS if s in (manifest.get("splits") or ["public"])]
@@ -189,6 +203,113 @@ def regrade(run_dir: str | Path, *, seed: str | None = None, write: bool = False
             new_records[split].append(out_rec)
     if write:
         rep.written = _write(rd, manifest, stamp, rep, new_records, new_files)
+    return rep
+
+
+def _fleet_inputs(manifest: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], str]:
+    """The run's questions and keys by question id (empty, with the reason, when unreadable)."""
+    from psab.runner.fleet import _jsonl
+
+    opts = manifest.get("options") or {}
+    try:
+        qs = _jsonl(Path(str(opts.get("questions"))) / "questions.jsonl")
+        ks = _jsonl(Path(str(opts.get("keys"))) / "keys.jsonl")
+    except RunnerError as exc:
+        return {}, {}, f"the run's questions or keys cannot be read: {exc}"
+    return ({q.get("question_id"): q for q in qs if isinstance(q, dict)},
+            {k.get("question_id"): k for k in ks if isinstance(k, dict)}, "")
+
+
+def _regrade_fleet(rd: RunDir, manifest: dict[str, Any], run_dir: Path, *, write: bool) -> RegradeReport:
+    """A fleet run's scored attempts graded again (module docstring, Fleet runs)."""
+    import psab
+    from psab.fleet import grading
+    from psab.fleet.evaluate import FLEET_VERSION
+    from psab.io import SolutionProblem, parse_solution_text
+    from psab.runner.fleet import _read_log, evidence_from_log, question_digest, result_summary
+
+    rep = RegradeReport(run_dir, ["public"], ["public"])
+    questions, keys, problem = _fleet_inputs(manifest)
+    stamp = _dt.datetime.now(_dt.UTC).strftime("%Y%m%dT%H%M%SZ")
+    new_records: list[dict[str, Any]] = []
+    new_files: dict[str, bytes] = {}
+    rer_changed = 0
+    for rec in rd.records("public"):
+        out_rec = clone(rec)
+        agent, qid, fam = str(rec["agent"]), str(rec["task_id"]), str(rec["family"])
+        q, key = questions.get(qid), keys.get(qid)
+        why = problem
+        if not why and (q is None or key is None):
+            why = f"the run's questions or keys hold no question {qid}"
+        elif not why and question_digest(q) != rec.get("task_digest"):  # type: ignore[arg-type]
+            why = "the question changed since the run (its digest differs from the record's)"
+        attempts = out_rec.get("attempts") or []
+        for att in attempts:
+            if att.get("class") != SCORED:
+                rep.not_scored += 1
+                continue
+            if why:
+                rep.skipped.append(Skipped("public", agent, qid, why))
+                continue
+            n = int(att.get("n", 1))
+            adir = rd.attempt_dir("public", agent, qid, n)
+            try:
+                data = (adir / "solution.json").read_bytes()
+                parsed = parse_solution_text(data)
+            except (OSError, SolutionProblem):
+                rep.skipped.append(Skipped("public", agent, qid,
+                                           f"attempt {n}: the stored solution.json is missing or unreadable"))
+                continue
+            old_full: Any = None
+            try:
+                old_full = json.loads((adir / "result.json").read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                pass
+            if isinstance(old_full, dict) and isinstance(old_full.get("retrieved_evidence"), list):
+                retrieved = old_full["retrieved_evidence"]
+            else:
+                retrieved = evidence_from_log(_read_log(adir / "tools.jsonl"))
+            assert key is not None and q is not None
+            # as psab.runner.fleet.run_attempt grades a scored attempt
+            grade = grading.grade_one(key, parsed, retrieved)
+            cited = parsed.get("evidence") if isinstance(parsed, dict) else None
+            grade["cited_rer"] = grading.recall(cited, key["required_evidence"])
+            grade["question_id_matches"] = isinstance(parsed, dict) and parsed.get("question_id") == q["question_id"]
+            summary = result_summary(grade, SCORED, str(att.get("reason") or ""))
+            assert summary is not None
+            old = att.get("result") or {}
+            old_feasible, old_score = bool(old.get("feasible")), float(old.get("score", 0.0))
+            new_version = f"fleet_{fam}@{FLEET_VERSION}+psab-{psab.__version__}"
+            old_version = (str(old_full["evaluator_version"]) if isinstance(old_full, dict) and old_full.get("evaluator_version")
+                           else f"fleet_{fam}+psab-{manifest.get('psab_version', '?')} (inferred)")
+            rep.regraded += 1
+            if summary["feasible"] != old_feasible or abs(float(summary["score"]) - old_score) > SCORE_EPS:
+                rep.changes.append(Change("public", agent, fam, qid, None, n, n == int(attempts[-1].get("n", len(attempts))),
+                                          old_feasible, old_score, bool(summary["feasible"]), float(summary["score"]),
+                                          old_version, new_version, tuple(summary["violations"][:5])))
+            else:
+                rep.unchanged += 1
+            if abs(float((old.get("fleet") or {}).get("rer", 0.0)) - float(grade["rer"])) > SCORE_EPS:
+                rer_changed += 1
+            att["regrade"] = {"old_result": old, "old_evaluator_version": old_version, "evaluator_version": new_version,
+                              "case": "fleet key"}
+            att["result"] = summary
+            prefix = attempt_path(agent, qid, n) + "/"
+            new_files[prefix + "solution.json"] = data
+            new_files[prefix + "result.json"] = (json.dumps({**grade, "retrieved_evidence": retrieved,
+                                                             "evaluator_version": new_version},
+                                                            indent=1, sort_keys=True) + "\n").encode()
+            try:
+                new_files[prefix + "tools.jsonl"] = (adir / "tools.jsonl").read_bytes()
+            except OSError:
+                pass
+        if attempts:
+            out_rec["result"] = attempts[-1].get("result")
+        new_records.append(out_rec)
+    if rer_changed:
+        rep.notes.append(f"the retrieved-evidence recall (RER) changed on {rer_changed} attempt(s)")
+    if write:
+        rep.written = _write(rd, manifest, stamp, rep, {"public": new_records}, {"public": new_files})
     return rep
 
 

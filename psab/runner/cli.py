@@ -195,9 +195,6 @@ def _run_fleet(args: argparse.Namespace, agents: list) -> int:  # type: ignore[t
     wrong = [f for f in ("split", "count", "start", "backend", "presentation", "level") if getattr(args, f) is not None]
     if wrong:
         raise RunnerError(f"--{wrong[0]} applies to the compact tier only")
-    if args.dask:
-        raise RunnerError("--dask is not available for --tier fleet yet (the tool server runs beside each agent); "
-                          "use --workers")
     given = {"world": args.world, "questions": args.questions, "keys": args.keys, "size": args.fleet_size,
              "per_family": args.per_family, "families": args.family, "limit": args.limit,
              "corpus_devices": args.corpus_devices, "isolation": args.isolation, "lang": args.lang,
@@ -213,7 +210,7 @@ def _run_fleet(args: argparse.Namespace, agents: list) -> int:  # type: ignore[t
         given["budget"] = budget
     opts = fleet.FleetOptions(agents=agents, network=not args.no_network,
                               **{k: v for k, v in given.items() if v is not None})
-    report = fleet.start(opts, out=args.out, workers=args.workers, progress=args.progress)
+    report = fleet.start(opts, out=args.out, workers=args.workers, progress=args.progress, dask=args.dask)
     print(report.table)
     s = report.summary
     print()

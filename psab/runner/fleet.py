@@ -28,6 +28,7 @@ and ``attempts[i].tools``.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import hashlib
 import json
@@ -399,14 +400,12 @@ def run_attempt(job: FleetJob, n: int, payload: dict[str, Any] | None,
                 visible = None
             env = agent_env(home=paths["workdir"], tmpdir=tmpdir, pass_env=agent.pass_env, hidden=hidden,
                             visible=visible)
-            # Not server.env: its variables are named PSAB_*, and the agent should not learn the
-            # benchmark's name from its environment (the compact tier's rule; the escape agent
-            # checks it). fleet-tool finds its socket beside itself without them.
             env["PATH"] = os.pathsep.join([str(server.bin_dir), env.get("PATH", "")])
-            if Path(server.socket_path).parent != Path(server.bin_dir):
-                # the socket had to move to a short directory (AF_UNIX path limit): the client
-                # can only find it through the server's variables
-                env.update({str(k): str(v) for k, v in server.env.items()})
+            # The server's variables (FLEET_TOOL_SOCKET, FLEET_TOOL: neutral names, so the agent
+            # does not learn the benchmark's name from its environment; the escape agent checks
+            # it). fleet-tool finds its socket beside itself without them, except when the socket
+            # had to move to a short directory (AF_UNIX path limit).
+            env.update({str(k): str(v) for k, v in server.env.items()})
             env["FLEET_TOOL"] = client
             env["FLEET_MCP_ARGV"] = json.dumps(mcp_argv)
             script = fleet_script_source() if agent.builtin in FLEET_KINDS else compact_script_source()
@@ -687,24 +686,27 @@ class FleetReport:
 
 
 def start(opts: FleetOptions, *, out: str | Path | None = None, workers: int = 1, progress: str = "auto",
-          stream: TextIO | None = None) -> FleetReport:
-    """Start a new fleet run; see ``psab run --help`` (``--tier fleet``)."""
+          stream: TextIO | None = None, dask: str | None = None) -> FleetReport:
+    """Start a new fleet run; see ``psab run --help`` (``--tier fleet``). ``dask``: a Dask
+    scheduler's address; the cases then run on its workers (:func:`_dask_client`)."""
     run_id = _dt.datetime.now(_dt.UTC).strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3)
     run_dir = Path(out) if out else Path("runs") / run_id
     if run_dir.exists() and any(run_dir.iterdir()):
         raise RunnerError(f"run directory {run_dir} already exists and is not empty; use --resume {run_dir} or another --out")
     isolation = _preflight(opts, run_dir)
-    with RunDir(run_dir) as rd:
+    client = _dask_client(dask) if dask else None  # an unreachable scheduler leaves no run directory behind
+    with _closing(client), RunDir(run_dir) as rd:
         rd.path.mkdir(parents=True, exist_ok=True)
         rd.lock()
         world, qdir, kdir = prepare_world(opts, run_dir)
         pairs = plan(opts, qdir, kdir)
         manifest = _manifest(run_id, opts, isolation, world, qdir, kdir, pairs)
         write_atomic(rd.manifest_path, json.dumps(manifest, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
-        return _execute(rd, manifest, opts, isolation, world, qdir, kdir, pairs, workers, progress, stream)
+        return _execute(rd, manifest, opts, isolation, world, qdir, kdir, pairs, workers, progress, stream, client)
 
 
-def resume(run_dir: str | Path, *, workers: int = 1, progress: str = "auto", stream: TextIO | None = None) -> FleetReport:
+def resume(run_dir: str | Path, *, workers: int = 1, progress: str = "auto", stream: TextIO | None = None,
+           dask: str | None = None) -> FleetReport:
     """Continue an interrupted fleet run: recorded cases are kept, the rest run."""
     rd = RunDir(run_dir)
     manifest = rd.manifest()
@@ -719,12 +721,42 @@ def resume(run_dir: str | Path, *, workers: int = 1, progress: str = "auto", str
         recorded = [e["digest"] for e in manifest["fleet"]["questions"]]
         if [question_digest(q) for q, _ in pairs] != recorded:
             raise RunnerError("the run's questions changed since it started; start a new run")
-        return _execute(rd, manifest, opts, isolation, world, qdir, kdir, pairs, workers, progress, stream)
+        with _closing(_dask_client(dask) if dask else None) as client:
+            return _execute(rd, manifest, opts, isolation, world, qdir, kdir, pairs, workers, progress, stream, client)
+
+
+def _dask_client(address: str) -> Any:
+    """A client of the Dask scheduler at ``address``, as the compact tier makes it
+    (:class:`psab.runner.run._Executor`). Each case then runs whole on a worker — sandbox, tool
+    server (a thread of the worker) and agent together, as they must: the agent reaches its
+    tools over a Unix socket, so the two cannot be split across machines. The world, questions
+    and keys are read at the run's (absolute) paths, so every worker must see them there (a
+    shared file system, or a cluster on this machine); a worker that cannot run the chosen
+    sandbox fails the case as it does under --workers."""
+    try:
+        from distributed import Client
+    except ImportError:
+        raise RunnerError("--dask needs dask.distributed (pip install 'psab[dask]')") from None
+    try:
+        return Client(address, timeout="20s")
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise RunnerError(f"--dask {address}: cannot connect ({exc})") from None
+
+
+@contextlib.contextmanager
+def _closing(client: Any) -> Any:
+    try:
+        yield client
+    finally:
+        if client is not None:
+            client.close()
 
 
 def _execute(rd: RunDir, manifest: dict[str, Any], opts: FleetOptions, isolation: str, world: Path, qdir: Path,
              kdir: Path, pairs: list[tuple[dict[str, Any], dict[str, Any]]], workers: int, progress: str,
-             stream: TextIO | None) -> FleetReport:
+             stream: TextIO | None, client: Any = None) -> FleetReport:
+    """Run the cases not yet recorded: on ``workers`` threads, or on the Dask cluster of
+    ``client`` (:func:`_dask_client`), which the caller closes."""
     import concurrent.futures as cf
 
     from psab.runner.execute import unrecordable
@@ -738,14 +770,22 @@ def _execute(rd: RunDir, manifest: dict[str, Any], opts: FleetOptions, isolation
     bar = Progress(total=len(jobs), done=len(jobs) - len(todo), stream=stream, mode=progress)
     if done:
         bar.note(f"resuming {manifest['run_id']}: {len(jobs) - len(todo)} of {len(jobs)} cases already recorded")
-    if workers < 1:
+    if workers < 1 and client is None:
         raise RunnerError("--workers must be at least 1")
     ran = 0
     STOP.clear()
-    pool = cf.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="psab-fleet")
-    futures = [pool.submit(run_case, j) for j in todo]
+    pool: cf.ThreadPoolExecutor | None = None
+    if client is not None:
+        from distributed import as_completed as dask_completed
+
+        futures: list[Any] = [client.submit(run_case, j, pure=False) for j in todo]
+        completed: Any = dask_completed(futures)
+    else:
+        pool = cf.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="psab-fleet")
+        futures = [pool.submit(run_case, j) for j in todo]
+        completed = cf.as_completed(futures)
     try:
-        for fut in cf.as_completed(futures):
+        for fut in completed:
             outcome = fut.result()
             record = outcome.record
             try:
@@ -762,7 +802,11 @@ def _execute(rd: RunDir, manifest: dict[str, Any], opts: FleetOptions, isolation
         raise
     finally:
         bar.close()
-        pool.shutdown(wait=True, cancel_futures=True)
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+        if client is not None:
+            for f in futures:
+                f.cancel()
     summary, table = write_summary(rd, manifest, planned=len(jobs))
     return FleetReport(rd.path, summary, table, ran, len(jobs) - len(todo))
 

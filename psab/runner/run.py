@@ -373,7 +373,8 @@ def resume(run_dir: str | Path, *, seed: str | None = None, workers: int = 1, da
     if manifest.get("tier") == "fleet":
         from psab.runner import fleet
 
-        return fleet.resume(run_dir, workers=workers, progress=progress, stream=stream)  # type: ignore[return-value]
+        return fleet.resume(run_dir, workers=workers, dask=dask, progress=progress,  # type: ignore[return-value]
+                            stream=stream)
     with rd:
         rd.lock()
         opts = _options_from_manifest(manifest)

@@ -298,8 +298,30 @@ def hand_over(box: Path) -> None:
 UNOWNED_STALE_AFTER_S = 3600.0
 
 
+#: Kinds of the runner's temporary directories under :func:`temp_root`, each named
+#: ``<kind>-<pid>-...``: ``a`` an attempt's sandbox (:func:`make_sandbox`); ``f`` a fleet tool
+#: server's own directory and ``s`` its short socket directory (:func:`psab.fleet.server.serve_attempt`);
+#: ``p`` one call of the fleet ``python`` tool (:func:`psab.fleet.tools.run_python`). A runner
+#: killed mid-attempt leaves any of them; :func:`remove_stale` reclaims them by one rule.
+OWNED_KINDS = ("a", "f", "s", "p")
+
+
+def owned_tempdir(kind: str, root: Path) -> Path:
+    """A fresh directory ``<kind>-<pid>-<start ticks>-XXXXXXXX`` under ``root``, made by
+    ``mkdtemp`` (0700). Its owner is in its name from the moment it exists, so no window leaves
+    it unowned, and nothing is written inside it: the fleet server's short socket directory is
+    bound into the sandbox, where an owner file would be one more thing for the agent to read."""
+    if kind not in OWNED_KINDS:
+        raise ValueError(f"kind must be one of {OWNED_KINDS}")
+    pid = os.getpid()
+    ticks = _start_ticks(pid)
+    return Path(tempfile.mkdtemp(prefix=f"{kind}-{pid}-{ticks}-" if ticks else f"{kind}-{pid}-", dir=root))
+
+
 def _owner(d: Path) -> tuple[int | None, str | None]:
-    """(pid, start ticks) of the run that made sandbox ``d``, as far as it still says."""
+    """(pid, start ticks) of the run that made directory ``d``, as far as it still says: a
+    sandbox's ``io/owner``, else its name (``<kind>-<pid>-XXXX``, or ``<kind>-<pid>-<ticks>-XXXX``
+    from :func:`owned_tempdir`; ``mkdtemp``'s random part never holds a '-')."""
     pid: int | None = None
     ticks: str | None = None
     try:
@@ -312,20 +334,25 @@ def _owner(d: Path) -> tuple[int | None, str | None]:
         name = d.name.split("-")
         if len(name) >= 3 and name[1].isdigit():
             pid = int(name[1])
+            if len(name) == 4 and name[2].isdigit():
+                ticks = name[2]
     return pid, ticks
 
 
 def remove_stale(root: Path, *, now: float | None = None) -> int:
-    """Remove sandboxes left by runners that died (killed mid-attempt or mid-clean-up);
-    returns how many.
+    """Remove sandboxes and the other temporary directories of :data:`OWNED_KINDS` (the fleet
+    tool server's ``f-``/``s-``, the python tool's ``p-``) left by runners that died (killed
+    mid-attempt or mid-clean-up); returns how many.
 
-    A sandbox is a dead run's when its owner process is gone, or when its pid now names another
+    A directory is a dead run's when its owner process is gone, or when its pid now names another
     process (the start time differs from the recorded one); one that names no owner at all is
     abandoned once older than :data:`UNOWNED_STALE_AFTER_S`. A concurrent live run's is kept.
+    (A socket directory that had to go to ``/tmp`` itself, when even this root's path was too
+    long for AF_UNIX, is not looked for: ``/tmp`` holds other programs' directories.)
     """
     now = time.time() if now is None else now
     n = 0
-    for d in root.glob("a-*"):
+    for d in sorted(p for k in OWNED_KINDS for p in root.glob(f"{k}-*")):
         try:
             st = d.lstat()
         except OSError:

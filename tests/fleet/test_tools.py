@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ pytest.importorskip("pyarrow")
 
 from psab.fleet import grading, questions, store  # noqa: E402
 from psab.fleet.cli import build_world  # noqa: E402
+from psab.fleet.server import ENV_SOCKET, ENV_TOOL  # noqa: E402
 from psab.fleet.tools import DEFAULT_BUDGET, TOOLS, Budget, Corpus, ToolSession  # noqa: E402
 
 SYSTEM_PY = "/usr/bin/python3"
@@ -72,7 +74,7 @@ class CliFace:
 
     def call(self, tool: str, args: dict[str, Any]) -> dict[str, Any]:
         env = {"PATH": "/usr/bin:/bin", **self.srv.env}
-        r = subprocess.run([SYSTEM_PY, "-I", self.srv.env["PSAB_FLEET_TOOL"], "call", tool, json.dumps(args)],
+        r = subprocess.run([SYSTEM_PY, "-I", self.srv.env[ENV_TOOL], "call", tool, json.dumps(args)],
                            env=env, capture_output=True, text=True, timeout=60)
         reply = json.loads(r.stdout)
         assert r.returncode == (0 if reply["ok"] else 1), r.stderr
@@ -374,7 +376,7 @@ def test_list_corpus_pages_exactly_the_manifest_under_a_prefix(world: Path) -> N
 
 
 def _tool(srv: Any, *argv: str, stdin: str | None = None) -> tuple[int, str]:
-    r = subprocess.run([SYSTEM_PY, "-I", srv.env["PSAB_FLEET_TOOL"], *argv], env={"PATH": "/usr/bin:/bin", **srv.env},
+    r = subprocess.run([SYSTEM_PY, "-I", srv.env[ENV_TOOL], *argv], env={"PATH": "/usr/bin:/bin", **srv.env},
                        input=stdin, capture_output=True, text=True, timeout=60)
     return r.returncode, r.stdout
 
@@ -411,7 +413,7 @@ def test_the_fleet_tool_verbs(world: Path, tmp_path: Path) -> None:
     assert all(set(e) >= {"tool", "args", "ok", "error", "bytes", "rows", "duration_ms", "budget_reached"} for e in entries)
     assert entries[3]["rows"] == 3 and entries[2]["bytes"] > 0 and not entries[-1]["ok"]
     # with the server gone, the client says so and exits 3
-    env = {"PATH": "/usr/bin:/bin", "PSAB_FLEET_SOCKET": str(tmp_path / "gone.sock")}
+    env = {"PATH": "/usr/bin:/bin", ENV_SOCKET: str(tmp_path / "gone.sock")}
     r = subprocess.run([SYSTEM_PY, "-I", str(Path(__file__).resolve().parents[2] / "psab/fleet/fleet_tool.py"), "tools"],
                        env=env, capture_output=True, text=True, timeout=60)
     assert r.returncode == 3 and "cannot reach" in r.stdout
@@ -443,7 +445,11 @@ def test_the_python_tool_without_bwrap_still_holds(world: Path) -> None:
     from psab.fleet.tools import run_python
 
     r = run_python(f"print(open({str(world / 'world.json')!r}).read())", 4, 1000, deny=[world], isolation="rlimit")
-    assert r["exit_code"] != 0 and "cannot read the world" in r["output"] and r["isolation"] == "rlimit"
+    # as root the tool runs as nobody, who cannot even pass pytest's 0700 directory (nor stat
+    # the world to match its identity): the kernel refuses first. The hook's own refusal of a
+    # root nobody can reach is tested in test_the_python_tools_own_files_name_no_hidden_path.
+    refused = "cannot read the world" in r["output"] or (os.geteuid() == 0 and "Permission denied" in r["output"])
+    assert r["exit_code"] != 0 and refused and r["isolation"] == "rlimit"
     r = run_python("import socket; socket.create_connection(('127.0.0.1', 9))", 4, 1000, isolation="rlimit")
     assert r["exit_code"] != 0 and "does not allow socket" in r["output"]
     r = run_python("import subprocess; subprocess.run(['ls'])", 4, 1000, isolation="rlimit")
@@ -455,6 +461,42 @@ def test_the_python_tool_without_bwrap_still_holds(world: Path) -> None:
     assert r["timed_out"] and time.perf_counter() - t < 10
     r = run_python("x = bytearray(3 * 2**30)", 4, 1000, isolation="rlimit")
     assert r["exit_code"] != 0 and "MemoryError" in r["output"]
+
+
+@pytest.mark.parametrize("isolation", ["rlimit", "auto"])
+def test_the_python_tools_own_files_name_no_hidden_path(world: Path, isolation: str) -> None:
+    """Issue 23, neutral names: the program the python tool runs sits beside its prelude, which
+    the agent may read (and its globals and stack); the denied roots are named there by
+    (device, inode), so neither 'psab' nor the world's, the keys' or the checkout's paths show
+    — and a file under a denied root (or a symlink into one) is still refused."""
+    import psab
+    from psab.fleet.tools import run_python
+
+    checkout = str(Path(psab.__file__).resolve().parents[1])
+    code = ("import os, sys, gc\n"
+            "print(open('main.py').read()); print(open('program.py').read()[:0])\n"
+            "print(sorted(os.listdir('.'))); print(sys.argv, sys.path)\n"
+            "print([o for o in gc.get_objects() if isinstance(o, (list, tuple, set, frozenset, dict))][:5000])")
+    r = run_python(code, 6, 2_000_000, deny=[world], isolation=isolation)
+    assert r["exit_code"] == 0 and "_fleet_guard" in r["output"], r["output"][-500:]
+    for leak in ("psab", str(world), checkout):
+        assert leak not in r["output"], leak
+    if isolation == "rlimit":  # under bwrap no denied root is even there
+        base = Path(tempfile.mkdtemp(dir="/tmp"))
+        try:
+            base.chmod(0o755)  # reachable by anyone, the python tool's user too: only the hook refuses
+            secret = base / "secret"
+            secret.mkdir(mode=0o755)
+            (secret / "key.txt").write_text("CANARY")
+            (secret / "key.txt").chmod(0o644)
+            (base / "link").symlink_to(secret)
+            for path in (secret / "key.txt", base / "link" / "key.txt"):
+                r = run_python(f"print(open({str(path)!r}).read())", 4, 1000, deny=[secret], isolation=isolation)
+                assert r["exit_code"] != 0 and "cannot read the world" in r["output"] and "CANARY" not in r["output"]
+            r = run_python(f"print(open({str(secret / 'key.txt')!r}).read())", 4, 1000, isolation=isolation)
+            assert "CANARY" in r["output"]  # not denied: readable (the refusal above is the hook's)
+        finally:
+            shutil.rmtree(base)
 
 
 def test_an_attempt_gets_a_bounded_number_of_mcp_servers(world: Path) -> None:
@@ -566,7 +608,7 @@ def test_the_instructions_name_the_budget_in_force_and_the_commands(world: Path)
     with serve_attempt(world, Budget(calls=17, window_rows=99)) as srv:
         for lang in ("en", "ru"):
             text = tools_text(srv, lang)
-            assert "17" in text and "99" in text and srv.env["PSAB_FLEET_TOOL"] in text
+            assert "17" in text and "99" in text and srv.env[ENV_TOOL] in text
             assert " ".join(srv.mcp_argv) in text
             for verb in ("list", "search", "read", "window", "python"):
                 assert f"fleet-tool {verb}" in text

@@ -143,3 +143,109 @@ def test_runs_at_two_corpus_sizes_are_kept_apart_and_compared(fleet_run: Path, t
     md = write_report([fleet_run, other], tmp_path / "rep", ReportOptions(resamples=50, plots=False)).markdown.read_text()
     assert "| fleet-reference [N=5] | ALL |" in md and "| fleet-reference [N=all] | ALL |" in md
     assert "Visible corpus size (PowerBench Table 9)" in md
+
+
+# ---------------------------------------------------------------------------- regrade and qc
+
+
+def _fleet_records(run: Path) -> list[dict[str, Any]]:
+    return [json.loads(x) for x in (run / "records.jsonl").read_text().splitlines() if x.strip()]
+
+
+def test_regrade_grades_a_fleet_run_again_from_its_answers_and_keys(fleet_run: Path, tmp_path: Path) -> None:
+    """Issue 23: ``psab regrade`` re-grades fleet records (it used to skip every one as 'not
+    registered'); the same keys give the same results, record for record."""
+    from psab.reports.regrade import regrade
+
+    recs = _fleet_records(fleet_run)
+    scored = sum(1 for r in recs for a in r["attempts"] if a["class"] == "scored")
+    assert scored == 6  # two agents, one question of each of the three families
+    out = tmp_path / "copy"
+    import shutil
+
+    shutil.copytree(fleet_run, out, ignore=shutil.ignore_patterns(".lock", "regrades"))
+    rep = regrade(out, write=True)
+    assert rep.regraded == scored and rep.unchanged == scored and not rep.changes and not rep.skipped, rep.to_dict()
+    (written,) = rep.written
+    again = _fleet_records(written)
+    assert [r["result"] for r in again] == [r["result"] for r in recs]
+    for r in again:
+        for a in r["attempts"]:
+            assert a["regrade"]["evaluator_version"].startswith(f"fleet_{r['family']}@")
+    with pytest.raises(Exception, match="fleet run"):
+        regrade(out, seed="any")
+
+
+def test_regrade_of_a_fleet_run_reports_a_changed_key_and_a_changed_question(fleet_run: Path, tmp_path: Path) -> None:
+    """A key whose number was wrong at run time (moved here by hand): the reference's perfect
+    answer to it no longer matches, and the regrade names exactly that question; a question
+    whose text changed is not regraded."""
+    import shutil
+
+    from psab.reports.regrade import regrade, text
+
+    out = tmp_path / "copy"
+    shutil.copytree(fleet_run, out, ignore=shutil.ignore_patterns(".lock", "regrades"))
+    m = json.loads((out / "manifest.json").read_text())
+    keys_dir, q_dir = tmp_path / "keys", tmp_path / "questions"
+    shutil.copytree(m["options"]["keys"], keys_dir)
+    shutil.copytree(m["options"]["questions"], q_dir)
+    keys = [json.loads(x) for x in (keys_dir / "keys.jsonl").read_text().splitlines()]
+    k = next(k for k in keys if k["family"] == "temporal")
+    name = next(n for n, v in k["answer"].items() if isinstance(v, (int, float)) and not isinstance(v, bool))
+    k["answer"][name] += 1000
+    (keys_dir / "keys.jsonl").write_text("".join(json.dumps(x) + "\n" for x in keys))
+    qs = [json.loads(x) for x in (q_dir / "questions.jsonl").read_text().splitlines()]
+    changed_q = next(q for q in qs if q["family"] == "contextual")
+    changed_q["text_en"] += " (reworded)"
+    (q_dir / "questions.jsonl").write_text("".join(json.dumps(x) + "\n" for x in qs))
+    m["options"].update(keys=str(keys_dir), questions=str(q_dir))
+    (out / "manifest.json").write_text(json.dumps(m))
+    rep = regrade(out)
+    ref = [c for c in rep.changes if c.agent == "fleet-reference"]
+    assert [(c.task_id, c.old_score, c.old_feasible, c.new_feasible) for c in ref] == [(k["question_id"], 1.0, True, True)]
+    assert ref[0].new_score < 1.0 and f"/answer/{name}: wrong or missing" in ref[0].new_violations
+    assert {c.task_id for c in rep.changes} == {k["question_id"]}
+    assert {(s.task_id, s.agent) for s in rep.skipped} == {(changed_q["question_id"], "fleet-reference"),
+                                                           (changed_q["question_id"], "fleet-weak")}
+    assert all("digest" in s.reason for s in rep.skipped)
+    assert rep.regraded == 4 and k["question_id"] in text(rep)
+
+
+@pytest.fixture(scope="module")
+def twin_weak_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The weak agent twice under two names: they fail the same questions the same way."""
+    pytest.importorskip("duckdb")
+    from report_helpers import cli
+
+    out = tmp_path_factory.mktemp("fleet-qc") / "fleet"
+    code, text = cli("run", "--tier", "fleet", "--seed", "qc-test", "--per-family", "1", "--out", str(out),
+                     "--progress", "none", "--agent", "builtin:fleet-weak", "--agent", "twin=builtin:fleet-weak")
+    assert code == 0, text
+    return out
+
+
+def test_qc_on_fleet_runs_judges_unanimous_failures_by_wrong_fields_and_says_what_does_not_apply(
+        twin_weak_run: Path) -> None:
+    """Issue 23: ``psab qc`` on fleet records: unanimous failures per question with the answer
+    fields graded wrong as the signature (all of them, not the record's first five
+    violations), and one line that beaten references and sensitivity do not apply — never the
+    compact advice to add a mutant agent, which cannot run on the fleet tier."""
+    from psab.reports.load import load_runs
+    from psab.reports.qc import SAME_WAY, run_qc, text
+
+    recs = _fleet_records(twin_weak_run)
+    failed = {r["task_id"]: r for r in recs if r["agent"] == "fleet-weak" and not r["result"]["perfect"]}
+    assert failed  # the weak agent fails some question (test_weak_agent_moves_the_metrics)
+    rep = run_qc(load_runs([twin_weak_run]))
+    assert {u.task_id for u in rep.unanimous} == set(failed)
+    for u in rep.unanimous:
+        assert u.verdict == SAME_WAY and u.agents == ("fleet-weak", "twin")
+        fields = failed[u.task_id]["result"]["fleet"]["fields"]
+        want = {f"/answer/{n}" for n, ok in fields.items() if not ok}
+        for f in u.failures:
+            assert {fld for fld, _ in f.signature} - {"/answer"} == want
+    out = text(rep)
+    assert "builtin:mutant" not in out and "not applicable: these runs hold fleet questions only" in out
+    assert f"{len(recs)} fleet record(s)" in out
+    assert rep.to_dict()["fleet_records"] == len(recs)

@@ -5,6 +5,7 @@ agent never sees a key, and the visible-corpus option (PowerBench Table 9) works
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -157,14 +158,21 @@ def test_instructions_name_both_faces_and_the_table7_budgets(world: dict[str, Pa
     assert "/sandbox/solution.json" in text and "required_evidence" not in text
 
 
-def test_escape_agent_on_a_fleet_question_finds_nothing_under_bwrap(world: dict[str, Path], tmp_path: Path) -> None:
+@pytest.mark.parametrize("short_socket", [False, True])
+def test_escape_agent_on_a_fleet_question_finds_nothing_under_bwrap(world: dict[str, Path], tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch,
+                                                                    short_socket: bool) -> None:
     """The compact tier's escape agent on a fleet question, the tool server running beside it:
     no hidden path (psab, the run, the world, the questions, the keys), no 'psab' in its
-    environment or in any process it can see, the keys file and world.json unreachable."""
+    environment or in any process it can see, the keys file and world.json unreachable. With
+    ``short_socket`` the socket is moved to a short directory of its own (the AF_UNIX path
+    limit), so the agent gets the server's variables too: their names must not say 'psab'."""
     from psab.runner.sandbox import bwrap_problem
 
     if bwrap_problem(True) is not None:
         pytest.skip("bwrap does not work here")
+    if short_socket:
+        monkeypatch.setattr("psab.fleet.server.MAX_SOCKET_PATH", 0)
     from psab.runner.agents import AgentSpec
 
     canaries = f"{world['keys'] / 'keys.jsonl'}:{world['world'] / 'world.json'}"
@@ -178,6 +186,30 @@ def test_escape_agent_on_a_fleet_question_finds_nothing_under_bwrap(world: dict[
     sol = json.loads((tmp_path / "run" / "artifacts" / "escape" / rec["task_id"] / "attempt-1" / "solution.json").read_text())
     findings = sol["answer"]["findings"]
     assert findings == [], "\n".join(f"{f['route']}: {f['path']} — {f['why']} {f['detail']}" for f in findings)
+
+
+@pytest.mark.parametrize("short_socket", [False, True])
+def test_nothing_the_agent_is_given_names_the_benchmark(world: dict[str, Path], tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch, short_socket: bool) -> None:
+    """Issue 23: the agent must not learn it is benchmarked by psab from its environment, from
+    the ``fleet-tool`` client copied beside it (which it may read), or from the tools' own
+    answers. A command agent prints all three; 'psab' must appear in none, whether the socket
+    sits beside the client or had to move to a short directory (then found by its variable)."""
+    if short_socket:
+        monkeypatch.setattr("psab.fleet.server.MAX_SOCKET_PATH", 0)
+    template = ("sh=env; cat \"$FLEET_TOOL\"; fleet-tool tools; fleet-tool --help; fleet-tool read ../x; "
+                "echo '{\"question_id\": \"x\", \"answer\": {}}' > {solution}")
+    _run(world, tmp_path / "run", template, families=["contextual"])
+    (rec,) = _records(tmp_path / "run")
+    att = rec["attempts"][-1]
+    assert rec["final_class"] == "scored", att["stderr_tail"]
+    out = (tmp_path / "run" / "artifacts" / "sh" / rec["task_id"] / "attempt-1" / "stdout.txt").read_text()
+    # the three parts are there (a vacuous pass on an empty output is not one) ...
+    assert "FLEET_TOOL=" in out and "def main(" in out and '"budget"' in out and "'..' is not allowed" in out
+    assert ("FLEET_TOOL_SOCKET=" in out) or not short_socket
+    assert att["tools"]["calls"] == 1  # the read (the hello is not a tool call)
+    # ... and none names the benchmark
+    assert "psab" not in out.lower(), [x for x in out.splitlines() if "psab" in x.lower()]
 
 
 def test_a_command_agent_finds_fleet_tool_on_its_path(world: dict[str, Path], tmp_path: Path) -> None:
@@ -207,3 +239,67 @@ def test_a_tight_call_budget_is_reached_and_counted(world: dict[str, Path], tmp_
     assert row["TBR"]["mean"] == 1.0 and row["TR"]["mean"] < 1.0
     with pytest.raises(RunnerError, match="budget's fields"):
         _run(world, tmp_path / "bad", "builtin:fleet-reference", budget={"cals": 2})
+
+
+def test_a_dask_cluster_gives_the_records_threads_give(world: dict[str, Path], tmp_path: Path) -> None:
+    """Issue 23: ``psab run --tier fleet --dask ADDRESS`` (it used to be refused): each case runs
+    whole on a worker process, tool server included; the grades and tool use are those of a
+    run on threads, and the CLI passes the address through."""
+    import importlib.util
+
+    from conftest import need
+
+    need(importlib.util.find_spec("distributed") is not None, "dask.distributed is not installed (psab[dask])")
+    import distributed
+
+    def essence(run: Path) -> list[tuple[Any, ...]]:
+        return sorted((r["agent"], r["task_id"], r["final_class"], json.dumps(r["result"], sort_keys=True),
+                       r["attempts"][-1]["tools"]["calls"], json.dumps(r["attempts"][-1]["tools"]["per_tool"]))
+                      for r in _records(run))
+
+    agents = ("builtin:fleet-reference", "builtin:fleet-weak")
+    _run(world, tmp_path / "threads", *agents, workers=2)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
+        opts = fleet.FleetOptions(agents=[parse_agent_arg(a) for a in agents], world=str(world["world"]),
+                                  questions=str(world["questions"]), keys=str(world["keys"]), limit=1)
+        rep = fleet.start(opts, out=tmp_path / "dask", progress="none", dask=cluster.scheduler_address)
+        worker_pids = {w.pid for w in cluster.workers.values() if hasattr(w, "pid")}
+        # --resume --dask: psab.runner.run.resume hands the address on to the fleet tier
+        from psab.runner import run as runner
+
+        (tmp_path / "cut").mkdir()
+        for name in ("manifest.json", "records.jsonl"):
+            (tmp_path / "cut" / name).write_bytes((tmp_path / "dask" / name).read_bytes())
+        (tmp_path / "cut" / "records.jsonl").write_text((tmp_path / "dask" / "records.jsonl").read_text().splitlines()[0] + "\n")
+        asked: list[str] = []
+        real = fleet._dask_client
+
+        def spy(address: str) -> Any:
+            asked.append(address)
+            return real(address)
+
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(fleet, "_dask_client", spy)
+            again = runner.resume(tmp_path / "cut", progress="none", dask=cluster.scheduler_address)
+        assert asked == [cluster.scheduler_address]
+        assert again.ran == 5 and again.skipped == 1 and essence(tmp_path / "cut") == essence(tmp_path / "threads")
+    assert rep.summary["complete"] and rep.ran == 6
+    assert essence(tmp_path / "dask") == essence(tmp_path / "threads")
+    assert _by_agent(rep.summary["fleet_rows"], "fleet-reference")["JA"]["mean"] == 1.0
+    assert worker_pids and os.getpid() not in worker_pids  # the cases ran in other processes
+    with pytest.raises(RunnerError, match="cannot connect"):
+        fleet.start(opts, out=tmp_path / "nowhere", progress="none", dask="tcp://127.0.0.1:9")
+    assert not (tmp_path / "nowhere").exists()  # refused before anything is written
+
+
+def test_the_cli_passes_dask_to_a_fleet_run(world: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """``psab run --tier fleet --dask ADDRESS`` reaches the scheduler (it used to be refused
+    with 'not available for --tier fleet')."""
+    from psab.cli import main
+
+    monkeypatch.setattr(fleet, "_dask_client", lambda address: (_ for _ in ()).throw(RunnerError(f"reached {address}")))
+    code = main(["run", "--tier", "fleet", "--agent", "builtin:fleet-reference", "--world", str(world["world"]),
+                 "--questions", str(world["questions"]), "--dask", "tcp://10.0.0.1:8786", "--out", str(tmp_path / "r")])
+    err = capsys.readouterr().err
+    assert code != 0 and "reached tcp://10.0.0.1:8786" in err

@@ -11,6 +11,7 @@ import secrets
 import shutil
 import stat
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -34,6 +35,7 @@ from psab.runner.sandbox import (
     hidden_roots,
     launch,
     make_sandbox,
+    owned_tempdir,
     remove_stale,
     temp_root,
 )
@@ -331,6 +333,47 @@ def test_stale_sandboxes_are_reclaimed_even_half_deleted(fast_dir, tmp_path):
     assert not half_deleted.exists() and not reused.exists() and not legacy_old.exists()
     assert live.exists() and legacy_new.exists()
     assert (outside / "keep.txt").exists()
+
+
+def test_fleet_server_and_python_tool_dirs_follow_the_sandboxes_rule(fast_dir, tmp_path):
+    """Issue 23: the fleet tool server's ``f-``/``s-`` and the python tool's ``p-`` directories
+    left by a killed runner are reclaimed by the rule of the ``a-`` sandboxes, and a live run's
+    are kept. A real runner stand-in (a child process) makes one of each kind with
+    :func:`owned_tempdir`: kept while it lives, removed once it is killed."""
+    root = fast_dir / "sandboxes"
+    root.mkdir()
+    outside = _outside(tmp_path)
+    code = ("import sys, time; from pathlib import Path; from psab.runner.sandbox import owned_tempdir\n"
+            "for k in 'fsp': (owned_tempdir(k, Path(sys.argv[1])) / 'box').mkdir()\n"
+            "print('ready', flush=True); time.sleep(120)")
+    env = {**os.environ, "PYTHONPATH": str(Path(psab.__file__).resolve().parents[1])}
+    child = subprocess.Popen([sys.executable, "-c", code, str(root)], stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        assert child.stdout is not None and child.stdout.readline().strip() == "ready"
+        made = sorted(root.iterdir())
+        assert [d.name[0] for d in made] == ["f", "p", "s"]
+        assert all(d.name.split("-")[1] == str(child.pid) for d in made)
+        parent, dead = os.getppid(), _dead_pid()
+        dead_dirs = [root / f"f-{dead}-{_start_ticks(parent)}-abc", root / f"p-{dead}-oldname",  # gone; older name
+                     root / f"s-{parent}-1-reused"]  # the pid now names another process
+        for d in dead_dirs:
+            (d / "box").mkdir(parents=True)
+        _deep_tree(dead_dirs[0] / "box", 50, outside)
+        mine = owned_tempdir("p", root)  # this very process's
+        others = [root / f"x-{dead}-notours", root / f"server-{dead}"]  # not a kind of the runner's
+        for d in others:
+            d.mkdir()
+        assert remove_stale(root) == 3
+        assert not any(d.exists() for d in dead_dirs)
+        assert all(d.exists() for d in [*made, mine, *others])  # the live child's, ours, and strangers'
+        child.kill()
+        child.wait()
+        assert remove_stale(root) == 3  # the child is dead now: its three go
+        assert not any(d.exists() for d in made) and mine.exists() and (outside / "keep.txt").exists()
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
 
 
 def test_a_later_run_reclaims_a_dead_runs_half_deleted_sandbox(tmp_path):
