@@ -9,6 +9,9 @@ IEC 61000-4-30's flagging concept, dips and swells):
 - MV, clause 5.2.2.2: 99 % of the 10-min values within Uc ± 10 %, and all of them within
   Uc ± 15 % (Uc the declared supply voltage; Uc = Un where none is declared).
 
+Checked outside psab: only the LV rule, against public secondary accounts of the standard (no
+printed copy was available); the MV rule is as the 2010 edition is known to the author, unchecked.
+
 The limits are carried as data (:data:`LIMITS`) with their clause; every function is vectorized
 over the series (and over weeks, for a year of 10-min values: 52 × 1008 values in one call).
 """
