@@ -159,28 +159,31 @@ class SparseJacobian:
     pattern (:class:`SparseStep` keeps them per pattern)."""
 
     def __init__(self, Y: Any, pvpq: np.ndarray, pq: np.ndarray) -> None:
-        from scipy import sparse
-
+        # numpy only (no SciPy constructors): this runs once per pattern, on a network's first solve
         Y = _canonical_csr(Y)
         n = Y.shape[0]
-        coo = Y.tocoo()
-        src = np.arange(coo.nnz)  # position in Y.data of every entry of the Y with full diagonal
-        missing = np.setdiff1d(np.arange(n), coo.row[coo.row == coo.col])
+        y_rows = np.repeat(np.arange(n), np.diff(Y.indptr))
+        y_cols = Y.indices.astype(np.intp)
+        on_diag = np.zeros(n, dtype=bool)
+        on_diag[y_rows[y_rows == y_cols]] = True
+        missing = np.flatnonzero(~on_diag)
         # every bus needs a diagonal entry to carry the diagonal terms (kept as 0): -1 marks them
-        rows = np.concatenate([coo.row, missing])
-        cols = np.concatenate([coo.col, missing])
-        src = np.concatenate([src, np.full(missing.size, -1)])
-        order = np.lexsort((cols, rows))  # CSR order of the full-diagonal Y
-        self.rows, self.cols, self.src = rows[order], cols[order], src[order]
-        self.diag = np.flatnonzero(self.rows == self.cols)
-        self.diag_bus = self.rows[self.diag]
+        rows = np.concatenate([y_rows, missing])
+        cols = np.concatenate([y_cols, missing])
+        src = np.concatenate([np.arange(len(y_rows)), np.full(missing.size, -1)])  # position in Y.data
+        if missing.size:
+            order = np.lexsort((cols, rows))  # CSR order of the full-diagonal Y
+            rows, cols, src = rows[order], cols[order], src[order]
+        self.rows, self.cols, self.src = rows, cols, src
+        self.diag = np.flatnonzero(rows == cols)
+        self.diag_bus = rows[self.diag]
         self.n_bus = n
         pos_a = np.full(n, -1)
         pos_a[pvpq] = np.arange(len(pvpq))
         pos_m = np.full(n, -1)
         pos_m[pq] = len(pvpq) + np.arange(len(pq))
-        ra, ca, rm, cm = pos_a[self.rows], pos_a[self.cols], pos_m[self.rows], pos_m[self.cols]
-        nnz = len(self.rows)
+        ra, ca, rm, cm = pos_a[rows], pos_a[cols], pos_m[rows], pos_m[cols]
+        nnz = len(rows)
         # ∂S/∂θ and ∂S/∂|V| are computed side by side as one complex array of 2·nnz and read as
         # floats (real, imaginary interleaved): the four blocks are gathers from that view
         # (which derivative, real or imaginary part, J rows, J cols)
@@ -190,15 +193,38 @@ class SparseJacobian:
             take.append(2 * (deriv * nnz + keep) + part)
             j_rows.append(r[keep])
             j_cols.append(c[keep])
-        take_all = np.concatenate(take)
-        m = len(pvpq) + len(pq)
-        J = sparse.csc_matrix((np.arange(1, len(take_all) + 1, dtype=float),
-                               (np.concatenate(j_rows), np.concatenate(j_cols))), shape=(m, m))
-        J.sort_indices()
-        self.take = take_all[J.data.astype(int) - 1]  # CSC storage position → float of the derivatives
-        self.J = J
-        self.Y = sparse.csr_matrix((self.y_data(Y), self.cols, np.searchsorted(self.rows, np.arange(n + 1))),
-                                   shape=(n, n))
+        jr, jc = np.concatenate(j_rows), np.concatenate(j_cols)
+        order = np.lexsort((jr, jc))  # CSC: by column, rows sorted within (each (row, col) once)
+        self.take = np.concatenate(take)[order]  # CSC storage position → float of the derivatives
+        self.m = m = len(pvpq) + len(pq)
+        self.j_indices = jr[order]
+        self.j_cols = jc[order]
+        self.j_indptr = np.concatenate([[0], np.cumsum(np.bincount(self.j_cols, minlength=m))])
+        self._Y_values = Y.data
+        self._J: Any = None
+        self._Y: Any = None
+
+    @property
+    def J(self) -> Any:
+        """The Jacobian as a SciPy CSC matrix of this pattern (values: the last ones written)."""
+        if self._J is None:
+            from scipy import sparse
+
+            self._J = sparse.csc_matrix((np.zeros(len(self.take)), self.j_indices, self.j_indptr), shape=(self.m, self.m))
+        return self._J
+
+    @property
+    def Y(self) -> Any:
+        """The ``Y`` given at construction, with the full diagonal (CSR)."""
+        if self._Y is None:
+            from scipy import sparse
+
+            data = np.zeros(len(self.src), dtype=complex)
+            have = self.src >= 0
+            data[have] = self._Y_values[self.src[have]]
+            self._Y = sparse.csr_matrix((data, self.cols, np.searchsorted(self.rows, np.arange(self.n_bus + 1))),
+                                        shape=(self.n_bus, self.n_bus))
+        return self._Y
 
     def y_data(self, Y: Any) -> np.ndarray:
         """``Y``'s values (canonical CSR with this instance's pattern) in the full-diagonal order."""
@@ -239,14 +265,14 @@ class _Pattern:
         self.K: Any = None
         self.symbolic: Any = None
         klu = _klu() if use_klu else None
-        if klu is None or self.jac.J.shape[0] == 0:
+        if klu is None or self.jac.m == 0:
             return
         try:
             from kvxopt import matrix, spmatrix
 
-            J = self.jac.J
-            col = np.repeat(np.arange(J.shape[1]), np.diff(J.indptr))
-            self.K = spmatrix(matrix(np.ones(J.nnz)), matrix(J.indices.astype(int)), matrix(col.astype(int)), J.shape)
+            jac = self.jac
+            self.K = spmatrix(matrix(np.ones(len(jac.take))), matrix(jac.j_indices.astype(int)),
+                              matrix(jac.j_cols.astype(int)), (jac.m, jac.m))
             self.symbolic = klu.symbolic(self.K)
             self.klu = klu
         except Exception:  # noqa: BLE001 - any KLU trouble: this pattern uses splu
