@@ -42,12 +42,10 @@ from typing import Any, TextIO
 
 from psab.errors import RunnerError
 from psab.runner.agents import AgentSpec
-from psab.runner.execute import INFRA_FAILURE, MAX_ATTEMPTS, SCORED, SOLUTION_LIMIT, classify
+from psab.runner.execute import INFRA_FAILURE, MAX_ATTEMPTS, SCORED, run_agent_once, sandbox_env
 from psab.runner.sandbox import (
     DEFAULT_FILE_LIMIT_MB,
     STOP,
-    Limits,
-    agent_env,
     bwrap_problem,
     check_expose,
     check_limit_mb,
@@ -55,9 +53,7 @@ from psab.runner.sandbox import (
     copy_home,
     hidden_roots,
     kill_all_live,
-    launch,
     make_sandbox,
-    read_solution,
     remove_stale,
     resolve_isolation,
     system_python,
@@ -364,7 +360,6 @@ def run_attempt(job: FleetJob, n: int, payload: dict[str, Any] | None,
     """One attempt: fresh sandbox and tool server, the agent, classification, grading."""
     from psab.fleet import grading
     from psab.fleet.server import serve_attempt, tools_text
-    from psab.io import SolutionProblem, parse_solution_text
 
     agent, s = job.agent, job.settings
     q = job.question
@@ -390,16 +385,8 @@ def run_attempt(job: FleetJob, n: int, payload: dict[str, Any] | None,
             mcp_argv = list(server.mcp_argv)
             (sb.box / "instructions.md").write_text(instructions(view, s.lang, paths, tools_text(server, s.lang)),
                                                     encoding="utf-8")
-            served = [Path(p) for p in server.expose]
-            if s.isolation == "bwrap":
-                tmpdir = "/tmp"
-                visible: tuple[Path, ...] | None = (Path("/usr"), Path("/bin"), Path("/sbin"), *expose, *served)
-            else:
-                (sb.box / ".tmp").mkdir()
-                tmpdir = str(sb.box / ".tmp")
-                visible = None
-            env = agent_env(home=paths["workdir"], tmpdir=tmpdir, pass_env=agent.pass_env, hidden=hidden,
-                            visible=visible)
+            served = tuple(Path(p) for p in server.expose)
+            env = sandbox_env(sb, agent, paths, isolation=s.isolation, hidden=hidden, expose=expose, served=served)
             env["PATH"] = os.pathsep.join([str(server.bin_dir), env.get("PATH", "")])
             # The server's variables (FLEET_TOOL_SOCKET, FLEET_TOOL: neutral names, so the agent
             # does not learn the benchmark's name from its environment; the escape agent checks
@@ -410,31 +397,14 @@ def run_attempt(job: FleetJob, n: int, payload: dict[str, Any] | None,
             env["FLEET_MCP_ARGV"] = json.dumps(mcp_argv)
             script = fleet_script_source() if agent.builtin in FLEET_KINDS else compact_script_source()
             argv = agent.argv(paths, system_python(), script)
-            stdin = None
-            if agent.builtin is not None:
-                stdin = json.dumps({**(payload or {}), "attempt": n, "options": dict(agent.options)}).encode()
-            t1 = time.perf_counter()
-            timeout = agent.timeout_s or s.default_timeout_s
-            limits = Limits.resolve(agent.memory_limit_mb, s.memory_limit_mb, agent.file_limit_mb, s.file_limit_mb)
             # the server's directory (client + socket) is the runner's own: bound, not exposed
-            run = launch(argv, sb, env=env, isolation=s.isolation, network=network, expose=expose, hidden=hidden,
-                         timeout_s=timeout, stdin_bytes=stdin, limits=limits, binds=tuple(served))
-            t2 = time.perf_counter()
+            ar = run_agent_once(agent, s, sb, argv, env, n=n, payload=payload, expose=expose, hidden=hidden,
+                                network=network, binds=served)
             log = _read_log(log_path)
             retrieved = _retrieved(server, log)
-        present, data, note = read_solution(sb.solution, SOLUTION_LIMIT)
-        untouched = agent.placeholder is not None and data == agent.placeholder.encode("utf-8")
-        if untouched:
-            present, data, note = False, None, "the placeholder solution file was left untouched"
-        parsed: Any = None
-        if data is not None and not note:
-            try:
-                parsed = parse_solution_text(data)
-            except SolutionProblem:
-                parsed = None
-        cls, rule, reason = classify(run, present, parsed, agent.infra_rules, note, limits=limits, timeout_s=timeout,
-                                     untouched=untouched)
-        t3 = time.perf_counter()
+        run, limits, present, data, parsed = ar.run, ar.limits, ar.present, ar.data, ar.parsed
+        cls, rule, reason = ar.cls, ar.rule, ar.reason
+        t1, t2, t3 = ar.launched_at, ar.exited_at, ar.classified_at
         grade = None
         if cls != INFRA_FAILURE:
             # Nothing an agent wrote may stop the run: grading never raises on an answer.
@@ -759,7 +729,7 @@ def _execute(rd: RunDir, manifest: dict[str, Any], opts: FleetOptions, isolation
     ``client`` (:func:`_dask_client`), which the caller closes."""
     import concurrent.futures as cf
 
-    from psab.runner.execute import unrecordable
+    from psab.runner.execute import append_outcome
     from psab.runner.progress import Progress
 
     remove_stale(temp_root())
@@ -787,12 +757,7 @@ def _execute(rd: RunDir, manifest: dict[str, Any], opts: FleetOptions, isolation
     try:
         for fut in completed:
             outcome = fut.result()
-            record = outcome.record
-            try:
-                rd.append(record, outcome.artifacts)
-            except (ValueError, TypeError, RecursionError) as exc:
-                record = unrecordable(record, exc)
-                rd.append(record, {})
+            record = append_outcome(rd, outcome.record, outcome.artifacts)
             ran += 1
             bar.update(record)
     except BaseException:
