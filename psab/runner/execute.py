@@ -24,6 +24,7 @@ import json
 import signal
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
@@ -438,30 +439,48 @@ def run_attempt(job: CaseJob, task: Task, n: int, payload: dict[str, Any] | None
     return attempt, files
 
 
+def worker_hidden(settings: Any) -> list[Path]:
+    """On the worker about to run a case (both tiers): refuse if it cannot run the bwrap
+    sandbox the run asked for, and return the paths no agent may reach (psab's own and the
+    run's ``extra_hidden``)."""
+    if settings.isolation == "bwrap":
+        problem = bwrap_problem(settings.network)
+        if problem is not None:
+            raise RunnerError(f"this worker cannot run the bwrap sandbox: {problem}")
+    return hidden_roots(None) + [Path(p) for p in settings.extra_hidden]
+
+
+def run_attempts(agent: AgentSpec, settings: Any,
+                 attempt: Callable[[int], tuple[dict[str, Any], dict[str, bytes]]],
+                 ) -> tuple[list[dict[str, Any]], dict[str, bytes]]:
+    """Every attempt of one case under the retry rule (module docstring; both tiers):
+    ``attempt(n)`` runs attempt ``n``; only an infrastructure failure earns another, at most
+    ``settings.max_attempts`` in all, after the agent's ``retry_delay_s``. Returns the attempts'
+    rows and all their artifacts."""
+    attempts: list[dict[str, Any]] = []
+    artifacts: dict[str, bytes] = {}
+    for n in range(1, max(1, settings.max_attempts) + 1):
+        row, files = attempt(n)
+        attempts.append(row)
+        artifacts.update(files)
+        if row["class"] != INFRA_FAILURE:
+            break
+        if n < settings.max_attempts and agent.retry_delay_s > 0:
+            time.sleep(agent.retry_delay_s)
+    return attempts, artifacts
+
+
 def run_case(job: CaseJob) -> CaseOutcome:
     """Run every attempt of one case and build its record (executed on a worker)."""
     s = job.settings
-    if s.isolation == "bwrap":
-        problem = bwrap_problem(s.network)
-        if problem is not None:
-            raise RunnerError(f"this worker cannot run the bwrap sandbox: {problem}")
+    hidden = worker_hidden(s)
     task = Task.from_dict(job.task, key=job.task_key)
-    hidden = hidden_roots(None) + [Path(p) for p in s.extra_hidden]
     payload: dict[str, Any] | None = None
     if job.agent.builtin in ANSWER_KINDS:
         payload = reference_payload(task, job.agent, s)
     elif job.agent.builtin == "escape":
         payload = {"probe": escape_probe(task, hidden)}
-    attempts: list[dict[str, Any]] = []
-    artifacts: dict[str, bytes] = {}
-    for n in range(1, max(1, s.max_attempts) + 1):
-        attempt, files = run_attempt(job, task, n, payload, hidden)
-        attempts.append(attempt)
-        artifacts.update(files)
-        if attempt["class"] != INFRA_FAILURE:
-            break
-        if n < s.max_attempts and job.agent.retry_delay_s > 0:
-            time.sleep(job.agent.retry_delay_s)
+    attempts, artifacts = run_attempts(job.agent, s, lambda n: run_attempt(job, task, n, payload, hidden))
     final = attempts[-1]
     record = {
         "agent": job.agent.name,

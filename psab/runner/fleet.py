@@ -42,11 +42,18 @@ from typing import Any, TextIO
 
 from psab.errors import RunnerError
 from psab.runner.agents import AgentSpec
-from psab.runner.execute import INFRA_FAILURE, MAX_ATTEMPTS, SCORED, run_agent_once, sandbox_env
+from psab.runner.execute import (
+    INFRA_FAILURE,
+    MAX_ATTEMPTS,
+    SCORED,
+    run_agent_once,
+    run_attempts,
+    sandbox_env,
+    worker_hidden,
+)
 from psab.runner.sandbox import (
     DEFAULT_FILE_LIMIT_MB,
     STOP,
-    bwrap_problem,
     check_expose,
     check_limit_mb,
     check_temp_root,
@@ -470,22 +477,9 @@ def reference_payload(job: FleetJob) -> dict[str, Any] | None:
 def run_case(job: FleetJob) -> FleetOutcome:
     """Every attempt of one case (an agent on a question), and its record."""
     s = job.settings
-    if s.isolation == "bwrap":
-        problem = bwrap_problem(s.network)
-        if problem is not None:
-            raise RunnerError(f"this worker cannot run the bwrap sandbox: {problem}")
-    hidden = hidden_roots(None) + [Path(p) for p in s.extra_hidden]
+    hidden = worker_hidden(s)
     payload = escape_payload(hidden) if job.agent.builtin == "escape" else reference_payload(job)
-    attempts: list[dict[str, Any]] = []
-    artifacts: dict[str, bytes] = {}
-    for n in range(1, max(1, s.max_attempts) + 1):
-        attempt, files = run_attempt(job, n, payload, hidden)
-        attempts.append(attempt)
-        artifacts.update(files)
-        if attempt["class"] != INFRA_FAILURE:
-            break
-        if n < s.max_attempts and job.agent.retry_delay_s > 0:
-            time.sleep(job.agent.retry_delay_s)
+    attempts, artifacts = run_attempts(job.agent, s, lambda n: run_attempt(job, n, payload, hidden))
     final = attempts[-1]
     q = job.question
     record = {
