@@ -99,6 +99,19 @@ def system() -> Any:
     return andes.System(pycode_path=str(pycode_dir()), default_config=True, no_output=True, autogen_stale=False)
 
 
+def _run_tds(ss: Any, each_step: Any, a_delta: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Run the time-domain simulation of ``ss`` with ``each_step(t, ss)`` called at every step
+    (ANDES ``TDS.callpert``; it may stop the run by setting ``TDS.busted``), and return the
+    times from the fault, s (``t - T_FAULT_S``), and the rotor angles at state addresses
+    ``a_delta``, rad, from the fault on (the pre-fault initialisation steps dropped)."""
+    ss.TDS.callpert = each_step
+    ss.TDS.run(no_summary=True)
+    t = np.asarray(ss.dae.ts.t, dtype=float) - T_FAULT_S
+    d = np.asarray(ss.dae.ts.x[:, a_delta], dtype=float)
+    keep = t >= -1e-12
+    return t[keep], d[keep]
+
+
 @dataclass(frozen=True)
 class Machine:
     """A classical generator: terminal bus, transient reactance and inertia on its own rating."""
@@ -204,12 +217,7 @@ class Simulator:
                 return
             sysm.TDS.busted = True
 
-        ss.TDS.callpert = stop
-        ss.TDS.run(no_summary=True)
-        t = np.asarray(ss.dae.ts.t, dtype=float) - T_FAULT_S
-        d = np.asarray(ss.dae.ts.x[:, a_delta], dtype=float)
-        keep = t >= -1e-12
-        t, d = t[keep], d[keep]
+        t, d = _run_tds(ss, stop, a_delta)
         if "stable" not in verdict:
             raise ValueError(f"ANDES TDS ended without a verdict at t = {float(t[-1]) if len(t) else 0.0:.4f} s: "
                              f"{ss.TDS.err_msg}")
@@ -430,12 +438,7 @@ class GridSimulator:
                 self._post_fault_guess(trip_branch)
                 state["guessed"] = True
 
-        ss.TDS.callpert = watch
-        ss.TDS.run(no_summary=True)
-        t = np.asarray(ss.dae.ts.t, dtype=float) - T_FAULT_S
-        d = np.asarray(ss.dae.ts.x[:, a_delta], dtype=float)
-        keep = t >= -1e-12
-        t, d = t[keep], d[keep]
+        t, d = _run_tds(ss, watch, a_delta)
         if state["stable"]:
             if ss.TDS.busted or t[-1] < self.horizon_s - 1e-6:
                 raise ValueError(f"ANDES TDS stopped at t = {float(t[-1]):.4f} s without a verdict: {ss.TDS.err_msg}")

@@ -80,7 +80,11 @@ class Device:
 
 
 @dataclass
-class World:
+class Frame:
+    """What a world and its shared :class:`Context` both are: the seed and size it was built
+    from, the device catalog and devices, and the span of hours from ``start``; with the
+    catalog indexed by type id (``type_by_id``)."""
+
     seed: int
     size_name: str
     size: Size
@@ -88,6 +92,13 @@ class World:
     devices: list[Device]
     start: datetime
     hours: int
+
+    def __post_init__(self) -> None:
+        self.type_by_id = {t.type_id: t for t in self.types}
+
+
+@dataclass
+class World(Frame):
     telemetry: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)
     maintenance_resets: dict[str, list[int]] = field(default_factory=dict)
     #: maintenance actions applied to each device's series (psab.fleet.maintenance.Applied)
@@ -98,10 +109,7 @@ class World:
     degraded_cooling: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     def type_of(self, device: Device) -> DeviceType:
-        return self._types[device.type_id]
-
-    def __post_init__(self) -> None:
-        self._types = {t.type_id: t for t in self.types}
+        return self.type_by_id[device.type_id]
 
     def ts(self, hour: int) -> str:
         return (self.start + timedelta(hours=int(hour))).strftime("%Y-%m-%dT%H:00:00Z")
@@ -708,19 +716,12 @@ def battery_telemetry(r: np.random.Generator, rated_kw: float, amb: np.ndarray, 
 
 
 @dataclass
-class Context:
+class Context(Frame):
     """Everything devices share, computed once per (seed, size) in each process: the hierarchy,
     weather, feeder loads (net of PV and batteries, after the operator's load transfers),
     faults, and the devices that shape them (PV, batteries, transformers). A shard of devices
     needs only this and its own index to compute its telemetry (:func:`device_telemetry`)."""
 
-    seed: int
-    size_name: str
-    size: Size
-    types: tuple[DeviceType, ...]
-    devices: list[Device]
-    start: datetime
-    hours: int
     wx: dict[str, dict[str, np.ndarray]]
     load: dict[str, np.ndarray]
     peak: dict[str, float]
@@ -728,9 +729,6 @@ class Context:
     tr_load: dict[str, np.ndarray]
     pre: dict[str, dict[str, Any]]
     operator_actions: dict[str, list[OperatorAction]]
-
-    def __post_init__(self) -> None:
-        self.type_by_id = {t.type_id: t for t in self.types}
 
 
 _CONTEXTS: dict[tuple[int, str], Context] = {}

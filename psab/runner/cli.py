@@ -6,6 +6,7 @@ import argparse
 import signal
 import sys
 import threading
+from typing import Any
 
 from psab.errors import RunnerError
 
@@ -107,6 +108,20 @@ def _cases(n: int) -> str:
     return f"{n} case" if n == 1 else f"{n} cases"
 
 
+def _report(report: Any, what: str, note: str = "") -> int:
+    """Print a finished run's table and state (``what``: "run" or "fleet run"; ``note`` follows
+    the run directory) for both tiers; exit status 0 only when every planned case is recorded."""
+    print(report.table)
+    s = report.summary
+    print()
+    state = "complete" if s["complete"] else f"INCOMPLETE ({s['recorded']}/{s['planned']} cases)"
+    print(f"{what} {s['run_id']} {state}; isolation {s['isolation']}; "
+          f"{_cases(report.ran)} run now, {report.skipped} already recorded")
+    print(f"records and summary in {report.run_dir}{note}")
+    sys.stdout.flush()
+    return 0 if s["complete"] else 1
+
+
 def _terminate(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
@@ -176,16 +191,8 @@ def _run(args: argparse.Namespace) -> int:
                       "(psab seed new draws a strong one)", file=sys.stderr)
         report = runner.start(opts, out=args.out, seed=seed, workers=args.workers, dask=args.dask,
                               progress=args.progress)
-    print(report.table)
-    s = report.summary
-    print()
-    state = "complete" if s["complete"] else f"INCOMPLETE ({s['recorded']}/{s['planned']} cases)"
-    print(f"run {s['run_id']} {state}; isolation {s['isolation']}; "
-          f"{_cases(report.ran)} run now, {report.skipped} already recorded")
-    print(f"records and summary in {report.run_dir}"
-          + (" (held-out per-case material under private/ — do not publish it)" if "heldout" in s else ""))
-    sys.stdout.flush()
-    return 0 if s["complete"] else 1
+    held = " (held-out per-case material under private/ — do not publish it)" if "heldout" in report.summary else ""
+    return _report(report, "run", held)
 
 
 def _run_fleet(args: argparse.Namespace, agents: list) -> int:  # type: ignore[type-arg]
@@ -211,12 +218,4 @@ def _run_fleet(args: argparse.Namespace, agents: list) -> int:  # type: ignore[t
     opts = fleet.FleetOptions(agents=agents, network=not args.no_network,
                               **{k: v for k, v in given.items() if v is not None})
     report = fleet.start(opts, out=args.out, workers=args.workers, progress=args.progress, dask=args.dask)
-    print(report.table)
-    s = report.summary
-    print()
-    state = "complete" if s["complete"] else f"INCOMPLETE ({s['recorded']}/{s['planned']} cases)"
-    print(f"fleet run {s['run_id']} {state}; isolation {s['isolation']}; "
-          f"{_cases(report.ran)} run now, {report.skipped} already recorded")
-    print(f"records and summary in {report.run_dir}")
-    sys.stdout.flush()
-    return 0 if s["complete"] else 1
+    return _report(report, "fleet run")

@@ -24,6 +24,7 @@ import json
 import signal
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
@@ -50,7 +51,7 @@ from psab.runner.sandbox import (
     system_python,
     temp_root,
 )
-from psab.runner.store import attempt_name
+from psab.runner.store import RunDir, attempt_name
 from psab.views import agent_view
 
 SCORED = "scored"
@@ -259,6 +260,19 @@ def unrecordable(record: dict[str, Any], exc: BaseException) -> dict[str, Any]:
             "result": result, "record_error": error}
 
 
+def append_outcome(rd: RunDir, record: dict[str, Any], artifacts: dict[str, bytes]) -> dict[str, Any]:
+    """Append one case's record and artifacts to the run directory (both tiers) and return the
+    record as written. A record that cannot be written as JSON (a defect: records are made
+    encodable) must not stop the run, nor make every ``--resume`` fail the same way: the case is
+    recorded as :func:`unrecordable`, its artifacts already on disk."""
+    try:
+        rd.append(record, artifacts)
+    except (ValueError, TypeError, RecursionError) as exc:
+        record = unrecordable(record, exc)
+        rd.append(record, {})
+    return record
+
+
 def _evaluate(task: Task, settings: Settings, cls: str, rule: str | None, reason: str, present: bool,
               data: bytes | None, parsed: Any, io_dir: Path) -> EvaluationResult | None:
     if cls == INFRA_FAILURE:
@@ -292,6 +306,75 @@ def _evaluate(task: Task, settings: Settings, cls: str, rule: str | None, reason
     return replace(result, feasible=False, score=0.0, violations=(*first, *rest))
 
 
+@dataclass(frozen=True)
+class AgentRun:
+    """One launch of an agent and what it left, classified (section 4.2): the step both tiers
+    share — :func:`run_attempt` here and :func:`psab.runner.fleet.run_attempt`. ``launched_at``,
+    ``exited_at`` and ``classified_at`` are ``time.perf_counter()`` stamps for the attempt's timing."""
+
+    run: Launch
+    limits: Limits
+    present: bool
+    data: bytes | None
+    parsed: Any
+    cls: str
+    rule: str | None
+    reason: str
+    launched_at: float
+    exited_at: float
+    classified_at: float
+
+
+def sandbox_env(sb: Any, agent: AgentSpec, paths: dict[str, str], *, isolation: str, hidden: list[Path],
+                expose: list[Path], served: tuple[Path, ...] = ()) -> dict[str, str]:
+    """The agent's environment in sandbox ``sb``: under bwrap the system directories, the
+    agent's exposed paths and the runner's ``served`` ones are visible and ``/tmp`` is private;
+    without it the temporary directory is a fresh one inside the sandbox."""
+    if isolation == "bwrap":
+        tmpdir = "/tmp"
+        visible: tuple[Path, ...] | None = (Path("/usr"), Path("/bin"), Path("/sbin"), *expose, *served)
+    else:
+        (sb.box / ".tmp").mkdir()
+        tmpdir = str(sb.box / ".tmp")
+        visible = None
+    return agent_env(home=paths["workdir"], tmpdir=tmpdir, pass_env=agent.pass_env, hidden=hidden, visible=visible)
+
+
+def run_agent_once(agent: AgentSpec, settings: Any, sb: Any, argv: list[str], env: dict[str, str], *, n: int,
+                   payload: dict[str, Any] | None, expose: list[Path], hidden: list[Path], network: bool,
+                   binds: tuple[Path, ...] = ()) -> AgentRun:
+    """Launch the agent once in ``sb`` (its time and resource limits resolved from the agent and
+    ``settings``, a :class:`Settings` or a fleet one), read what it left at the solution path
+    (the untouched placeholder counts as nothing), parse it without trusting it and classify
+    the attempt (:func:`classify`). ``binds``: runner-made paths shown read-only (the fleet
+    tier's tool server, :func:`psab.runner.sandbox.launch`)."""
+    stdin = None
+    if agent.builtin is not None:
+        stdin = json.dumps({**(payload or {}), "attempt": n, "options": dict(agent.options)}).encode()
+    launched_at = time.perf_counter()
+    timeout = agent.timeout_s or settings.default_timeout_s
+    limits = Limits.resolve(agent.memory_limit_mb, settings.memory_limit_mb, agent.file_limit_mb,
+                            settings.file_limit_mb)
+    run = launch(argv, sb, env=env, isolation=settings.isolation, network=network, expose=expose, hidden=hidden,
+                 timeout_s=timeout, stdin_bytes=stdin, limits=limits, binds=binds)
+    exited_at = time.perf_counter()
+    present, data, note = read_solution(sb.solution, SOLUTION_LIMIT)
+    untouched = agent.placeholder is not None and data == agent.placeholder.encode("utf-8")
+    if untouched:
+        present, data, note = False, None, "the placeholder solution file was left untouched"
+    parsed: Any = None
+    if data is not None and not note:
+        try:
+            # bounded: no parse of an agent's bytes may raise or exhaust the worker
+            parsed = parse_solution_text(data)
+        except SolutionProblem:
+            parsed = None
+    cls, rule, reason = classify(run, present, parsed, agent.infra_rules, note, limits=limits, timeout_s=timeout,
+                                 untouched=untouched)
+    return AgentRun(run, limits, present, data, parsed, cls, rule, reason, launched_at, exited_at,
+                    time.perf_counter())
+
+
 def run_attempt(job: CaseJob, task: Task, n: int, payload: dict[str, Any] | None,
                 hidden: list[Path]) -> tuple[dict[str, Any], dict[str, bytes]]:
     """One attempt: fresh sandbox, the agent, classification, evaluation."""
@@ -310,39 +393,13 @@ def run_attempt(job: CaseJob, task: Task, n: int, payload: dict[str, Any] | None
         if agent.placeholder is not None:
             # a file for a code-editing harness to edit; left as it is, it is no solution
             sb.solution.write_text(agent.placeholder, encoding="utf-8")
-        if s.isolation == "bwrap":
-            tmpdir = "/tmp"
-            visible: tuple[Path, ...] | None = (Path("/usr"), Path("/bin"), Path("/sbin"), *expose)
-        else:
-            (sb.box / ".tmp").mkdir()
-            tmpdir = str(sb.box / ".tmp")
-            visible = None
-        env = agent_env(home=paths["workdir"], tmpdir=tmpdir, pass_env=agent.pass_env, hidden=hidden, visible=visible)
+        env = sandbox_env(sb, agent, paths, isolation=s.isolation, hidden=hidden, expose=expose)
         argv = agent.argv(paths, system_python(), script_source())
-        stdin = None
-        if agent.builtin is not None:
-            stdin = json.dumps({**(payload or {}), "attempt": n, "options": dict(agent.options)}).encode()
-        t1 = time.perf_counter()
-        timeout = agent.timeout_s or s.default_timeout_s
-        limits = Limits.resolve(agent.memory_limit_mb, s.memory_limit_mb, agent.file_limit_mb, s.file_limit_mb)
-        run = launch(argv, sb, env=env, isolation=s.isolation, network=network, expose=expose, hidden=hidden,
-                     timeout_s=timeout, stdin_bytes=stdin, limits=limits)
-        t2 = time.perf_counter()
-        present, data, note = read_solution(sb.solution, SOLUTION_LIMIT)
-        untouched = agent.placeholder is not None and data == agent.placeholder.encode("utf-8")
-        if untouched:
-            present, data, note = False, None, "the placeholder solution file was left untouched"
-        parsed: Any = None
-        if data is not None and not note:
-            try:
-                # bounded: no parse of an agent's bytes may raise or exhaust the worker
-                parsed = parse_solution_text(data)
-            except SolutionProblem:
-                parsed = None
-        cls, rule, reason = classify(run, present, parsed, agent.infra_rules, note, limits=limits, timeout_s=timeout,
-                                     untouched=untouched)
-        t3 = time.perf_counter()
-        result, result_json, summary = _evaluated(task, s, cls, rule, reason, present, data, parsed, sb.io)
+        ar = run_agent_once(agent, s, sb, argv, env, n=n, payload=payload, expose=expose, hidden=hidden,
+                            network=network)
+        run, limits, present, data, cls, rule, reason = ar.run, ar.limits, ar.present, ar.data, ar.cls, ar.rule, ar.reason
+        t1, t2, t3 = ar.launched_at, ar.exited_at, ar.classified_at
+        result, result_json, summary = _evaluated(task, s, cls, rule, reason, present, data, ar.parsed, sb.io)
         t4 = time.perf_counter()
     finally:
         sb.remove()
@@ -382,30 +439,48 @@ def run_attempt(job: CaseJob, task: Task, n: int, payload: dict[str, Any] | None
     return attempt, files
 
 
+def worker_hidden(settings: Any) -> list[Path]:
+    """On the worker about to run a case (both tiers): refuse if it cannot run the bwrap
+    sandbox the run asked for, and return the paths no agent may reach (psab's own and the
+    run's ``extra_hidden``)."""
+    if settings.isolation == "bwrap":
+        problem = bwrap_problem(settings.network)
+        if problem is not None:
+            raise RunnerError(f"this worker cannot run the bwrap sandbox: {problem}")
+    return hidden_roots(None) + [Path(p) for p in settings.extra_hidden]
+
+
+def run_attempts(agent: AgentSpec, settings: Any,
+                 attempt: Callable[[int], tuple[dict[str, Any], dict[str, bytes]]],
+                 ) -> tuple[list[dict[str, Any]], dict[str, bytes]]:
+    """Every attempt of one case under the retry rule (module docstring; both tiers):
+    ``attempt(n)`` runs attempt ``n``; only an infrastructure failure earns another, at most
+    ``settings.max_attempts`` in all, after the agent's ``retry_delay_s``. Returns the attempts'
+    rows and all their artifacts."""
+    attempts: list[dict[str, Any]] = []
+    artifacts: dict[str, bytes] = {}
+    for n in range(1, max(1, settings.max_attempts) + 1):
+        row, files = attempt(n)
+        attempts.append(row)
+        artifacts.update(files)
+        if row["class"] != INFRA_FAILURE:
+            break
+        if n < settings.max_attempts and agent.retry_delay_s > 0:
+            time.sleep(agent.retry_delay_s)
+    return attempts, artifacts
+
+
 def run_case(job: CaseJob) -> CaseOutcome:
     """Run every attempt of one case and build its record (executed on a worker)."""
     s = job.settings
-    if s.isolation == "bwrap":
-        problem = bwrap_problem(s.network)
-        if problem is not None:
-            raise RunnerError(f"this worker cannot run the bwrap sandbox: {problem}")
+    hidden = worker_hidden(s)
     task = Task.from_dict(job.task, key=job.task_key)
-    hidden = hidden_roots(None) + [Path(p) for p in s.extra_hidden]
     payload: dict[str, Any] | None = None
     if job.agent.builtin in ANSWER_KINDS:
         payload = reference_payload(task, job.agent, s)
     elif job.agent.builtin == "escape":
         payload = {"probe": escape_probe(task, hidden)}
-    attempts: list[dict[str, Any]] = []
-    artifacts: dict[str, bytes] = {}
-    for n in range(1, max(1, s.max_attempts) + 1):
-        attempt, files = run_attempt(job, task, n, payload, hidden)
-        attempts.append(attempt)
-        artifacts.update(files)
-        if attempt["class"] != INFRA_FAILURE:
-            break
-        if n < s.max_attempts and job.agent.retry_delay_s > 0:
-            time.sleep(job.agent.retry_delay_s)
+    attempts, artifacts = run_attempts(job.agent, s, lambda n: run_attempt(job, task, n, payload, hidden))
     final = attempts[-1]
     record = {
         "agent": job.agent.name,

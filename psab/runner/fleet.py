@@ -42,22 +42,25 @@ from typing import Any, TextIO
 
 from psab.errors import RunnerError
 from psab.runner.agents import AgentSpec
-from psab.runner.execute import INFRA_FAILURE, MAX_ATTEMPTS, SCORED, SOLUTION_LIMIT, classify
+from psab.runner.execute import (
+    INFRA_FAILURE,
+    MAX_ATTEMPTS,
+    SCORED,
+    run_agent_once,
+    run_attempts,
+    sandbox_env,
+    worker_hidden,
+)
 from psab.runner.sandbox import (
     DEFAULT_FILE_LIMIT_MB,
     STOP,
-    Limits,
-    agent_env,
-    bwrap_problem,
     check_expose,
     check_limit_mb,
     check_temp_root,
     copy_home,
     hidden_roots,
     kill_all_live,
-    launch,
     make_sandbox,
-    read_solution,
     remove_stale,
     resolve_isolation,
     system_python,
@@ -364,7 +367,6 @@ def run_attempt(job: FleetJob, n: int, payload: dict[str, Any] | None,
     """One attempt: fresh sandbox and tool server, the agent, classification, grading."""
     from psab.fleet import grading
     from psab.fleet.server import serve_attempt, tools_text
-    from psab.io import SolutionProblem, parse_solution_text
 
     agent, s = job.agent, job.settings
     q = job.question
@@ -390,16 +392,8 @@ def run_attempt(job: FleetJob, n: int, payload: dict[str, Any] | None,
             mcp_argv = list(server.mcp_argv)
             (sb.box / "instructions.md").write_text(instructions(view, s.lang, paths, tools_text(server, s.lang)),
                                                     encoding="utf-8")
-            served = [Path(p) for p in server.expose]
-            if s.isolation == "bwrap":
-                tmpdir = "/tmp"
-                visible: tuple[Path, ...] | None = (Path("/usr"), Path("/bin"), Path("/sbin"), *expose, *served)
-            else:
-                (sb.box / ".tmp").mkdir()
-                tmpdir = str(sb.box / ".tmp")
-                visible = None
-            env = agent_env(home=paths["workdir"], tmpdir=tmpdir, pass_env=agent.pass_env, hidden=hidden,
-                            visible=visible)
+            served = tuple(Path(p) for p in server.expose)
+            env = sandbox_env(sb, agent, paths, isolation=s.isolation, hidden=hidden, expose=expose, served=served)
             env["PATH"] = os.pathsep.join([str(server.bin_dir), env.get("PATH", "")])
             # The server's variables (FLEET_TOOL_SOCKET, FLEET_TOOL: neutral names, so the agent
             # does not learn the benchmark's name from its environment; the escape agent checks
@@ -410,31 +404,14 @@ def run_attempt(job: FleetJob, n: int, payload: dict[str, Any] | None,
             env["FLEET_MCP_ARGV"] = json.dumps(mcp_argv)
             script = fleet_script_source() if agent.builtin in FLEET_KINDS else compact_script_source()
             argv = agent.argv(paths, system_python(), script)
-            stdin = None
-            if agent.builtin is not None:
-                stdin = json.dumps({**(payload or {}), "attempt": n, "options": dict(agent.options)}).encode()
-            t1 = time.perf_counter()
-            timeout = agent.timeout_s or s.default_timeout_s
-            limits = Limits.resolve(agent.memory_limit_mb, s.memory_limit_mb, agent.file_limit_mb, s.file_limit_mb)
             # the server's directory (client + socket) is the runner's own: bound, not exposed
-            run = launch(argv, sb, env=env, isolation=s.isolation, network=network, expose=expose, hidden=hidden,
-                         timeout_s=timeout, stdin_bytes=stdin, limits=limits, binds=tuple(served))
-            t2 = time.perf_counter()
+            ar = run_agent_once(agent, s, sb, argv, env, n=n, payload=payload, expose=expose, hidden=hidden,
+                                network=network, binds=served)
             log = _read_log(log_path)
             retrieved = _retrieved(server, log)
-        present, data, note = read_solution(sb.solution, SOLUTION_LIMIT)
-        untouched = agent.placeholder is not None and data == agent.placeholder.encode("utf-8")
-        if untouched:
-            present, data, note = False, None, "the placeholder solution file was left untouched"
-        parsed: Any = None
-        if data is not None and not note:
-            try:
-                parsed = parse_solution_text(data)
-            except SolutionProblem:
-                parsed = None
-        cls, rule, reason = classify(run, present, parsed, agent.infra_rules, note, limits=limits, timeout_s=timeout,
-                                     untouched=untouched)
-        t3 = time.perf_counter()
+        run, limits, present, data, parsed = ar.run, ar.limits, ar.present, ar.data, ar.parsed
+        cls, rule, reason = ar.cls, ar.rule, ar.reason
+        t1, t2, t3 = ar.launched_at, ar.exited_at, ar.classified_at
         grade = None
         if cls != INFRA_FAILURE:
             # Nothing an agent wrote may stop the run: grading never raises on an answer.
@@ -500,22 +477,9 @@ def reference_payload(job: FleetJob) -> dict[str, Any] | None:
 def run_case(job: FleetJob) -> FleetOutcome:
     """Every attempt of one case (an agent on a question), and its record."""
     s = job.settings
-    if s.isolation == "bwrap":
-        problem = bwrap_problem(s.network)
-        if problem is not None:
-            raise RunnerError(f"this worker cannot run the bwrap sandbox: {problem}")
-    hidden = hidden_roots(None) + [Path(p) for p in s.extra_hidden]
+    hidden = worker_hidden(s)
     payload = escape_payload(hidden) if job.agent.builtin == "escape" else reference_payload(job)
-    attempts: list[dict[str, Any]] = []
-    artifacts: dict[str, bytes] = {}
-    for n in range(1, max(1, s.max_attempts) + 1):
-        attempt, files = run_attempt(job, n, payload, hidden)
-        attempts.append(attempt)
-        artifacts.update(files)
-        if attempt["class"] != INFRA_FAILURE:
-            break
-        if n < s.max_attempts and job.agent.retry_delay_s > 0:
-            time.sleep(job.agent.retry_delay_s)
+    attempts, artifacts = run_attempts(job.agent, s, lambda n: run_attempt(job, n, payload, hidden))
     final = attempts[-1]
     q = job.question
     record = {
@@ -759,7 +723,7 @@ def _execute(rd: RunDir, manifest: dict[str, Any], opts: FleetOptions, isolation
     ``client`` (:func:`_dask_client`), which the caller closes."""
     import concurrent.futures as cf
 
-    from psab.runner.execute import unrecordable
+    from psab.runner.execute import append_outcome
     from psab.runner.progress import Progress
 
     remove_stale(temp_root())
@@ -787,12 +751,7 @@ def _execute(rd: RunDir, manifest: dict[str, Any], opts: FleetOptions, isolation
     try:
         for fut in completed:
             outcome = fut.result()
-            record = outcome.record
-            try:
-                rd.append(record, outcome.artifacts)
-            except (ValueError, TypeError, RecursionError) as exc:
-                record = unrecordable(record, exc)
-                rd.append(record, {})
+            record = append_outcome(rd, outcome.record, outcome.artifacts)
             ran += 1
             bar.update(record)
     except BaseException:

@@ -24,8 +24,8 @@ from psab.runner.execute import (
     CaseJob,
     CaseOutcome,
     Settings,
+    append_outcome,
     run_case,
-    unrecordable,
 )
 from psab.runner.instructions import LANGS
 from psab.runner.progress import Progress
@@ -409,15 +409,7 @@ def _execute(rd: RunDir, manifest: dict[str, Any], opts: RunOptions, isolation: 
     STOP.clear()
     try:
         for outcome in executor.run(todo):
-            record = outcome.record
-            try:
-                rd.append(record, outcome.artifacts)
-            except (ValueError, TypeError, RecursionError) as exc:
-                # A record that cannot be written as JSON (a defect: records are made
-                # encodable) must not stop the run, nor make every --resume fail the same way:
-                # the case is recorded as unrecordable, its artifacts already on disk.
-                record = unrecordable(record, exc)
-                rd.append(record, {})
+            record = append_outcome(rd, outcome.record, outcome.artifacts)
             ran += 1
             bar.update(record)
     except BaseException:

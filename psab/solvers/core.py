@@ -93,6 +93,60 @@ class Form:
     eliminated: list[tuple[Any, Any]]
 
 
+class Rows:
+    """The rows of a :class:`Form` gathered in row-wise (CSR) order, block by block or one at
+    a time — shared by :func:`_matrix_form` (a Pyomo model's ``MatrixConstraint`` blocks) and
+    :func:`psab.solvers.dispatch.solve_formulation` (a formulation's matrix blocks), so both
+    hand HiGHS the same arrays built the same way."""
+
+    def __init__(self) -> None:
+        self.starts: list[np.ndarray] = []
+        self.indices: list[np.ndarray] = []
+        self.values: list[np.ndarray] = []
+        self.lower: list[np.ndarray] = []
+        self.upper: list[np.ndarray] = []
+        self.n_rows = 0
+        self.nnz = 0
+
+    def add_block(self, indptr: Any, cols: np.ndarray, data: np.ndarray, lower: np.ndarray,
+                  upper: np.ndarray) -> None:
+        """A block of CSR rows: ``indptr`` its own row pointers, ``cols`` the global column of
+        each entry, ``data`` the coefficients, ``lower``/``upper`` the row bounds."""
+        ptr = np.asarray(indptr, dtype=np.int64)
+        self.starts.append(ptr[:-1] + self.nnz)
+        self.nnz += int(ptr[-1])
+        self.indices.append(cols)
+        self.values.append(data)
+        self.lower.append(lower)
+        self.upper.append(upper)
+        self.n_rows += len(lower)
+
+    def add_row(self, cols: np.ndarray, coefs: np.ndarray, lo: float, hi: float) -> None:
+        """One row ``lo <= coefs · x[cols] <= hi``."""
+        self.starts.append(np.array([self.nnz], dtype=np.int64))
+        self.nnz += len(cols)
+        self.indices.append(cols)
+        self.values.append(coefs)
+        self.lower.append(np.array([lo]))
+        self.upper.append(np.array([hi]))
+        self.n_rows += 1
+
+    def form(self, *, columns: list[Any], col_lower: np.ndarray, col_upper: np.ndarray, integer: np.ndarray,
+             c: np.ndarray, offset: float, maximize: bool) -> Form:
+        """The :class:`Form` of these rows and the given columns and cost."""
+        return Form(
+            columns=columns,
+            A_start=np.concatenate([*self.starts, [self.nnz]]).astype(np.int64),
+            A_index=np.concatenate(self.indices) if self.indices else np.zeros(0, np.int64),
+            A_value=np.concatenate(self.values) if self.values else np.zeros(0),
+            rowwise=True, n_rows=self.n_rows,
+            row_lower=np.concatenate(self.lower) if self.lower else np.zeros(0),
+            row_upper=np.concatenate(self.upper) if self.upper else np.zeros(0),
+            col_lower=col_lower, col_upper=col_upper, integer=integer,
+            c=c, offset=offset, maximize=maximize, eliminated=[],
+        )
+
+
 def _column_data(columns: list[Any], inf: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     n = len(columns)
     lower = np.empty(n)
@@ -179,22 +233,17 @@ def _matrix_form(model: Any, inf: float) -> Form | None:
             raise SolverError(f"model cannot be compiled to a linear program: {what} is nonlinear")
         return repn
 
-    starts, indices, values, lower, upper = [], [], [], [], []
-    n_rows = nnz = 0
+    rows = Rows()
     for b in blocks:
         if isinstance(b, MatrixConstraint):
             data = [d for d in b._data if d._active]
             if len(data) != len(b._data):
                 raise SolverError(f"deactivating single rows of {b.name} is not supported; deactivate the block")
             local = np.fromiter((column(v) for v in b._x), dtype=np.int64, count=len(b._x))
-            ptr = np.asarray(b._A_indptr, dtype=np.int64)
-            starts.append(ptr[:-1] + nnz)
-            nnz += int(ptr[-1])
-            indices.append(local[np.asarray(b._A_indices, dtype=np.int64)])
-            values.append(np.asarray(b._A_data, dtype=float))
-            lower.append(np.array([-inf if v is None else (v if type(v) is float else value(v)) for v in b._lower], dtype=float))
-            upper.append(np.array([inf if v is None else (v if type(v) is float else value(v)) for v in b._upper], dtype=float))
-            n_rows += len(b._lower)
+            rows.add_block(
+                b._A_indptr, local[np.asarray(b._A_indices, dtype=np.int64)], np.asarray(b._A_data, dtype=float),
+                np.array([-inf if v is None else (v if type(v) is float else value(v)) for v in b._lower], dtype=float),
+                np.array([inf if v is None else (v if type(v) is float else value(v)) for v in b._upper], dtype=float))
             continue
         for con in b.values():
             if not con.active:
@@ -208,13 +257,7 @@ def _matrix_form(model: Any, inf: float) -> Form | None:
                     raise SolverError(f"model contains a trivially infeasible constraint, '{con.name}'")
                 continue
             cols = np.fromiter((column(v) for v in repn.linear_vars), dtype=np.int64, count=len(repn.linear_vars))
-            starts.append(np.array([nnz], dtype=np.int64))
-            nnz += len(cols)
-            indices.append(cols)
-            values.append(np.array([value(k) for k in repn.linear_coefs], dtype=float))
-            lower.append(np.array([lo]))
-            upper.append(np.array([hi]))
-            n_rows += 1
+            rows.add_row(cols, np.array([value(k) for k in repn.linear_coefs], dtype=float), lo, hi)
     expr = objectives[0].expr
     if type(expr) is LinearExpression and all(type(k) in (int, float) for k in expr.linear_coefs) \
             and type(expr.constant) in (int, float) and not any(v.fixed for v in expr.linear_vars):
@@ -227,19 +270,8 @@ def _matrix_form(model: Any, inf: float) -> Form | None:
     c = np.zeros(len(columns))
     np.add.at(c, c_index, np.asarray(obj_coefs, dtype=float))
     col_lower, col_upper, integer = _column_data(columns, inf)
-    return Form(
-        columns=columns,
-        A_start=np.concatenate([*starts, [nnz]]).astype(np.int64),
-        A_index=np.concatenate(indices) if indices else np.zeros(0, np.int64),
-        A_value=np.concatenate(values) if values else np.zeros(0),
-        rowwise=True, n_rows=n_rows,
-        row_lower=np.concatenate(lower) if lower else np.zeros(0),
-        row_upper=np.concatenate(upper) if upper else np.zeros(0),
-        col_lower=col_lower, col_upper=col_upper, integer=integer,
-        c=c, offset=float(obj_constant),
-        maximize=int(objectives[0].sense) == -1,
-        eliminated=[],
-    )
+    return rows.form(columns=columns, col_lower=col_lower, col_upper=col_upper, integer=integer, c=c,
+                     offset=float(obj_constant), maximize=int(objectives[0].sense) == -1)
 
 
 def solve(model: Any, *, time_limit_s: float = 60.0, threads: int = 1) -> SolveResult:

@@ -624,7 +624,7 @@ def solve_formulation(f: Formulation, *, time_limit_s: float = 60.0) -> Solved:
     """
     import highspy
 
-    from psab.solvers.core import Form, run_form
+    from psab.solvers.core import Rows, run_form
 
     inf = highspy.kHighsInf
     mf = f.matrix(strict=True)
@@ -638,18 +638,13 @@ def solve_formulation(f: Formulation, *, time_limit_s: float = 60.0) -> Solved:
                 order.append(j)
         return position[cols]
 
-    starts, indices, values, lower, upper = [], [], [], [], []
-    n_rows = nnz = 0
+    rows = Rows()
     for block, cols in zip(mf.blocks, mf.columns, strict=True):
         local = place(cols)
-        ptr = np.asarray(block.indptr, dtype=np.int64)
-        starts.append(ptr[:-1] + nnz)
-        nnz += int(ptr[-1])
-        indices.append(local[np.asarray(block.indices, dtype=np.int64)])
-        values.append(np.asarray(block.data, dtype=float))
-        lower.append(np.array([-inf if v is None else v for v in block.lower], dtype=float))
-        upper.append(np.array([inf if v is None else v for v in block.upper], dtype=float))
-        n_rows += len(block.lower)
+        rows.add_block(block.indptr, local[np.asarray(block.indices, dtype=np.int64)],
+                       np.asarray(block.data, dtype=float),
+                       np.array([-inf if v is None else v for v in block.lower], dtype=float),
+                       np.array([inf if v is None else v for v in block.upper], dtype=float))
     obj_cols: list[int] = []
     obj_coefs: list[float] = []
     for name, coef in f.costs.items():
@@ -689,17 +684,8 @@ def solve_formulation(f: Formulation, *, time_limit_s: float = 60.0) -> Solved:
     col_lower = np.where(np.isinf(lower_all[solver_order]), -inf, lower_all[solver_order])
     col_upper = np.where(np.isinf(upper_all[solver_order]), inf, upper_all[solver_order])
     integer = binary_all[solver_order]
-    form = Form(
-        columns=order,
-        A_start=np.concatenate([*starts, [nnz]]).astype(np.int64),
-        A_index=np.concatenate(indices) if indices else np.zeros(0, np.int64),
-        A_value=np.concatenate(values) if values else np.zeros(0),
-        rowwise=True, n_rows=n_rows,
-        row_lower=np.concatenate(lower) if lower else np.zeros(0),
-        row_upper=np.concatenate(upper) if upper else np.zeros(0),
-        col_lower=col_lower, col_upper=col_upper, integer=integer,
-        c=cost, offset=float(f.fixed_cost), maximize=False, eliminated=[],
-    )
+    form = rows.form(columns=order, col_lower=col_lower, col_upper=col_upper, integer=integer, c=cost,
+                     offset=float(f.fixed_cost), maximize=False)
     x, result = run_form(form, time_limit_s=time_limit_s)
     # a variable in no row and no cost (a binary of an hour it cannot act in) is not given to
     # HiGHS; the Pyomo path left it without a value, which it read back as NaN
