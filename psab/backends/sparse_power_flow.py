@@ -94,28 +94,28 @@ def _klu() -> Any:
 
 
 def ybus_sparse(net: AcNetwork) -> Any:
-        """``Y_bus`` as a SciPy CSR matrix: the stamps of :func:`psab.surrogates.ybus.build_ybus`
-        (π model, tap and phase shift on the from side), summed by ``coo → csr``."""
-        from scipy import sparse
+    """``Y_bus`` as a SciPy CSR matrix: the stamps of :func:`psab.surrogates.ybus.build_ybus`
+    (π model, tap and phase shift on the from side), summed by ``coo → csr``."""
+    from scipy import sparse
 
-        n = net.n_bus
-        f = np.asarray(net.from_idx, dtype=int)
-        t = np.asarray(net.to_idx, dtype=int)
-        z = np.asarray(net.r_pu, dtype=float) + 1j * np.asarray(net.x_pu, dtype=float)
-        if np.any(z == 0):
-            raise ValueError("every branch needs a non-zero series impedance")
-        tau = np.asarray(net.tap_ratio, dtype=float)
-        if np.any(tau <= 0):
-            raise ValueError("tap ratios must be positive")
-        ys = 1.0 / z
-        tap = tau * np.exp(1j * np.deg2rad(np.asarray(net.phase_shift_deg, dtype=float)))
-        ytt = ys + 0.5j * np.asarray(net.b_pu, dtype=float)
-        yff = ytt / (tau * tau)
-        ysh = np.asarray(net.shunt_g_pu, dtype=float) + 1j * np.asarray(net.shunt_b_pu, dtype=float)
-        rows = np.concatenate([f, f, t, t, np.arange(n)])
-        cols = np.concatenate([f, t, f, t, np.arange(n)])
-        vals = np.concatenate([yff, -ys / np.conj(tap), -ys / tap, ytt, ysh])
-        return sparse.coo_matrix((vals, (rows, cols)), shape=(n, n)).tocsr()
+    n = net.n_bus
+    f = np.asarray(net.from_idx, dtype=int)
+    t = np.asarray(net.to_idx, dtype=int)
+    z = np.asarray(net.r_pu, dtype=float) + 1j * np.asarray(net.x_pu, dtype=float)
+    if np.any(z == 0):
+        raise ValueError("every branch needs a non-zero series impedance")
+    tau = np.asarray(net.tap_ratio, dtype=float)
+    if np.any(tau <= 0):
+        raise ValueError("tap ratios must be positive")
+    ys = 1.0 / z
+    tap = tau * np.exp(1j * np.deg2rad(np.asarray(net.phase_shift_deg, dtype=float)))
+    ytt = ys + 0.5j * np.asarray(net.b_pu, dtype=float)
+    yff = ytt / (tau * tau)
+    ysh = np.asarray(net.shunt_g_pu, dtype=float) + 1j * np.asarray(net.shunt_b_pu, dtype=float)
+    rows = np.concatenate([f, f, t, t, np.arange(n)])
+    cols = np.concatenate([f, t, f, t, np.arange(n)])
+    vals = np.concatenate([yff, -ys / np.conj(tap), -ys / tap, ytt, ysh])
+    return sparse.coo_matrix((vals, (rows, cols)), shape=(n, n)).tocsr()
 
 
 def _ybus_key(net: AcNetwork) -> tuple:
