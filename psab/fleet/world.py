@@ -491,8 +491,9 @@ def _transformer_condition(r: np.random.Generator, out: dict[str, Any], names: s
     - 2-FAL in oil from that DP by Chendong's relation log10(2-FAL ppm) = 1.51 - 0.0035 DP
       (IEC 61198 furan analysis; Kraft paper only);
     - OLTC contact wear: history plus each tap change weighted by the switched load (pu);
-    - bushing tan delta: grows with the C1 capacitance change (moisture, partial breakdown of
-      condenser layers) and with the oil temperature (OIP tan delta rises ~0.5 %/K of itself)."""
+    - bushing tan delta, corrected to 20 degC as on-line monitors report it (IEEE
+      C57.19.100 practice, so the daily temperature swing does not cross the limit every day):
+      grows with the C1 capacitance change (moisture, partial breakdown of condenser layers)."""
     lol = np.asarray(out["loss_of_life_h"], dtype=float)
     out["paper_dp"] = 1.0 / (1.0 / DP_NEW + (1.0 / DP_END - 1.0 / DP_NEW) * lol / DP_LIFE_H)
     if "furan_2fal_ppm" in names:
@@ -504,8 +505,7 @@ def _transformer_condition(r: np.random.Generator, out: dict[str, Any], names: s
         out["oltc_contact_wear_pct"] = 100.0 * (ops0 * duty0 + np.cumsum(switched)) / OLTC_CONTACT_LIFE_OPS
     tan0 = float(r.uniform(0.25, 0.5))
     if "bushing_tan_delta_pct" in names:
-        out["bushing_tan_delta_pct"] = (tan0 + 0.06 * np.clip(out["bushing_capacitance_change_pct"], 0, None)) \
-            * (1.0 + 0.005 * (out["top_oil_c"] - 20.0))
+        out["bushing_tan_delta_pct"] = tan0 + 0.06 * np.clip(out["bushing_capacitance_change_pct"], 0, None)
 
 
 def pump_failure_hour(seed: int, idx: int, dtype: DeviceType, hours: int) -> int | None:
@@ -630,6 +630,10 @@ CABLE_DIELECTRIC = {("XLPE", "10"): (0.35e-9, 0.004), ("XLPE", "35"): (0.20e-9, 
                     ("paper", "10"): (0.50e-9, 0.01), ("paper", "35"): (0.30e-9, 0.01)}
 
 
+#: Standing sheath-voltage limit of single-point bonding (IEEE 575-2014 practice, 65 V).
+SHEATH_LIMIT_V = 65.0
+
+
 def _condition_metrics(r: np.random.Generator, dev: Device, dtype: DeviceType, out: dict[str, Any],
                        ctx: dict[str, Any]) -> None:
     """Issue 22's metrics of the classes of :func:`_simple_model`, from the series already
@@ -644,12 +648,14 @@ def _condition_metrics(r: np.random.Generator, dev: Device, dtype: DeviceType, o
         tan_t = tan_d * (1.0 + 0.02 * (out["conductor_temp_c"] - 20.0)) if dtype.variant["insulation"] == "paper" else tan_d
         # IEC 60287-1-1:2006 2.2: Wd = omega C U0^2 tan delta (W/m per phase; stored per km)
         out["dielectric_loss_w_km"] = 1000.0 * 2 * math.pi * 50.0 * cap_f_m * u0 ** 2 * tan_t + 0 * out["ambient_c"]
-        length_km = float(r.uniform(0.5, 1.5))
+        design = float(r.uniform(0.6, 1.0))
         if "sheath_voltage_v" in names:
             # single-point bonded single-core cables in trefoil: the standing voltage is the
             # sheath's induced e.m.f., I * omega * 2e-7 * ln(2 s / d) per metre (IEEE 575-2014),
-            # s/d = 1.75 (touching trefoil of a 35 kV cable), over the section
+            # s/d = 1.75 (touching trefoil of a 35 kV cable), over the section; the section is
+            # laid out so that its rated current induces ``design`` x 65 V (practice)
             emf_v_per_a_km = 2 * math.pi * 50.0 * 2e-7 * math.log(2 * 1.75) * 1000.0
+            length_km = design * SHEATH_LIMIT_V / (emf_v_per_a_km * max(float(dev.config["rating"]), 1.0))
             out["sheath_voltage_v"] = np.asarray(out["current_a"]) * emf_v_per_a_km * length_km
     elif cls == "pv_inverter" and "string_current_spread_pct" in names:
         # string mismatch (soiling, shading, module tolerance): relative spread grows at low light
