@@ -203,6 +203,31 @@ def test_pump_failure_runs_on_natural_oil_until_the_work_order_repairs_it() -> N
         assert any(row["kind"] == "maintenance_log" and "oil pump repaired" in t and w.ts(repair) in t for row, t in docs)
 
 
+def test_fans_and_pumps_failed_together_stay_consistent() -> None:
+    """A unit whose fans and pumps both fail: while both are out neither fans nor pumps show
+    current or flow although commanded, each repair is the completion of its own supervision
+    work order (or the end of the world), and the stored top-oil is the single thermal pass
+    with both intervals (ONAN while the fans are out, ONAF while only the pumps are)."""
+    w = world.build("both-26", "tiny")  # drawn by searching seeds both-0.. for such a unit
+    both = [d for d in w.devices if d.device_id in w.degraded_cooling and d.device_id in w.degraded_pumps]
+    if not both:
+        pytest.skip("no unit with both failures in this world")
+    dev = both[0]
+    (ff, fr), (pf, pr) = w.degraded_cooling[dev.device_id], w.degraded_pumps[dev.device_id]
+    s = w.telemetry[dev.device_id]
+    lo, hi = max(ff, pf), min(fr, pr)
+    assert lo < hi and not (s["fan_current_a"][lo:hi] > 0).any() and not (s["pump_flow_pu"][lo:hi] > 0).any()
+    assert (s["pumps_on"][lo:hi] > 0).any()
+    demand = s["load_pu"] + s["load_transferred_pu"]
+    _, top, _, _, _ = world.thermal_with_operator(w.type_of(dev), demand, s["ambient_c"], float(dev.config["rating"]),
+                                                  (ff, fr), (pf, pr))
+    np.testing.assert_allclose(np.round(top, 4), s["top_oil_c"], atol=1e-3)
+    wos = [(row, t) for _, t, row in documents.generate(w) if row["kind"] == "work_order" and dev.device_id in t]
+    for metric, repair in (("fan_current_ratio_a", fr), ("pump_flow_ratio_pu", pr)):
+        order = next(t for _, t in wos if f"({metric} <=" in t)
+        assert (f"Closed: {w.ts(repair)}" in order) if repair < w.hours else ("Status: open" in order)
+
+
 def test_condition_metrics_follow_their_published_relations() -> None:
     """Issue 22's metrics against relations from outside the code: DP 200 at the end of the
     150,000 h insulation life (IEC 60076-7:2018 Table 2) and DP 1000 new; Chendong's
