@@ -15,7 +15,11 @@ Dependency chain (each stage reads only the stages before it and its own seeded 
    accumulated ageing and with hot-spot excursions; breaker operations from protection events
    (trip + reclose) and from the maintenance process (the counter is reset when a work order
    raised by its operation-count rule is completed); PV output from irradiance with a cell
-   temperature correction; battery SOC from a peak-shaving dispatch, clipped to its limits.
+   temperature correction; battery SOC from a peak-shaving dispatch, clipped to its limits;
+   cooling failures of forced-cooled transformers (fans; oil pumps of OF/OD units, which then
+   run on the natural-oil rating) until the supervision rule's work order repairs them; the
+   condition metrics of issue 22 (paper DP and furans, OLTC and breaker contact wear, bushing
+   tan delta, cable dielectric loss and sheath voltage, relay measurands) from these series.
 
 Every value is rounded to 4 decimals *before* rules are executed on it, so the stored
 telemetry is exactly what produced the documents and what truth is computed from.
