@@ -117,7 +117,7 @@ CLASS_METRICS: dict[str, tuple[Metric, ...]] = {
                       "tap_position", "step", "ch4_ppm", "ppm", "c2h6_ppm", "ppm", "co2_ppm", "ppm",
                       "oil_breakdown_kv", "kV", "oil_acidity_mgkoh_g", "mgKOH/g", "oil_dissipation_factor", "1",
                       "load_transferred_pu", "pu", "load_loss_kw", "kW", "no_load_loss_kw", "kW", "oil_level_pct", "%",
-                      "lv_voltage_kv", "kV"),
+                      "lv_voltage_kv", "kV", "paper_dp", "1"),
     "breaker": _m("current_a", "A", "current_pu", "pu", "ambient_c", "degC", "operations_total", "count",
                   "operations_since_maint", "count", "trips_24h", "count", "interrupted_ka2_sum", "kA2",
                   "mechanism_temp_c", "degC", "opening_time_ms", "ms", "contact_wear_pct", "%", "heater_on", "bool",
@@ -130,7 +130,8 @@ CLASS_METRICS: dict[str, tuple[Metric, ...]] = {
     "arrester": _m("voltage_kv", "kV", "ambient_c", "degC", "leakage_resistive_ma", "mA", "surge_count", "count",
                    "leakage_total_ma", "mA", "third_harmonic_ma", "mA", "energy_absorbed_kj", "kJ"),
     "cable": _m("current_a", "A", "ambient_c", "degC", "conductor_temp_c", "degC", "sheath_current_a", "A",
-                "partial_discharge_pc", "pC", "loading_pu", "pu", "joule_loss_w_m", "W/m", "insulation_resistance_mohm", "MOhm"),
+                "partial_discharge_pc", "pC", "loading_pu", "pu", "joule_loss_w_m", "W/m", "insulation_resistance_mohm", "MOhm",
+                "dielectric_loss_w_km", "W/km"),
     "line": _m("current_a", "A", "ambient_c", "degC", "conductor_temp_c", "degC", "wind_speed_ms", "m/s", "sag_m", "m",
                "loading_pu", "pu", "joule_loss_kw", "kW", "clearance_m", "m"),
     "pv_inverter": _m("irradiance_wm2", "W/m2", "ambient_c", "degC", "ac_power_kw", "kW", "inverter_temp_c", "degC",
@@ -171,12 +172,28 @@ VARIANTS: dict[str, dict[str, tuple[str, ...]]] = {
 SPECIAL: dict[tuple[str, str, str], tuple[Metric, ...]] = {
     ("transformer", "cooling", "ONAF"): (Metric("fans_on", "bool", "special"), Metric("fan_current_a", "A", "special")),
     ("transformer", "cooling", "OFAF"): (Metric("fans_on", "bool", "special"), Metric("pumps_on", "bool", "special"),
-                                         Metric("fan_current_a", "A", "special"), Metric("pump_flow_pu", "pu", "special")),
+                                         Metric("fan_current_a", "A", "special"), Metric("pump_flow_pu", "pu", "special"),
+                                         Metric("pump_current_a", "A", "special")),
     ("transformer", "cooling", "ODAF"): (Metric("fans_on", "bool", "special"), Metric("pumps_on", "bool", "special"),
-                                         Metric("fan_current_a", "A", "special"), Metric("pump_flow_pu", "pu", "special")),
+                                         Metric("fan_current_a", "A", "special"), Metric("pump_flow_pu", "pu", "special"),
+                                         Metric("pump_current_a", "A", "special")),
     ("transformer", "voltage", "110/10"): (Metric("oltc_operations_total", "count", "special"),
-                                           Metric("bushing_capacitance_change_pct", "%", "special")),
-    ("transformer", "voltage", "35/10"): (Metric("oltc_operations_total", "count", "special"),),
+                                           Metric("bushing_capacitance_change_pct", "%", "special"),
+                                           Metric("oltc_contact_wear_pct", "%", "special"),
+                                           Metric("bushing_tan_delta_pct", "%", "special")),
+    ("transformer", "voltage", "35/10"): (Metric("oltc_operations_total", "count", "special"),
+                                          Metric("oltc_contact_wear_pct", "%", "special")),
+    # furanic compounds (IEC 61198) date Kraft paper; thermally upgraded paper releases far less
+    # 2-FAL, so the furan estimate of its DP is not used (practice, CIGRE TB 494)
+    ("transformer", "paper", "normal"): (Metric("furan_2fal_ppm", "ppm", "special"),),
+    ("breaker", "medium", "vacuum"): (Metric("contact_erosion_mm", "mm", "special"),),
+    # single-core 35 kV cables are sheath-bonded; the standing sheath voltage is monitored
+    ("cable", "voltage", "35"): (Metric("sheath_voltage_v", "V", "special"),),
+    ("pv_inverter", "topology", "string"): (Metric("string_current_spread_pct", "%", "special"),),
+    ("relay", "function", "feeder"): (Metric("autoreclose_shots_total", "count", "special"),),
+    ("relay", "function", "differential"): (Metric("differential_current_pu", "pu", "special"),),
+    ("relay", "function", "distance"): (Metric("load_impedance_ohm", "Ohm", "special"),),
+    ("relay", "function", "busbar"): (Metric("busbar_diff_current_pu", "pu", "special"),),
     ("breaker", "medium", "SF6"): (Metric("sf6_density_pu", "pu", "special"), Metric("sf6_pressure_bar", "bar", "special"),
                                    Metric("sf6_moisture_ppmv", "ppmv", "special")),
     ("breaker", "medium", "oil"): (Metric("oil_breakdown_kv", "kV", "special"),),
@@ -187,8 +204,8 @@ SPECIAL: dict[tuple[str, str, str], tuple[Metric, ...]] = {
     ("cable", "insulation", "paper"): (Metric("oil_pressure_bar", "bar", "special"),),
     ("relay", "technology", "digital"): (Metric("cpu_load_pct", "%", "special"),),
     ("relay", "technology", "electromechanical"): (Metric("coil_resistance_ohm", "Ohm", "special"),),
-    ("battery", "chemistry", "LFP"): (Metric("cell_voltage_max_v", "V", "special"),),
-    ("battery", "chemistry", "NMC"): (Metric("cell_voltage_max_v", "V", "special"),),
+    ("battery", "chemistry", "LFP"): (Metric("cell_voltage_max_v", "V", "special"), Metric("internal_resistance_mohm", "mOhm", "special")),
+    ("battery", "chemistry", "NMC"): (Metric("cell_voltage_max_v", "V", "special"), Metric("internal_resistance_mohm", "mOhm", "special")),
     ("capacitor_bank", "connection", "star"): (Metric("neutral_voltage_v", "V", "special"),),
 }
 
@@ -370,6 +387,29 @@ _SPECIAL_DERIVED: dict[str, tuple[_D, ...]] = {
                         "IEC 62271-1:2017 5.17 (relative leakage rate <= 0.5 %/year; practice trend)"),),
 }
 
+#: Rules on the metrics added with issue 22's special metrics, keyed by metric (same tuple forms
+#: as :data:`_SPECIAL_EXTRA` and :data:`_SPECIAL_DERIVED`). They are appended after every older
+#: rule of a type so that the older rules keep their ids (K1, K2, ...) and with them their
+#: alarms' and work orders' ids and delays.
+_LATE_EXTRA: dict[str, tuple[_T, ...]] = {
+    "oltc_contact_wear_pct": (("oltc_contact_wear_pct", ">=", 80.0, 60.0, 1,
+                               "IEC 60214-1:2014 (tap-changer arcing contacts; practice: replace at 80 % of the "
+                               "manufacturer's contact-wear allowance)"),),
+    "bushing_tan_delta_pct": (("bushing_tan_delta_pct", ">=", 1.0, 0.7, 2,
+                               "IEC 60137:2017 (OIP bushing tan delta 0.7 % at acceptance); practice: investigate "
+                               "at 1 % in service (IEEE C57.19.100)"),),
+    "sheath_voltage_v": (("sheath_voltage_v", ">=", 65.0, None, 3,
+                          "IEEE 575-2014 (standing sheath voltage of single-point bonded cables, practice 65 V)"),),
+    "differential_current_pu": (("differential_current_pu", ">=", 0.1, None, 3,
+                                 "practice: differential-current supervision at half the typical 0.2 pu pickup "
+                                 "(IEC 60255-187-1 operating characteristic)"),),
+}
+_LATE_DERIVED: dict[str, tuple[_D, ...]] = {
+    "pump_flow_pu": (("pump_flow_ratio_pu", "ratio", ("pump_flow_pu", "pumps_on"), 0, 1.0, 0.5, "<=", 0.5, 2,
+                      "practice: oil-pump supervision (pumps commanded on, no oil flow; the unit falls back to "
+                      "its natural-oil rating, IEC 60076-7:2018 Table 5 cooling modes)"),),
+}
+
 
 def _pv_scale(variant: dict[str, str]) -> float:
     """Performance ratio = P_ac / (P_rated · G / 1000 W/m²) (IEC 61724-1:2021 §10)."""
@@ -415,13 +455,28 @@ def _rules_for(type_id: str, device_class: str, variant: dict[str, str], metrics
     derived = list(DERIVED_TEMPLATES.get(device_class, ()))
     for m in metrics:
         derived += list(_SPECIAL_DERIVED.get(m.name, ()))
-    for name, kind, inputs, window, scale, level_, op, thr, n, source in derived:
-        sc = _pv_scale(variant) if scale is None else float(scale)
-        if thr is None:  # the hot-spot gradient limit follows the cooling mode's H·gr
-            thr = round(1.5 * COOLING[variant["cooling"]]["hgr"], 4)
-        oc = "special" if any(names[i].object_class == "special" for i in inputs) else "common"
-        rules.append(Rule("", type_id, name, oc, (), tuple(inputs), op, float(thr), n, "alarm", source,
-                          kind, int(window), sc, float(level_)))
+    late: list[Rule] = []
+    derived_late: list[_D] = []
+    for m in metrics:
+        for metric, op, alarm, warning, n_alarm, source in _LATE_EXTRA.get(m.name, ()):
+            for level, value, n in (("alarm", alarm, n_alarm), ("warning", warning, 1)):
+                if value is not None:
+                    late.append(Rule("", type_id, metric, names[metric].object_class, (), (metric,), op, float(value),
+                                     n, level, source))
+        derived_late += list(_LATE_DERIVED.get(m.name, ()))
+
+    def derived_rules(templates: list[_D]) -> list[Rule]:
+        out = []
+        for name, kind, inputs, window, scale, level_, op, thr, n, source in templates:
+            sc = _pv_scale(variant) if scale is None else float(scale)
+            if thr is None:  # the hot-spot gradient limit follows the cooling mode's H·gr
+                thr = round(1.5 * COOLING[variant["cooling"]]["hgr"], 4)
+            oc = "special" if any(names[i].object_class == "special" for i in inputs) else "common"
+            out.append(Rule("", type_id, name, oc, (), tuple(inputs), op, float(thr), n, "alarm", source,
+                            kind, int(window), sc, float(level_)))
+        return out
+
+    rules += derived_rules(derived) + late + derived_rules(derived_late)
     return tuple(Rule(f"K{i + 1}", r.type_id, r.target_metric, r.object_class, r.applicability, r.inputs, r.op,
                       r.threshold, r.consecutive_points, r.severity, r.source, r.derive, r.window_h, r.scale, r.level)
                  for i, r in enumerate(rules))

@@ -14,11 +14,13 @@ device's series from its completion hour on, the way the work would in the field
 - disconnector contact cleaning: the contact temperature rise back to the healthy 35 K at rated
   current (IEC 62271-1 Table 14);
 - arrester replacement: the resistive leakage of a new ZnO block (IEC 60099-5 monitoring);
+- tap-changer diverter overhaul: the OLTC arcing-contact wear restarts from zero
+  (IEC 60214-1 contact life);
 - battery module replacement (capacity back to 100 %, IEEE 1188 / IEC 62485-2 end of life at
   80 %) and cell balancing; capacitor-unit replacement; PV insulation repair; auxiliary-supply
   repair of RTUs and relays.
 
-(The breaker operation-count reset, the battery SOC-window fix and the transformer fan repair
+(The breaker operation-count reset, the battery SOC-window fix and the transformer fan and pump repairs
 are applied where their series are computed, in :mod:`psab.fleet.world`; their log text is
 here.) A device's actions are found in time order by re-running the maintenance process on the
 current series after each one; an action changes only hours at or after its completion and
@@ -83,6 +85,7 @@ def _breaker_overhaul(raw: dict[str, Any], c: int, n: int) -> None:
     _set(raw, "opening_time_ms", c, x[c:] - 3.0 * wear / 100.0)
     x = np.asarray(raw["closing_time_ms"], dtype=float)
     _set(raw, "closing_time_ms", c, x[c:] - 2.0 * wear / 100.0)
+    _shift_to(raw, "contact_erosion_mm", c, 0.0)  # vacuum: the interrupter is replaced with the contacts
 
 
 def _heater_repair(raw: dict[str, Any], c: int, n: int) -> None:
@@ -115,6 +118,11 @@ def _arrester_replacement(raw: dict[str, Any], c: int, n: int) -> None:
 def _battery_replacement(raw: dict[str, Any], c: int, n: int) -> None:
     cyc = np.asarray(raw["equivalent_cycles"], dtype=float)
     _set(raw, "soh_pu", c, 1.0 - 5e-5 * (cyc[c:] - cyc[c]))
+    if "internal_resistance_mohm" in raw:  # new modules: the resistance of the new capacity
+        from psab.fleet.world import internal_resistance_mohm
+
+        _set(raw, "internal_resistance_mohm", c, internal_resistance_mohm(
+            float(raw["_ir0"]), np.asarray(raw["soh_pu"])[c:], np.asarray(raw["cell_temp_c"], dtype=float)[c:]))
 
 
 def _cell_balancing(raw: dict[str, Any], c: int, n: int) -> None:
@@ -155,6 +163,10 @@ ACTIONS: dict[str, tuple[Action, ...]] = {
         Action("cooling_repair", _f("fan_current_a"), "- Cooling fans repaired; ONAF cooling restored."),
         Action("load_review", _f("load_transferred_pu"), "- Overload reviewed with control; load transfer ended and "
                "normal switching state restored."),
+        Action("pump_repair", _f("pump_flow_pu"), "- Transformer oil pump repaired; forced-oil cooling restored."),
+        Action("oltc_contacts", _f("oltc_contact_wear_pct"),
+               "- Tap-changer diverter overhauled: arcing contacts replaced, contact wear reset.",
+               lambda raw, c, n: _shift_to(raw, "oltc_contact_wear_pct", c, 0.0)),
     ),
     "breaker": (
         Action("overhaul", _f("interrupted_ka2_sum", "contact_wear_pct", "opening_time_ms"),

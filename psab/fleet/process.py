@@ -54,6 +54,11 @@ CAUSES: dict[str, tuple[str, ...]] = {
     "oil_acidity_mgkoh_g": ("oil oxidation",),
     "unbalance_current_a": ("capacitor element failure",),
     "supply_voltage_v": ("supply unit failure",),
+    "pump_flow_ratio_pu": ("oil pump motor failure", "pump supply contactor failure"),
+    "oltc_contact_wear_pct": ("tap-changer arcing-contact wear",),
+    "bushing_tan_delta_pct": ("moisture ingress in bushing insulation", "bushing insulation ageing"),
+    "sheath_voltage_v": ("high load on a single-point bonded section",),
+    "differential_current_pu": ("tap-changer position far from CT matching at high load",),
 }
 DEFAULT_CAUSES = ("component degradation", "environmental stress", "sensor drift")
 

@@ -166,6 +166,101 @@ def test_fan_failure_is_seen_repaired_and_logged() -> None:
         assert any("Cooling fans repaired" in t and w.ts(repair) in t for t in logs)
 
 
+def test_pump_failure_runs_on_natural_oil_until_the_work_order_repairs_it() -> None:
+    """An OF/OD unit whose oil pumps fail: pumps commanded on (top-oil >= 55 °C) with no flow and
+    no pump current until the pump-supervision work order completes; meanwhile the unit follows
+    IEC 60076-7's ONAF (natural-oil) parameters at its natural-oil rating, so it runs hotter
+    than the same unit with healthy pumps; alarm, work order and log name the repair."""
+    for seed in range(40):
+        w = world.build(f"fan-{seed}", "tiny")
+        if w.degraded_pumps:
+            break
+    else:
+        pytest.skip("no pump failure drawn")
+    dev_id, (fail, repair) = next(iter(w.degraded_pumps.items()))
+    assert fail < repair
+    dev = next(d for d in w.devices if d.device_id == dev_id)
+    dtype = w.type_of(dev)
+    assert dtype.variant["cooling"] in ("OFAF", "ODAF")
+    s = w.telemetry[dev_id]
+    on = s["pumps_on"] > 0
+    assert on[fail:repair].any()
+    assert not (s["pump_flow_pu"][fail:repair] > 0).any() and not (s["pump_current_a"][fail:repair] > 0).any()
+    assert (s["pump_flow_pu"][:fail][on[:fail]] > 0).all()
+    assert (s["pump_current_a"][repair:][on[repair:]] > 0).all()
+    # the same demand with healthy pumps: identical before the failure, cooler during it
+    ctx = world.context(f"fan-{seed}", "tiny")
+    demand = s["load_pu"] + s["load_transferred_pu"]
+    fans = w.degraded_cooling.get(dev_id)
+    _, top_ok, _, _, _ = world.thermal_with_operator(dtype, demand, s["ambient_c"], float(dev.config["rating"]), fans)
+    np.testing.assert_allclose(np.round(top_ok[:fail], 4), s["top_oil_c"][:fail], atol=1e-3)
+    assert s["top_oil_c"][fail + 1:repair].mean() > top_ok[fail + 1:repair].mean()
+    assert ctx.pre[dev_id]["_pumps_degraded"] == (fail, repair)
+    if repair < w.hours:
+        docs = [(row, t) for _, t, row in documents.generate(w) if dev_id in t]
+        assert any(row["kind"] == "alarm" and '"metric": "pump_flow_ratio_pu"' in t for row, t in docs)
+        assert any(row["kind"] == "work_order" and "oil pump" in t for row, t in docs)
+        assert any(row["kind"] == "maintenance_log" and "oil pump repaired" in t and w.ts(repair) in t for row, t in docs)
+
+
+def test_fans_and_pumps_failed_together_stay_consistent() -> None:
+    """A unit whose fans and pumps both fail: while both are out neither fans nor pumps show
+    current or flow although commanded, each repair is the completion of its own supervision
+    work order (or the end of the world), and the stored top-oil is the single thermal pass
+    with both intervals (ONAN while the fans are out, ONAF while only the pumps are)."""
+    w = world.build("both-26", "tiny")  # drawn by searching seeds both-0.. for such a unit
+    both = [d for d in w.devices if d.device_id in w.degraded_cooling and d.device_id in w.degraded_pumps]
+    if not both:
+        pytest.skip("no unit with both failures in this world")
+    dev = both[0]
+    (ff, fr), (pf, pr) = w.degraded_cooling[dev.device_id], w.degraded_pumps[dev.device_id]
+    s = w.telemetry[dev.device_id]
+    lo, hi = max(ff, pf), min(fr, pr)
+    assert lo < hi and not (s["fan_current_a"][lo:hi] > 0).any() and not (s["pump_flow_pu"][lo:hi] > 0).any()
+    assert (s["pumps_on"][lo:hi] > 0).any()
+    demand = s["load_pu"] + s["load_transferred_pu"]
+    _, top, _, _, _ = world.thermal_with_operator(w.type_of(dev), demand, s["ambient_c"], float(dev.config["rating"]),
+                                                  (ff, fr), (pf, pr))
+    np.testing.assert_allclose(np.round(top, 4), s["top_oil_c"], atol=1e-3)
+    wos = [(row, t) for _, t, row in documents.generate(w) if row["kind"] == "work_order" and dev.device_id in t]
+    for metric, repair in (("fan_current_ratio_a", fr), ("pump_flow_ratio_pu", pr)):
+        order = next(t for _, t in wos if f"({metric} <=" in t)
+        assert (f"Closed: {w.ts(repair)}" in order) if repair < w.hours else ("Status: open" in order)
+
+
+def test_condition_metrics_follow_their_published_relations() -> None:
+    """Issue 22's metrics against relations from outside the code: DP 200 at the end of the
+    150,000 h insulation life (IEC 60076-7:2018 Table 2) and DP 1000 new; Chendong's
+    log10(2-FAL) = 1.51 - 0.0035 DP (2-FAL 1.0 ppm at DP ~431); the dielectric loss of a
+    10 kV XLPE cable, omega C U0^2 tan delta (IEC 60287-1-1 2.2, tan delta 0.004 of Table 3)
+    = 2 pi 50 * 0.35e-9 * (10 kV/sqrt 3)^2 * 0.004 = 0.01466 W/m = 14.66 W/km at nominal
+    voltage, scaled by the square of the feeder's voltage."""
+    out = {"loss_of_life_h": np.array([0.0, 150_000.0]), "tap_position": np.zeros(2), "load_pu": np.ones(2)}
+    world._transformer_condition(np.random.default_rng(0), out, {"furan_2fal_ppm"})
+    np.testing.assert_allclose(out["paper_dp"], [1000.0, 200.0])
+    assert abs(10 ** (1.51 - 0.0035 * 431.4) - 1.0) < 0.01
+    for seed in range(40):  # a world with a Kraft-paper unit
+        kraft = world.build(f"fan-{seed}", "tiny")
+        furans = [kraft.telemetry[d.device_id] for d in kraft.devices if kraft.type_of(d).variant.get("paper") == "normal"]
+        if furans:
+            break
+    for s in furans:
+        np.testing.assert_allclose(np.log10(s["furan_2fal_ppm"]), 1.51 - 0.0035 * s["paper_dp"], atol=1e-3)
+    seen = {"furan"} if furans else set()
+    w = world.build("fleet-test", "test")
+    for d in w.devices:
+        s, t = w.telemetry[d.device_id], w.type_of(d)
+        if d.device_class == "cable" and t.variant["insulation"] == "XLPE" and t.variant["voltage"] == "10":
+            # the feeder's voltage (pu of 10 kV) from its load, as every feeder device sees it
+            ctx = world.context("fleet-test", "test")
+            u_pu = 1.02 - 0.04 * ctx.load[d.feeder] / ctx.peak[d.feeder]
+            np.testing.assert_allclose(s["dielectric_loss_w_km"], 14.661 * u_pu ** 2, atol=2e-3)
+            seen.add("xlpe")
+        if "differential_current_pu" in s:  # spill current: zero load, zero spill; never negative
+            assert (s["differential_current_pu"] >= 0).all()
+    assert seen == {"furan", "xlpe"}
+
+
 # ---------------------------------------------------------------- sharded generation
 
 
