@@ -42,9 +42,9 @@ Derived currents:
   ``m = (e^(4·f·T_k·ln(κ−1)) − 1) / (2·f·T_k·ln(κ−1))`` and ``n = 1`` far from generators
   (§12, eqs. 100–102);
 - symmetrical breaking current I_b for a minimum time delay t_min by the meshed-network
-  formula of §9.1.3 (eq. 75, with μ of eq. 70 and q of eq. 73) — :func:`breaking_currents`;
-  checked against the I_b of IEC TR 60909-4's 380/110/30/10 kV network (within 3 A at
-  F1–F5 and F8, 40 A (0.17 %) low at the 10 kV busbars F6/F7, an open residual). For a fault
+  formula of §9.1.3 (eq. 75 in complex form, ΔU″ = jX·I″k of eqs. 76–77, with μ of eq. 70 and
+  q of eq. 73) — :func:`breaking_currents`; checked against the I_b of IEC TR 60909-4's
+  380/110/30/10 kV network (within 0.5 A at F2 and F6–F8, within 3 A at F1 and F3–F5). For a fault
   fed by one unit alone eq. (75) is larger than the single-fed μ·I″k of §9.1.1 (conservative);
 - d.c. component ``i_DC = √2·I″k·e^(−2π·f·t·R/X)`` (§10, eq. 64) — :func:`dc_components_ka`.
 
