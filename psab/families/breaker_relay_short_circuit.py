@@ -9,8 +9,8 @@ Hard constraints (IEC 62271-100 / IEC 60947-2 ratings against IEC 60909-0 duties
 - rated voltage ≥ the nominal voltage of the location;
 - rated breaking current ≥ margin · I_b at the location: where the case gives the breakers'
   minimum time delay ``min_time_delay_s`` (levels 2–3 and the public case), I_b by IEC 60909-0
-  §9.1.3 eq. (75) with μ and q (:func:`psab.surrogates.iec60909.breaking_currents`; motors need
-  ``pole_pairs``), else I_b = I″k (far from generators, §9.1.1 — conservative near machines);
+  §9.1.3 eq. (75) with μ and q, in complex form (:func:`psab.surrogates.iec60909.breaking_currents`;
+  motors need ``pole_pairs``; version 4: the terms as phasors, not magnitudes), else I_b = I″k (far from generators, §9.1.1 — conservative near machines);
   the d.c. component i_DC at t_min (§10) is reported in the evidence, not judged (the catalog
   gives no rated d.c. time constant);
 - rated making current ≥ margin · i_p at the location (κ by the case's method);
@@ -123,12 +123,14 @@ PRESENTATION = {
             "(no decay factor μ or q, also where motors or generators feed the fault); with min_time_delay_s = t_min, "
             "I_b by IEC 60909-0 §9.1.3 eq. (75): I_b = I″k max − Σ_G (ΔU″G/(c·U_n/√3))·(1 − μ)·I″kG − "
             "Σ_M (ΔU″M/(c·U_n/√3))·(1 − μ·q)·I″kM, with the partial currents I″kG, I″kM at the machine terminals "
-            "(from the same network as I″k max), ΔU″G = K·X″d·I″kG and ΔU″M = X_M·I″kM in per unit of the "
+            "(from the same network as I″k max), ΔU″G = jK·X″d·I″kG and ΔU″M = jX_M·I″kM in per unit of the "
             "machine's voltage (K = K_G for a generator on a bus; for a power station unit the generator part "
             "K_G,S = c_max/(1 + x″d·sin φ_rG) with on-load tap changer, K_G,SO = K_G,S/(1 + p_G) without), "
             "μ by eq. (70) from I″kG/I_rG (or I″kM/I_rM) and t_min (curves 0.02/0.05/0.1/≥0.25 s, linear "
             "interpolation between them), q by eq. (73) from the motor's P_rM per pole pair (pole_pairs), "
-            "μ = 1 (and μ·q = 1) for a machine with I″k/I_r ≤ 2, each term added as a magnitude. A relay's pickup "
+            "μ = 1 (and μ·q = 1) for a machine with I″k/I_r ≤ 2; eq. (75) in complex form (phasors referred to the "
+            "equivalent source c·U_n/√3 at the fault, angle 0): each term is the phasor (ΔU″/(c·U_n/√3))·(1 − μ)·I″k "
+            "of its machine and I_b is the magnitude of I″k max less their sum. A relay's pickup "
             "must satisfy pickup ≥ pickup_load_factor·max_load_a and pickup ≤ I″k2 min / pickup_fault_factor, "
             "where I″k2 min "
             "is the minimum line-to-line short-circuit current at the relay's zone_end_bus: "
@@ -160,11 +162,13 @@ PRESENTATION = {
             "коэффициентов μ и q, в том числе при подпитке от двигателей и генераторов); при min_time_delay_s = t_min "
             "I_b — по МЭК 60909-0 п. 9.1.3, формула (75): I_b = I″k max − Σ_G (ΔU″G/(c·U_n/√3))·(1 − μ)·I″kG − "
             "Σ_M (ΔU″M/(c·U_n/√3))·(1 − μ·q)·I″kM, где I″kG, I″kM — токи машин на их выводах (по той же схеме, что и "
-            "I″k max), ΔU″G = K·X″d·I″kG и ΔU″M = X_M·I″kM в о.е. напряжения машины (K = K_G для генератора в узле; "
+            "I″k max), ΔU″G = jK·X″d·I″kG и ΔU″M = jX_M·I″kM в о.е. напряжения машины (K = K_G для генератора в узле; "
             "для блока генератор–трансформатор — генераторная часть K_G,S = c_max/(1 + x″d·sin φ_rG) при РПН, "
             "K_G,SO = K_G,S/(1 + p_G) без РПН), μ — по формуле (70) по I″kG/I_rG (или I″kM/I_rM) и t_min (кривые "
             "0,02/0,05/0,1/≥0,25 с, между ними линейная интерполяция), q — по формуле (73) по P_rM на пару полюсов "
-            "(pole_pairs), μ = 1 (и μ·q = 1) для машины с I″k/I_r ≤ 2, каждое слагаемое — по модулю. Ток "
+            "(pole_pairs), μ = 1 (и μ·q = 1) для машины с I″k/I_r ≤ 2; формула (75) — в комплексной форме (векторы "
+            "относительно эквивалентного источника c·U_n/√3 в месте КЗ с углом 0): каждое слагаемое — вектор "
+            "(ΔU″/(c·U_n/√3))·(1 − μ)·I″k своей машины, I_b — модуль разности I″k max и их суммы. Ток "
             "срабатывания защиты должен удовлетворять условиям уставка ≥ pickup_load_factor·max_load_a и "
             "уставка ≤ I″k2 min / pickup_fault_factor, где I″k2 min — "
             "минимальный ток двухфазного КЗ в узле zone_end_bus конца защищаемой зоны: "
@@ -527,7 +531,8 @@ EXPERT = {
         "voltage and the S″kQ, R/X of the case; minimum currents with line resistances at end_temp_c, bolted; "
         "in I_b by eq. (75) the machines' voltage drops in per unit of their own voltage, a power station unit's "
         "generator with K_G,S (K_G,SO), no decay for a machine with I″k/I_r ≤ 2, μ and q interpolated linearly "
-        "between the t_min curves, each term as a magnitude; any pickup inside its band is equally good.")},
+        "between the t_min curves, eq. (75) in complex form (I_b the magnitude of the phasor I″k max less the "
+        "phasor terms, ΔU″ = jX·I″k); any pickup inside its band is equally good.")},
     "ru": {"statement": (
         "Выберите при наименьшей суммарной стоимости cost_keur тип выключателя из breaker_catalog для каждого "
         "места установки из breakers (номинальное напряжение, номинальные токи отключения и включения — против "
@@ -541,7 +546,8 @@ EXPERT = {
         "рассматриваемого режима; минимальные токи — с сопротивлениями линий при end_temp_c, металлическое КЗ; "
         "в I_b по формуле (75) падения напряжения машин — в о.е. их собственного напряжения, генератор блока — "
         "с K_G,S (K_G,SO), без затухания для машины с I″k/I_r ≤ 2, μ и q линейно интерполируются между кривыми "
-        "t_min, каждое слагаемое — по модулю; любая уставка внутри допустимого диапазона равноценна.")},
+        "t_min, формула (75) — в комплексной форме (I_b — модуль разности вектора I″k max и векторов слагаемых, "
+        "ΔU″ = jX·I″k); любая уставка внутри допустимого диапазона равноценна.")},
 }
 
 JUDGED_BY = {
@@ -613,7 +619,7 @@ SPEC = register(
         area="short_circuit_protection",
         scoring_kind="optimize",
         confidence="high",
-        version="3",
+        version="4",
         provenance=(
             {
                 "title": "IEC 60909-0:2016, Short-circuit currents in three-phase a.c. systems — Part 0",
