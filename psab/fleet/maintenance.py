@@ -115,12 +115,16 @@ def _arrester_replacement(raw: dict[str, Any], c: int, n: int) -> None:
     _set(raw, "leakage_total_ma", c, np.sqrt(res ** 2 + np.clip(cap2[c:], 0, None)))
 
 
+def internal_resistance_mohm(r0: float, soh: Any, cell_temp_c: Any) -> np.ndarray:
+    """Battery DC resistance: ``r0`` at full health and 25 degC, +2.5 % per % of capacity lost,
+    -2.5 %/K above 25 degC (practice)."""
+    return r0 * (1.0 + 2.5 * (1.0 - np.asarray(soh, dtype=float))) * np.exp(0.025 * (25.0 - np.asarray(cell_temp_c, dtype=float)))
+
+
 def _battery_replacement(raw: dict[str, Any], c: int, n: int) -> None:
     cyc = np.asarray(raw["equivalent_cycles"], dtype=float)
     _set(raw, "soh_pu", c, 1.0 - 5e-5 * (cyc[c:] - cyc[c]))
     if "internal_resistance_mohm" in raw:  # new modules: the resistance of the new capacity
-        from psab.fleet.world import internal_resistance_mohm
-
         _set(raw, "internal_resistance_mohm", c, internal_resistance_mohm(
             float(raw["_ir0"]), np.asarray(raw["soh_pu"])[c:], np.asarray(raw["cell_temp_c"], dtype=float)[c:]))
 

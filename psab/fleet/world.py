@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from psab.fleet.catalog import COOLING, DeviceType, build_catalog
+from psab.fleet.maintenance import internal_resistance_mohm
 from psab.fleet.process import maintenance_delay_h, stable_hash  # noqa: F401 - maintenance_delay_h re-exported
 from psab.surrogates import iec60076_7 as iec
 
@@ -694,12 +695,6 @@ def _condition_metrics(r: np.random.Generator, dev: Device, dtype: DeviceType, o
         if "load_impedance_ohm" in names:  # the impedance a distance relay measures under load
             out["load_impedance_ohm"] = np.asarray(ctx["voltage_kv"]) * 1000.0 / (
                 math.sqrt(3) * np.maximum(np.asarray(out["current_a"]), 1.0))
-
-
-def internal_resistance_mohm(r0: float, soh: Any, cell_temp_c: Any) -> np.ndarray:
-    """Battery DC resistance: ``r0`` at full health and 25 degC, +2.5 % per % of capacity lost,
-    -2.5 %/K above 25 degC (practice)."""
-    return r0 * (1.0 + 2.5 * (1.0 - np.asarray(soh, dtype=float))) * np.exp(0.025 * (25.0 - np.asarray(cell_temp_c, dtype=float)))
 
 
 def _simple_model(seed: int, idx: int, dev: Device, dtype: DeviceType, ctx: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
