@@ -196,11 +196,12 @@ def ldf_voltages(h: Hubs, p: dict[str, float], q: dict[str, float]) -> np.ndarra
 
 def _lp(h: Hubs, v_op: dict[str, float], sp: dict, sq: dict, lo: float, hi: float, p_op: dict | None, q_op: dict | None,
         words: str) -> tuple[dict[str, float], dict[str, float]]:
-    from psab.solvers.v2g import solve_voltage_support, voltage_support_rows
+    from psab.solvers.v2g import solve_voltage_support_arrays, voltage_support_rows
 
     buses = [b for b in h.case.bus_ids if h.case.pos[b] != h.case.root]
     rows = [voltage_support_rows(h.ids, buses, v_op, sp, sq, lo, hi, p_op=p_op, q_op=q_op, words=words)]
-    p, q, _ = solve_voltage_support(h.ids, rows, h.c_p, h.c_q, h.p_max, h.q_max)
+    # the Pyomo model's LP given to HiGHS as arrays: the same optimum, bit for bit (issue 24)
+    p, q, _ = solve_voltage_support_arrays(h.ids, rows, h.c_p, h.c_q, h.p_max, h.q_max)
     return p, q
 
 

@@ -364,9 +364,10 @@ def rows(case: Case, model: LinearModel, words: str = "linear sensitivity model"
 
 
 def _lp(case: Case, model: LinearModel) -> dict[str, float]:
-    from psab.solvers.voltage_repair import solve_voltage_repair
+    from psab.solvers.voltage_repair import solve_voltage_repair_arrays
 
-    q, _ = solve_voltage_repair(case.candidates, rows(case, model))
+    # the Pyomo model's LP given to HiGHS as arrays: the same optimum, bit for bit (issue 24)
+    q, _ = solve_voltage_repair_arrays(case.candidates, rows(case, model))
     return q
 
 

@@ -309,9 +309,10 @@ def _rows(case: Case, v_op: dict[str, float], sens: dict[str, dict[str, float]],
 
 
 def _lp(rows: list[algebra.LinearConstraint], case: Case) -> dict[str, float]:
-    from psab.solvers.voltage_repair import solve_voltage_repair
+    from psab.solvers.voltage_repair import solve_voltage_repair_arrays
 
-    q, _ = solve_voltage_repair(case.inv_ids, rows)
+    # the Pyomo model's LP given to HiGHS as arrays: the same optimum, bit for bit (issue 24)
+    q, _ = solve_voltage_repair_arrays(case.inv_ids, rows)
     return q
 
 

@@ -187,3 +187,45 @@ def solve_voltage_support(ids: list[str], rows: list[LinearConstraint], price_p:
                            sense=pyo.minimize)
     result = solve(m)
     return ({e: float(pyo.value(m.p[e])) for e in ids}, {e: float(pyo.value(m.q[e])) for e in ids}, result.objective)
+
+
+def voltage_support_lp(ids: list[str], rows: list[LinearConstraint], price_p: dict[str, float], price_q: dict[str, float],
+                       p_max: dict[str, float], q_max: dict[str, float]) -> Any:
+    """:func:`solve_voltage_support`'s LP as a :class:`~psab.solvers.array_lp.ArrayLP`: the same
+    columns, rows, bounds and cost in the same order as its Pyomo model gives HiGHS."""
+    from psab.solvers.array_lp import ArrayLP
+
+    lp = ArrayLP()
+    lp.var("p", ids, lower=0.0, upper=lambda e: p_max[e])
+    lp.var("q", ids, lower=lambda e: -q_max[e], upper=lambda e: q_max[e])
+    lp.var("q_pos", ids, lower=0.0)
+    lp.var("q_neg", ids, lower=0.0)
+    for e in ids:
+        # q == q⁺ − q⁻ as Pyomo reads it: body q − q⁺ + q⁻, both bounds 0
+        lp.row([(lp.key("q", e), 1.0), (lp.key("q_pos", e), -1.0), (lp.key("q_neg", e), 1.0)], 0.0, 0.0)
+    lp.constraints(rows)
+    lp.minimize([t for e in ids for t in ((lp.key("p", e), price_p[e]), (lp.key("q_pos", e), price_q[e]),
+                                         (lp.key("q_neg", e), price_q[e]))])
+    return lp
+
+
+def solve_voltage_support_arrays(ids: list[str], rows: list[LinearConstraint], price_p: dict[str, float],
+                                 price_q: dict[str, float], p_max: dict[str, float],
+                                 q_max: dict[str, float]) -> tuple[dict[str, float], dict[str, float], float]:
+    """:func:`solve_voltage_support` without building the Pyomo model: HiGHS is given the same
+    arrays (:mod:`psab.solvers.array_lp`), so the optimum is the same to the last bit. A case
+    the arrays might not reproduce (a bound that is not a finite number, a ``p`` in no row)
+    goes through the Pyomo model as before."""
+    lp = voltage_support_lp(ids, rows, price_p, price_q, p_max, q_max)
+    if not lp.finite_bounds() or not lp.in_rows("p", ids):
+        return solve_voltage_support(ids, rows, price_p, price_q, p_max, q_max)
+    form = lp.form()
+    from psab.solvers.core import run_form
+
+    x, result = run_form(form)
+    values = x.tolist()
+
+    def value(name: str, e: str) -> float:
+        return float(values[lp.position[lp.key(name, e)]])
+
+    return {e: value("p", e) for e in ids}, {e: value("q", e) for e in ids}, result.objective

@@ -116,3 +116,29 @@ def solve_voltage_repair(candidates: Sequence[str], rows: Sequence[LinearConstra
     result = solve(m)
     q = {c: float(pyo.value(m.q[c])) for c in candidates}
     return q, result.objective
+
+
+def voltage_repair_lp(candidates: Sequence[str], rows: Sequence[LinearConstraint]) -> Any:
+    """:func:`build_voltage_repair`'s LP as a :class:`~psab.solvers.array_lp.ArrayLP`: the same
+    columns, rows, bounds and cost in the same order (the split rows first, as declared)."""
+    from psab.solvers.array_lp import ArrayLP
+
+    lp = ArrayLP()
+    cands = list(candidates)
+    lp.var("q", cands)
+    lp.var("q_pos", cands, lower=0.0)
+    lp.var("q_neg", cands, lower=0.0)
+    for c in cands:
+        # q == q⁺ − q⁻ as Pyomo reads it: body q − q⁺ + q⁻, both bounds 0
+        lp.row([(lp.key("q", c), 1.0), (lp.key("q_pos", c), -1.0), (lp.key("q_neg", c), 1.0)], 0.0, 0.0)
+    lp.constraints(rows)
+    lp.minimize([t for c in cands for t in ((lp.key("q_pos", c), 1.0), (lp.key("q_neg", c), 1.0))])
+    return lp
+
+
+def solve_voltage_repair_arrays(candidates: Sequence[str], rows: Sequence[LinearConstraint]) -> tuple[dict[str, float], float]:
+    """:func:`solve_voltage_repair` without building the Pyomo model: HiGHS is given the same
+    arrays (:mod:`psab.solvers.array_lp`), so the optimum is the same to the last bit."""
+    lp = voltage_repair_lp(candidates, rows)
+    value, objective = lp.solve()
+    return {c: value("q", c) for c in candidates}, objective
