@@ -105,6 +105,33 @@ def section_index(inputs: dict[str, Any], family: str, pointer: str, sid: str, f
     return ids.index(sid)
 
 
+def section_rate(sec: dict[str, Any]) -> float:
+    """A section's failure rate: given per section, or per km-year times the length plus the
+    accessories' per-section rate (level-2 data)."""
+    if "failure_rate_per_yr" in sec:
+        return float(sec["failure_rate_per_yr"])
+    return float(sec.get("failure_rate_per_km_yr", 0.0)) * float(sec["length_km"]) + float(sec.get("accessory_failure_rate_per_yr", 0.0))
+
+
+def section_rates(inputs: dict[str, Any], family: str) -> np.ndarray:
+    """Every section's failure rate (:func:`section_rate`); a section giving neither form of
+    the rate is the caller's error."""
+    secs = inputs["sections"]
+    for i, sec in enumerate(secs):
+        if "failure_rate_per_yr" not in sec and "failure_rate_per_km_yr" not in sec:
+            raise InvalidTaskError(f"{family}: /sections/{i}: no failure_rate_per_yr nor failure_rate_per_km_yr")
+    return np.array([section_rate(sec) for sec in secs])
+
+
+def section_mask(inputs: dict[str, Any], family: str, field: str, ids: list[Any], n: int) -> np.ndarray:
+    """Which of the ``n`` sections the id list ``ids`` (the case's ``field``) names; an id that
+    is not a section of the feeder is the caller's error."""
+    mask = np.zeros(n, dtype=bool)
+    for j, sid in enumerate(ids):
+        mask[section_index(inputs, family, f"/{field}/{j}", sid)] = True
+    return mask
+
+
 def sections_schema(extra: dict[str, Any], required: list[str]) -> dict[str, Any]:
     """Input schema of a section list with the shared fields plus ``extra``."""
     props = {"id": {"type": "string", "minLength": 1}, "from_bus": {"type": "string"}, "to_bus": {"type": "string"},

@@ -25,7 +25,6 @@ from psab.contract import Task
 from psab.errors import InvalidTaskError
 from psab.evaluators import answer_schema as s
 from psab.families import _feeder_cases as fc
-from psab.families.fci_saidi_caidi import _rate
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.surrogates import feeder_reliability as fr
 
@@ -76,16 +75,11 @@ def model(inputs: dict[str, Any]) -> dict[str, Any]:
 def _model(inputs: dict[str, Any]) -> dict[str, Any]:
     tree = fc.section_tree_of(inputs, FAMILY_ID)
     secs = inputs["sections"]
-    for i, sec in enumerate(secs):
-        if "failure_rate_per_yr" not in sec and "failure_rate_per_km_yr" not in sec:
-            raise InvalidTaskError(f"{FAMILY_ID}: /sections/{i}: no failure_rate_per_yr nor failure_rate_per_km_yr")
-    installed = np.zeros(tree.n, dtype=bool)
-    for j, sid in enumerate(inputs.get("installed_fci_sections", [])):
-        installed[fc.section_index(inputs, FAMILY_ID, f"/installed_fci_sections/{j}", sid)] = True
+    rate = fc.section_rates(inputs, FAMILY_ID)
+    installed = fc.section_mask(inputs, FAMILY_ID, "installed_fci_sections", inputs.get("installed_fci_sections", []), tree.n)
     if int(inputs["budget_fci"]) > int((~installed).sum()):
         raise InvalidTaskError(f"{FAMILY_ID}: /budget_fci: more indicators than sections without one")
     device = fr.device_of(tree, np.array([bool(sec.get("fuse", False)) for sec in secs]))
-    rate = np.array([_rate(sec) for sec in secs])
     customers = np.array([sec["customers"] for sec in secs], dtype=float)
     if (rate < 0).any() or (customers < 0).any() or any(float(sec["patrol_time_h"]) < 0 for sec in secs):
         raise InvalidTaskError(f"{FAMILY_ID}: /sections: negative failure rates, customers or patrol times")

@@ -86,14 +86,6 @@ INPUTS_SCHEMA = {
 }
 
 
-def _rate(sec: dict[str, Any]) -> float:
-    """A section's failure rate: given per section, or per km-year times the length plus the
-    accessories' per-section rate (level-2 data)."""
-    if "failure_rate_per_yr" in sec:
-        return float(sec["failure_rate_per_yr"])
-    return float(sec.get("failure_rate_per_km_yr", 0.0)) * float(sec["length_km"]) + float(sec.get("accessory_failure_rate_per_yr", 0.0))
-
-
 def model(inputs: dict[str, Any]) -> dict[str, Any]:
     """Arrays of the case, checked; a case that cannot be posed raises InvalidTaskError."""
     return fc.guarded(FAMILY_ID, _model, inputs)
@@ -102,17 +94,13 @@ def model(inputs: dict[str, Any]) -> dict[str, Any]:
 def _model(inputs: dict[str, Any]) -> dict[str, Any]:
     tree = fc.section_tree_of(inputs, FAMILY_ID)
     secs = inputs["sections"]
-    for i, sec in enumerate(secs):
-        if "failure_rate_per_yr" not in sec and "failure_rate_per_km_yr" not in sec:
-            raise InvalidTaskError(f"{FAMILY_ID}: /sections/{i}: no failure_rate_per_yr nor failure_rate_per_km_yr")
-    fci = np.zeros(tree.n, dtype=bool)
-    for j, sid in enumerate(inputs["fci_sections"]):
-        fci[fc.section_index(inputs, FAMILY_ID, f"/fci_sections/{j}", sid)] = True
+    rate = fc.section_rates(inputs, FAMILY_ID)
+    fci = fc.section_mask(inputs, FAMILY_ID, "fci_sections", inputs["fci_sections"], tree.n)
     customers = np.array([sec["customers"] for sec in secs], dtype=float)
     for name in ("patrol_time_h", "repair_time_h"):
         if any(float(sec[name]) < 0 for sec in secs):
             raise InvalidTaskError(f"{FAMILY_ID}: /sections: a negative {name}")
-    if float(inputs["switching_time_h"]) < 0 or (customers < 0).any() or any(_rate(sec) < 0 for sec in secs):
+    if float(inputs["switching_time_h"]) < 0 or (customers < 0).any() or (rate < 0).any():
         raise InvalidTaskError(f"{FAMILY_ID}: /sections: negative times, customers or failure rates")
     if customers.sum() <= 0:
         raise InvalidTaskError(f"{FAMILY_ID}: /sections: the feeder serves no customers")
@@ -123,7 +111,7 @@ def _model(inputs: dict[str, Any]) -> dict[str, Any]:
             raise InvalidTaskError(f"{FAMILY_ID}: /tie_bus: {tie!r} is not a bus fed by a section")
         tie_section = tree.to_bus.index(tie)
     device = fr.device_of(tree, np.array([bool(sec.get("fuse", False)) for sec in secs]))
-    return {"tree": tree, "rate": np.array([_rate(sec) for sec in secs]), "customers": customers,
+    return {"tree": tree, "rate": rate, "customers": customers,
             "patrol": np.array([sec["patrol_time_h"] for sec in secs], dtype=float),
             "repair": np.array([sec["repair_time_h"] for sec in secs], dtype=float),
             "switching": float(inputs["switching_time_h"]), "fci": fci, "device": device, "tie": tie_section}
