@@ -24,39 +24,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import fmt_ms, median_time, print_table  # noqa: E402
+from common import family_table, fmt_ms, median_time, print_table  # noqa: E402
 
 FAMILIES = ("en50160_voltage_compliance", "power_quality_event_classification", "harmonic_ieee519_compliance",
             "transformer_thermal_loading")
 YEAR = 52_560
-
-
-def family_rows(repeat: int) -> None:
-    import psab
-    from psab import backends
-    from psab.evaluators.cache import clear_reference_cache
-    from psab.paths import case_dir
-
-    rows = []
-    for family in FAMILIES:
-        spec = psab.get_family(family)
-        task = psab.load_case(case_dir(family))
-        for backend in spec.backends:
-            if not backends.available(backend):
-                rows.append((family, backend, "not installed", "", ""))
-                continue
-            sol = psab.solve(task, backend)
-            n = repeat if backend == "surrogate" else max(5, repeat // 5)
-
-            def ev(task=task, sol=sol, backend=backend):  # bind this iteration's values
-                return psab.evaluate(task, sol, backend)
-
-            cached = median_time(ev, repeat=n)
-            uncached = median_time(ev, repeat=n, setup=clear_reference_cache)
-            solve = median_time(lambda task=task, backend=backend: psab.solve(task, backend), repeat=n, setup=clear_reference_cache)
-            rows.append((family, backend, fmt_ms(cached), fmt_ms(uncached), fmt_ms(solve)))
-    print_table("Evaluation and reference solve per family (median ms)",
-                ("family", "backend", "evaluate, ref cached", "evaluate, ref uncached", "reference solve"), rows)
 
 
 def _thermal_loop(p, k, ta, dt, o):  # type: ignore[no-untyped-def]
@@ -126,7 +98,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=None)
     args = ap.parse_args()
     repeat = args.repeat or (7 if args.quick else 21)
-    family_rows(repeat)
+    family_table(FAMILIES, repeat)
     kernel_rows(repeat)
 
 

@@ -22,40 +22,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import fmt_ms, median_time, print_table  # noqa: E402
+from common import family_table, fmt_ms, median_time, print_table  # noqa: E402
 
 FAMILIES = ("flisr_restoration", "fault_section_localization", "fci_placement", "fci_saidi_caidi", "operator_breaker_load_actions")
-
-
-def family_rows(repeat: int) -> None:
-    import psab
-    from psab import backends
-    from psab.evaluators.cache import clear_reference_cache
-    from psab.paths import case_dir
-
-    rows = []
-    for family in FAMILIES:
-        try:
-            spec = psab.get_family(family)
-        except Exception:  # noqa: BLE001 - a family not merged yet
-            continue
-        task = psab.load_case(case_dir(family))
-        for backend in spec.backends:
-            if not backends.available(backend):
-                rows.append((family, backend, "not installed", "", ""))
-                continue
-            sol = psab.solve(task, backend)
-            n = repeat if backend == "surrogate" else max(5, repeat // 5)
-
-            def ev(task=task, sol=sol, backend=backend):  # bind this iteration's values
-                return psab.evaluate(task, sol, backend)
-
-            cached = median_time(ev, repeat=n)
-            uncached = median_time(ev, repeat=n, setup=clear_reference_cache)
-            solve = median_time(lambda task=task, backend=backend: psab.solve(task, backend), repeat=n, setup=clear_reference_cache)
-            rows.append((family, backend, fmt_ms(cached), fmt_ms(uncached), fmt_ms(solve)))
-    print_table("Evaluation and reference solve per family (median ms)",
-                ("family", "backend", "evaluate, ref cached", "evaluate, ref uncached", "reference solve"), rows)
 
 
 def ac_vs_surrogate(repeat: int) -> None:
@@ -153,7 +122,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=None)
     args = ap.parse_args()
     repeat = args.repeat or (5 if args.quick else 15)
-    family_rows(repeat)
+    family_table(FAMILIES, repeat)
     ac_vs_surrogate(repeat)
     lin_dist_flow_vs_runpp(repeat)
     placement(repeat)

@@ -51,3 +51,35 @@ def print_table(title: str, header: Sequence[str], rows: Sequence[Sequence[Any]]
     for r in cells[1:]:
         print("| " + " | ".join(c.ljust(w) for c, w in zip(r, widths)) + " |")
     sys.stdout.flush()
+
+
+def family_table(families: Sequence[str], repeat: int) -> None:
+    """The per-family table every area benchmark prints: for each family (in the given order) and
+    each backend it declares, the median evaluation of its public case's reference answer with
+    the reference cached and uncached, and the reference solve itself (ms). Simulator backends
+    get a fifth of the repeats (at least 5)."""
+    import psab
+    from psab import backends
+    from psab.evaluators.cache import clear_reference_cache
+    from psab.paths import case_dir
+
+    rows = []
+    for family in families:
+        spec = psab.get_family(family)
+        task = psab.load_case(case_dir(family))
+        for backend in spec.backends:
+            if not backends.available(backend):
+                rows.append((family, backend, "not installed", "", ""))
+                continue
+            solution = psab.solve(task, backend)  # warms imports, nets and the cache
+            n = repeat if backend == "surrogate" else max(5, repeat // 5)
+
+            def evaluate(task=task, solution=solution, backend=backend):  # bind this iteration's values
+                return psab.evaluate(task, solution, backend)
+
+            cached = median_time(evaluate, repeat=n)
+            uncached = median_time(evaluate, repeat=n, setup=clear_reference_cache)
+            solve = median_time(lambda task=task, backend=backend: psab.solve(task, backend), repeat=n, setup=clear_reference_cache)
+            rows.append((family, backend, fmt_ms(cached), fmt_ms(uncached), fmt_ms(solve)))
+    print_table("Evaluation and reference solve per family (median ms)",
+                ("family", "backend", "evaluate, ref cached", "evaluate, ref uncached", "reference solve"), rows)

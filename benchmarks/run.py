@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import fmt_ms, interleaved_process_times, median_time, print_table  # noqa: E402
+from common import family_table, fmt_ms, interleaved_process_times, median_time, print_table  # noqa: E402
 
 
 def import_weight(repeat: int) -> None:
@@ -32,37 +32,6 @@ def import_weight(repeat: int) -> None:
         ("import psab", fmt_ms(t["psab"]), fmt_ms(t["psab"] - base), f"{(t['psab'] - base) / (t['numpy'] - base):.2f}"),
     ]
     print_table("Import weight (process wall time, median)", ("what", "ms", "ms net of interpreter", "× numpy"), rows)
-
-
-def per_family(families: list[str], repeat: int) -> None:
-    import psab
-    from psab import backends
-    from psab.evaluators.cache import clear_reference_cache
-    from psab.paths import case_dir
-
-    rows = []
-    for spec in psab.families():
-        if families and spec.id not in families:
-            continue
-        task = psab.load_case(case_dir(spec.id))
-        for backend in spec.backends:
-            if not backends.available(backend):
-                rows.append((spec.id, backend, "not installed", "", ""))
-                continue
-            solution = psab.solve(task, backend)  # warms imports, nets and the cache
-            n = repeat if backend == "surrogate" else max(5, repeat // 5)
-            def evaluate(task=task, solution=solution, backend=backend):  # bind this iteration's values
-                return psab.evaluate(task, solution, backend)
-
-            cached = median_time(evaluate, repeat=n)
-            uncached = median_time(evaluate, repeat=n, setup=clear_reference_cache)
-            solve = median_time(lambda task=task, backend=backend: psab.solve(task, backend), repeat=n, setup=clear_reference_cache)
-            rows.append((spec.id, backend, fmt_ms(cached), fmt_ms(uncached), fmt_ms(solve)))
-    print_table(
-        "Evaluation and reference solve per family (median ms)",
-        ("family", "backend", "evaluate, ref cached", "evaluate, ref uncached", "reference solve"),
-        rows,
-    )
 
 
 def pandapower_overhead(repeat: int) -> None:
@@ -102,7 +71,9 @@ def main() -> None:
     args = ap.parse_args()
     repeat = 9 if args.quick else 25
     import_weight(5 if args.quick else 11)
-    per_family(args.family, repeat)
+    import psab  # after the import-weight measurement, which starts fresh processes anyway
+
+    family_table([spec.id for spec in psab.families() if not args.family or spec.id in args.family], repeat)
     pandapower_overhead(max(5, repeat // 3))
     if args.all:
         for script in sorted(Path(__file__).parent.glob("bench_*.py")):
