@@ -144,3 +144,28 @@ def test_deliverables_stated_in_the_task_must_be_the_studys() -> None:
     assert model.deliverable_problems(SPEC, {"deliverables": model.deliverables_inputs(SPEC)}) == []
     assert model.deliverable_problems(SPEC, {"deliverables": []})
     assert "| `decision` | decision | 2 |" in model.deliverables_table(SPEC, "en")
+
+
+def test_a_study_reference_is_kept_on_disk_for_this_code_only(tmp_path: Any, monkeypatch: Any) -> None:
+    from psab.evaluators import cache
+
+    calls: list[int] = []
+
+    def counting() -> dict[str, Any]:
+        calls.append(1)
+        return {"answer": {"x": 1}}
+
+    monkeypatch.setenv(cache.DISK_CACHE_ENV, str(tmp_path))
+    assert cache.on_disk(("a",), counting) == cache.on_disk(("a",), counting) == {"answer": {"x": 1}}
+    assert len(calls) == 1
+    cache.on_disk(("b",), counting)
+    assert len(calls) == 2
+    monkeypatch.setattr(cache, "_CODE_DIGEST", "other code")  # an edit anywhere in psab
+    cache.on_disk(("a",), counting)
+    assert len(calls) == 3
+    for entry in tmp_path.iterdir():  # a torn entry is recomputed, never read
+        entry.write_text("{torn")
+    assert cache.on_disk(("a",), counting) == {"answer": {"x": 1}} and len(calls) == 4
+    monkeypatch.setenv(cache.DISK_CACHE_ENV, "0")  # kept nowhere
+    cache.on_disk(("a",), counting)
+    assert len(calls) == 5 and len(list(tmp_path.iterdir())) == 3
