@@ -51,7 +51,7 @@ $(STAMP): pyproject.toml
 # the field's libraries at psab's pins, never psab. The first build takes 2-3 min (pip and ANDES's
 # code generation); with the same pins and Python it is a no-op (under a second). tests/test_toolbox.py
 # checks the built one.
-toolbox: $(STAMP)
+toolbox: $(STAMP) system-deps
 	$(BIN)/psab toolbox build
 
 # bubblewrap gives the runner its namespace sandbox; installed where we can (root + apt).

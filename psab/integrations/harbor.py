@@ -52,15 +52,6 @@ RUN useradd --create-home agent && chown -R agent {workdir}
 #: The build context's copy of the toolbox's pins (psab/toolbox/requirements.txt, comments dropped).
 TOOLBOX_REQUIREMENTS = "toolbox-requirements.txt"
 
-#: The Dockerfile lines that give the agent the toolbox: the pins installed into the image's
-#: Python, then ANDES's model code generated once into the ANDES package (as `psab toolbox
-#: build` does), so the agent's first ANDES system does not spend 30-45 s generating it.
-TOOLBOX_LINES = """\
-COPY {requirements} /opt/toolbox/requirements.txt
-RUN python3 -m pip install --no-cache-dir --disable-pip-version-check -r /opt/toolbox/requirements.txt \\
- && python3 -c "{andes_prepare}"
-"""
-
 VERIFIER_DOCKERFILE = """\
 # The verifier's container: psab and the case with its key, never shown to the agent.
 FROM {image}
@@ -159,11 +150,13 @@ def task_toml(task: psab.Task, split: str, *, agent_timeout_s: float, verifier_t
 def agent_dockerfile(image: str, toolbox: bool = True) -> str:
     """The agent's Dockerfile: ``image``, with the toolbox's pins installed unless ``toolbox``
     is false (then the bare image, as before issue 34)."""
-    from psab.toolbox import ANDES_PREPARE
-
-    lines = TOOLBOX_LINES.format(requirements=TOOLBOX_REQUIREMENTS, andes_prepare=ANDES_PREPARE) if toolbox else ""
     import textwrap
 
+    from psab.toolbox import dockerfile_lines
+
+    # the pins installed into the image's Python, then ANDES's model code generated once (as
+    # `psab toolbox build` does), so the agent's first ANDES system does not spend 30-45 s on it
+    lines = dockerfile_lines(TOOLBOX_REQUIREMENTS) if toolbox else ""
     contents = (f"a Python image, the field's libraries at the toolbox's pins ({TOOLBOX_REQUIREMENTS}) and the "
                 "task's agent view" if toolbox else "a Python image and the task's agent view")
     header = textwrap.fill(f"The agent's container: {contents}, nothing of psab (the verifier judges in a container "

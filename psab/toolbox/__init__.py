@@ -346,10 +346,12 @@ def _run_logged(argv: list[str], log: Path, what: str, *, cwd: Path, env: dict[s
     with open(log, "a", encoding="utf-8") as f:
         f.write(f"\n$ {' '.join(argv)}\n")
         f.flush()
+        started = time.monotonic()
         try:
             r = subprocess.run(argv, cwd=cwd, env=env, stdout=f, stderr=subprocess.STDOUT, timeout=timeout_s)
         except (OSError, subprocess.SubprocessError) as exc:
             raise ToolboxError(f"{what} failed: {exc} (log: {log})") from None
+        f.write(f"[{what}: exit {r.returncode} after {time.monotonic() - started:.1f} s]\n")
     if r.returncode != 0:
         raise ToolboxError(f"{what} failed (exit {r.returncode}); see {log}")
 
@@ -468,5 +470,32 @@ def build(out: str | os.PathLike[str] | None = None, python: str | None = None, 
         (root / MARKER_FILE).unlink(missing_ok=True)
         if os.geteuid() == 0:
             _open_for_others(root)
+            for p in sandbox_binds(root):
+                why = _closed_to_others(p)
+                if why:
+                    _say(stream, f"note: a root runner's sandbox (uid 65534) cannot reach {p}: {why}; under bwrap "
+                                 "this toolbox will not run (build it with a system python and the default location)")
         _say(stream, f"toolbox built in {record['build_s']:.0f} s: {root}")
         return root
+
+
+def _closed_to_others(path: Path) -> str | None:
+    """Why a user with no relation to the files (uid 65534) cannot reach ``path``, or ``None``."""
+    for d in [*reversed(path.parents), path]:
+        try:
+            mode = os.stat(d).st_mode
+        except OSError as exc:
+            return f"{d}: {exc.strerror}"
+        if not mode & 0o001:
+            return f"{d} is closed to others (mode {mode & 0o7777:04o})"
+    return None
+
+
+def dockerfile_lines(requirements: str = "toolbox-requirements.txt") -> str:
+    """Dockerfile lines that give an image's Python the toolbox: the pins (a copy of
+    :func:`pins` at ``requirements`` in the build context, written by the caller) installed
+    with pip, then ANDES's model code generated as :func:`build` does. Used by the Harbor
+    export's agent image; any other container harness may use them the same way."""
+    return (f"COPY {requirements} /opt/toolbox/requirements.txt\n"
+            "RUN python3 -m pip install --no-cache-dir --disable-pip-version-check -r /opt/toolbox/requirements.txt \\\n"
+            f' && python3 -c "{ANDES_PREPARE}"\n')
