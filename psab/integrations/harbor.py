@@ -293,7 +293,7 @@ def add_commands(sub: Any) -> None:
     h.add_argument("--backend", default="surrogate", metavar="NAME", help=_backend_help("backend that judges"))
     h.add_argument("--image", default="python:3.11-slim", metavar="IMAGE",
                    help="base image of both containers (pin it by digest for reproducible builds; the toolbox's "
-                        "pins install on Python 3.11 and 3.12)")
+                        "pins resolve on Python 3.11 to 3.13)")
     h.add_argument("--wheel", metavar="FILE", help="a psab wheel to ship in tests/ and install in the verifier")
     h.add_argument("--install", metavar="CMD",
                    help="how the verifier's image installs psab (default: pip install psab==VERSION)")

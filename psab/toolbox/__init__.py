@@ -32,7 +32,6 @@ Only the standard library is imported here: ``import psab`` stays light.
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import os
@@ -395,6 +394,8 @@ def build(out: str | os.PathLike[str] | None = None, python: str | None = None, 
     the pins; ANDES's code generation; the check (:func:`check`); ``versions.json`` last.
     Concurrent builds of one directory wait for each other (a lock beside it).
     """
+    import fcntl  # POSIX only, like the sandbox the toolbox is for
+
     run = _run_logged
     base = python or default_python()
     probe = _probe(base)
