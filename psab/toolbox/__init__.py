@@ -444,12 +444,16 @@ def build(out: str | os.PathLike[str] | None = None, python: str | None = None, 
             _say(stream, "checking: every package imports, psab does not")
             shutil.copy2(log, root / LOG_FILE)
             report = check(root)
-        except BaseException:
-            if root.is_dir():
+        except BaseException as exc:
+            # the log goes into the (half-built) toolbox, which the next build replaces; where
+            # there is no toolbox directory it stays where the message says it is
+            if root.is_dir() and log.is_file():
                 shutil.copy2(log, root / LOG_FILE)
+                shutil.rmtree(log_dir, ignore_errors=True)
+                if isinstance(exc, ToolboxError):
+                    raise ToolboxError(str(exc).replace(str(log), str(root / LOG_FILE))) from None
             raise
-        finally:
-            shutil.rmtree(log_dir, ignore_errors=True)
+        shutil.rmtree(log_dir, ignore_errors=True)
         record = {
             "format": FORMAT,
             "digest": digest(version),
@@ -467,10 +471,11 @@ def build(out: str | os.PathLike[str] | None = None, python: str | None = None, 
         }
         tmp = root / f".{VERSIONS_FILE}.tmp"
         tmp.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+        if os.geteuid() == 0:
+            _open_for_others(root)  # before versions.json makes it a built toolbox
         os.replace(tmp, root / VERSIONS_FILE)
         (root / MARKER_FILE).unlink(missing_ok=True)
         if os.geteuid() == 0:
-            _open_for_others(root)
             for p in sandbox_binds(root):
                 why = _closed_to_others(p)
                 if why:
