@@ -391,18 +391,20 @@ _MAIN_KEYS = ("init_main_from_path", "init_main_from_name")
 
 
 _SERVER: Any = None
+_SERVER_LOCK = threading.Lock()
 
 
 def _worker_context() -> multiprocessing.context.BaseContext:
     """A forkserver context whose children do not import the caller's ``__main__`` (above),
     forked from psab's own fork server (the caller's forkserver, if any, keeps its preload)."""
     global _SERVER
-    if _SERVER is None:
-        from multiprocessing import forkserver
+    with _SERVER_LOCK:  # pools of different sizes may boot at once, from different threads
+        if _SERVER is None:
+            from multiprocessing import forkserver
 
-        server = forkserver.ForkServer()
-        server.set_forkserver_preload([__name__])
-        _SERVER = server
+            server = forkserver.ForkServer()
+            server.set_forkserver_preload([__name__])
+            _SERVER = server
     return _Context()
 
 
@@ -426,9 +428,9 @@ if sys.platform != "win32":  # forkserver exists on POSIX only; Windows workers 
                 reduction.dump(process_obj, buf)
             finally:
                 context.set_spawning_popen(None)
-            self.sentinel, w = _SERVER.connect_to_new_process(self._fds)
+            self.sentinel, w = _SERVER.connect_to_new_process(self._fds)  # type: ignore[attr-defined]
             parent_w = os.dup(w)  # kept open as the child's sentinel of its parent, as the original does
-            self.finalizer = util.Finalize(self, util.close_fds, (parent_w, self.sentinel))
+            self.finalizer = util.Finalize(self, util.close_fds, (parent_w, self.sentinel))  # type: ignore[attr-defined]
             with open(w, "wb", closefd=True) as f:
                 f.write(buf.getbuffer())
             self.pid = forkserver.read_signed(self.sentinel)

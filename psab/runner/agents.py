@@ -604,7 +604,7 @@ def check_client_interpreters(agent: AgentSpec, isolation: str) -> None:
         for script in sorted(_client_scripts(root), key=lambda p: (str(p) not in said, p.name)):
             bad = unseen(script)
             if bad is not None:
-                refuse(script, "leads to", *bad, venv_fix)
+                refuse(script, "leads to", bad[0], bad[1], venv_fix)
             words = _shebang(script.resolve())
             if not words:
                 continue
@@ -616,11 +616,12 @@ def check_client_interpreters(agent: AgentSpec, isolation: str) -> None:
                 dirs = [script.parent, *map(Path, os.environ.get("PATH", "").split(os.pathsep))]
                 found = [d / names[0] for d in dirs if str(d) and os.access(d / names[0], os.X_OK)]
                 verdicts = [unseen(f) for f in found]
-                if found and all(verdicts):
-                    refuse(script, f"runs {names[0]} ('#!{' '.join(words)}'), found only at", *verdicts[0],  # type: ignore[misc]
+                first = verdicts[0] if verdicts else None
+                if first is not None and all(verdicts):
+                    refuse(script, f"runs {names[0]} ('#!{' '.join(words)}'), found only at", first[0], first[1],
                            f"Install {names[0]} where the sandbox shows it (under /usr, or in a directory you add "
                            "to the agent's expose)")
                 continue
             bad = unseen(Path(interp))
             if bad is not None:
-                refuse(script, f"starts with '#!{' '.join(words)}': its interpreter leads to", *bad, venv_fix)
+                refuse(script, f"starts with '#!{' '.join(words)}': its interpreter leads to", bad[0], bad[1], venv_fix)
