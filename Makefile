@@ -1,5 +1,5 @@
 # psab — the two commands of the README:
-#   make run    install into .venv and run the main job (the built-in agents on the public and held-out splits)
+#   make run    install into .venv (with bubblewrap where it can) and run the main job (the built-in agents on the public and held-out splits)
 #   make test   install into .venv (with the system tools the tests need) and run every test
 #
 # Needs only python3 (>= 3.11, with venv) and make. PYTHON picks another interpreter.
