@@ -1,5 +1,5 @@
 # psab — the two commands of the README:
-#   make run    install into .venv and run the main job (the built-in agents on the public and held-out splits)
+#   make run    install into .venv (with bubblewrap where it can) and run the main job (the built-in agents on the public and held-out splits)
 #   make test   install into .venv (with the system tools the tests need) and run every test
 #
 # Needs only python3 (>= 3.11, with venv) and make. PYTHON picks another interpreter.
@@ -16,7 +16,8 @@ STAMP  := $(VENV)/.psab-installed
 # passes it as $$PSAB_SEED; the demo seed is guessable by design, hence --allow-weak-seed),
 # then one report over both runs. Everything lands in
 # runs/make-run-<UTC stamp>/: public/, heldout/ and report/ (report.md, report.html, plots).
-run: $(STAMP)
+# system-deps first: a first run should be the sandboxed one (bwrap), not the relocated fallback.
+run: $(STAMP) system-deps
 	@out=runs/make-run-$$(date -u +%Y%m%dT%H%M%SZ); \
 	$(BIN)/psab run --agent builtin:reference --agent builtin:mutant --split public --out $$out/public && \
 	$(BIN)/psab run --agent builtin:reference --agent builtin:mutant --split heldout --seed demo-seed --allow-weak-seed --count 1 \
@@ -54,7 +55,8 @@ $(STAMP): pyproject.toml
 toolbox: $(STAMP) system-deps
 	$(BIN)/psab toolbox build
 
-# bubblewrap gives the runner its namespace sandbox; installed where we can (root + apt).
+# bubblewrap gives the runner its namespace sandbox; installed where we can (root + apt), for
+# make run and make test alike.
 system-deps:
 	@sh scripts/install-system-deps.sh
 

@@ -239,7 +239,83 @@ def export(out: str | Path, families: list[str] | None = None, split: str = "pub
                 written.append(export_case(psab.generate(f, seed, i, backend=backend), out, "heldout", **kw))
     else:
         raise InvalidArgumentError(f"split must be public or heldout, not {split!r}")
+    write_dataset_manifest(out, split)
     return written
+
+
+# ------------------------------------------------------------------ the dataset manifest (issue 34, item 5)
+
+#: Harbor's manifest that makes a directory of task directories a dataset
+#: (``harbor.models.dataset.paths.DatasetPaths.MANIFEST_FILENAME``, harbor 0.26).
+DATASET_MANIFEST = "dataset.toml"
+#: What Harbor's content hash of a task covers (``harbor.publisher.packager.Packager.collect_files``):
+#: these files at the task's top, and every file under these directories.
+_HASHED_FILES = ("task.toml", "instruction.md", "README.md", "trajectory.json")
+_HASHED_DIRS = ("environment", "tests", "solution", "steps")
+#: Packager's ``DEFAULT_IGNORES`` (gitignore patterns; psab writes no .gitignore of its own).
+_IGNORED = ("*.pyc", ".DS_Store", "*.swp", "*.swo", "*~")
+
+
+def task_digest(task_dir: Path) -> str:
+    """Harbor's content digest of a task directory, ``sha256:<hex>``: SHA-256 over one line
+    ``<relative path>\\0<SHA-256 of the file>\\n`` per hashed file, in path order (harbor 0.26,
+    ``Packager.compute_content_hash``; directories are walked without following their
+    symlinks, ``__pycache__`` and the default ignores left out) — the digest ``harbor sync``
+    and ``harbor init --dataset`` write for a local task."""
+    import fnmatch
+    import hashlib
+
+    task_dir = Path(task_dir).resolve()
+    files = [task_dir / name for name in _HASHED_FILES if (task_dir / name).exists()]
+
+    def visit(d: Path) -> None:
+        for p in sorted(d.iterdir()):
+            if p.name == ".harborignore":  # Harbor's own rules file, never hashed
+                continue
+            if p.is_dir() and not p.is_symlink():
+                if p.name != "__pycache__":
+                    visit(p)
+            elif p.is_file() and not any(fnmatch.fnmatch(p.name, pat) for pat in _IGNORED):
+                files.append(p)
+
+    for name in _HASHED_DIRS:
+        if (task_dir / name).is_dir():
+            visit(task_dir / name)
+    outer = hashlib.sha256()
+    for f in sorted(files, key=lambda f: f.relative_to(task_dir).as_posix()):
+        outer.update(f"{f.relative_to(task_dir).as_posix()}\0{hashlib.sha256(f.read_bytes()).hexdigest()}\n".encode())
+    return "sha256:" + outer.hexdigest()
+
+
+def write_dataset_manifest(out: Path, split: str) -> Path:
+    """Write ``out/dataset.toml``, the manifest Harbor expects of a dataset directory (the form
+    ``harbor init --dataset`` writes): ``[dataset]`` (name ``psab/<split>``, psab's version, a
+    description) and one ``[[tasks]]`` entry (the name in the task's ``task.toml`` and its
+    :func:`task_digest`) per task directory in ``out``, in directory order — so ``harbor sync``
+    finds every digest current and ``harbor publish`` can publish the export as it stands."""
+    import tomllib
+
+    tasks = []
+    for d in sorted(p for p in Path(out).iterdir() if p.is_dir() and (p / "task.toml").is_file()):
+        name = tomllib.loads((d / "task.toml").read_text(encoding="utf-8")).get("task", {}).get("name")
+        if isinstance(name, str):
+            tasks.append((name, task_digest(d)))
+    lines = [
+        f"# Harbor dataset manifest written by psab export harbor (psab {psab.__version__}).",
+        "# Run the tasks: harbor run -p <this directory> -a <agent>; check one: harbor lint <task directory>",
+        "",
+        "[dataset]",
+        f"name = {_toml_str('psab/' + split)}",
+        f"version = {_toml_str(psab.__version__)}",
+        f"description = {_toml_str(f'psab (power-engineering tasks for AI agents), {split} split: {len(tasks)} tasks')}",
+        "authors = []",
+        f"keywords = [{_toml_str('psab')}, {_toml_str('power-engineering')}]",
+    ]
+    for name, digest in tasks:
+        lines += ["", "[[tasks]]", f"name = {_toml_str(name)}", f"digest = {_toml_str(digest)}"]
+    path = Path(out) / DATASET_MANIFEST
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
 
 
 def cmd_export_harbor(args: argparse.Namespace) -> int:

@@ -162,6 +162,7 @@ def _run(args: argparse.Namespace) -> int:
         else:
             agents = list(named.values())
         agents = with_overrides(agents, args.pass_env or [])
+        _check_set_up(agents, args.isolation or "auto", not args.no_network)
         if args.tier == "fleet":
             return _run_fleet(args, agents)
         fleet_flags = [f for f in ("world", "questions", "keys", "fleet_size", "per_family", "corpus_devices",
@@ -193,6 +194,21 @@ def _run(args: argparse.Namespace) -> int:
                               progress=args.progress)
     held = " (held-out per-case material under private/ — do not publish it)" if "heldout" in report.summary else ""
     return _report(report, "run", held)
+
+
+def _check_set_up(agents: list, isolation: str, network: bool) -> None:  # type: ignore[type-arg]
+    """Before a run of either tier starts: refuse clients that cannot start in the sandbox
+    (:func:`~psab.runner.agents.check_client_interpreters`), and say in one line when the run
+    falls back to relocation, what that leaves open and how to get bwrap (issue 34, items 2-3)."""
+    from psab.runner.agents import check_client_interpreters
+    from psab.runner.sandbox import isolation_notice, resolve_isolation
+
+    resolved = resolve_isolation(isolation, network)  # the run's own choice (the probe is cached)
+    for agent in agents:
+        check_client_interpreters(agent, resolved)
+    notice = isolation_notice(isolation, network)
+    if notice:
+        print(notice, file=sys.stderr, flush=True)
 
 
 def _run_fleet(args: argparse.Namespace, agents: list) -> int:  # type: ignore[type-arg]

@@ -497,3 +497,16 @@ def run_case(job: CaseJob) -> CaseOutcome:
         "result": final["result"],
     }
     return CaseOutcome(record=record, artifacts=artifacts)
+
+
+def set_up_error(exit_codes: list[int | None]) -> bool:
+    """Whether an agent's attempts say the run was set up wrong rather than that the agent
+    failed (issue 34, item 3): every attempt of its command ended with the shell's "not found",
+    exit 127 (:data:`~psab.runner.agents.NOT_FOUND_EXIT`) — a client the sandbox cannot start,
+    which :func:`~psab.runner.agents.check_client_interpreters` refuses before the run for the
+    cases it can see. A pure rule for the run loop to apply once an agent's attempts are in; an
+    agent that got past its start even once (another exit status, a timeout: None) is judged
+    as usual."""
+    from psab.runner.agents import NOT_FOUND_EXIT
+
+    return bool(exit_codes) and all(code == NOT_FOUND_EXIT for code in exit_codes)

@@ -132,3 +132,65 @@ def test_heldout_export_keeps_the_key_in_tests_only(tmp_path):
     assert _verify(d, tmp_path, "oracle") == 1.0
     assert "key" not in json.loads((d / "environment/task.json").read_text())
     assert "harbor-test-seed" not in "".join(p.read_text() for p in d.rglob("*") if p.is_file())
+
+
+# ---------------------------------------------------------------- the dataset manifest (issue 34, item 5)
+
+
+def _fixture_task(d: Path) -> Path:
+    """A small task directory with the files Harbor hashes, the ones it leaves out (a .pyc under
+    __pycache__, an editor backup, a .harborignore) and a nested one."""
+    for sub in ("environment/sub", "environment/__pycache__", "tests", "solution"):
+        (d / sub).mkdir(parents=True, exist_ok=True)
+    files = {"task.toml": '[task]\nname = "psab/fixture"\n', "instruction.md": "Solve it.\n",
+             "environment/Dockerfile": "FROM python:3.11-slim\n", "environment/sub/task.json": '{"a": 1}\n',
+             "environment/__pycache__/m.cpython-311.pyc": "x", "environment/notes.txt~": "junk",
+             "tests/test.sh": "#!/bin/sh\necho 1 > /logs/verifier/reward.txt\n", "tests/.harborignore": "ignored.txt\n",
+             "solution/solve.sh": "#!/bin/sh\n"}
+    for name, text in files.items():
+        (d / name).write_text(text)
+    return d
+
+
+def test_task_digest_is_harbors_content_hash(tmp_path):
+    from psab.integrations.harbor import task_digest
+
+    # harbor 0.26.0's harbor.publisher.packager.Packager.compute_content_hash of this directory
+    # (Python 3.12 venv, `pip install harbor`), the digest harbor sync / harbor init --dataset write
+    expected = "sha256:c17562786a034e0c9517b4b77198926c29fd24bf519f6e03584c10e560153d20"
+    assert task_digest(_fixture_task(tmp_path / "t")) == expected
+
+
+def test_export_writes_the_dataset_manifest_harbor_expects(tmp_path):
+    from psab.integrations.harbor import task_digest
+
+    out = tmp_path / "harbor"
+    dirs = export(out, [FAMILY, "en50160_voltage_compliance"], install="true")
+    manifest = tomllib.loads((out / "dataset.toml").read_text())
+    assert manifest["dataset"]["name"] == "psab/public" and manifest["dataset"]["version"] == psab.__version__
+    names = [tomllib.loads((d / "task.toml").read_text())["task"]["name"] for d in sorted(dirs)]
+    assert [t["name"] for t in manifest["tasks"]] == names
+    assert [t["digest"] for t in manifest["tasks"]] == [task_digest(d) for d in sorted(dirs)]
+    assert all(len(t["digest"]) == len("sha256:") + 64 for t in manifest["tasks"])
+
+
+HARBOR = Path(os.environ.get("PSAB_HARBOR_VENV", "/tmp/harbor-venv")) / "bin"
+
+
+def test_harbor_itself_accepts_the_manifest(tmp_path):
+    """Where harbor is installed (a Python >= 3.12 venv, docs/runner.md): its own model parses the
+    manifest, ``harbor sync`` finds every digest current, and its local-dataset loader (what
+    ``harbor run -p DIR`` uses) finds every task."""
+    if not (HARBOR / "harbor").exists():
+        pytest.skip(f"harbor is not installed in {HARBOR.parent} (it needs Python >= 3.12; see docs/runner.md)")
+    out = tmp_path / "harbor"
+    export(out, [FAMILY, "en50160_voltage_compliance"], install="true")
+    sync = subprocess.run([str(HARBOR / "harbor"), "sync", str(out)], capture_output=True, text=True, timeout=300)
+    assert sync.returncode == 0 and "Updated 0 digest(s)" in sync.stdout, sync.stdout + sync.stderr
+    check = ("import asyncio, sys; from pathlib import Path; from harbor.models.dataset.manifest import DatasetManifest; "
+             "from harbor.models.job.config import DatasetConfig; "
+             "m = DatasetManifest.from_toml_file(Path(sys.argv[1]) / 'dataset.toml'); "
+             "c = asyncio.run(DatasetConfig(path=Path(sys.argv[1])).get_task_configs()); "
+             "print(m.dataset.name, m.task_count, len(c))")
+    r = subprocess.run([str(HARBOR / "python"), "-c", check, str(out)], capture_output=True, text=True, timeout=300)
+    assert r.stdout.split() == ["psab/public", "2", "2"], r.stderr[-2000:]
