@@ -148,11 +148,12 @@ def preflight(tier: Tier, run_dir: Path) -> str:
 
 
 def choose_toolbox(tier: Tier, recorded: dict[str, Any] | None = None) -> None:
-    """Locate the toolbox the tier's options ask for (``tier.toolbox``); refuse a study run
-    whose toolbox is not built, and a resumed run whose toolbox is not the one it recorded."""
+    """Locate the toolbox the tier's options ask for (``tier.toolbox``): a run that asks for it
+    (a study run does unless told --no-toolbox) refuses when it is not built, and a resumed run
+    when it is not the one the run recorded."""
     choice = tier.toolbox_choice()
     tier.toolbox = locate_toolbox(choice)
-    if choice and tier.toolbox is None and (tier.toolbox_required() or recorded is not None):
+    if choice and tier.toolbox is None:
         raise RunnerError(NO_TOOLBOX)
     if recorded is not None and tier.toolbox is not None and tier.toolbox.manifest() != recorded:
         raise RunnerError(f"the toolbox at {tier.toolbox.root} is not the one this run started with "

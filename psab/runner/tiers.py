@@ -223,10 +223,6 @@ class Tier:
         choice = getattr(self.opts, "toolbox", None)
         return self.toolbox_default if choice is None else choice
 
-    def toolbox_required(self) -> bool:
-        """Whether an asked-for toolbox that is not built refuses the run (the study tier's)."""
-        return False
-
     # --- planning ------------------------------------------------------------
 
     def prepare(self, run_dir: Path) -> None:
