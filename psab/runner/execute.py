@@ -165,13 +165,18 @@ def classify(
 # ------------------------------------------------------------------------------- answers
 
 
-def reference_payload(task: Task, agent: AgentSpec, settings: Settings) -> dict[str, Any]:
-    """The answer a built-in agent submits, computed here, outside its sandbox."""
+def reference_payload(task: Task, agent: AgentSpec, settings: Settings, *, canonical: bool = False) -> dict[str, Any]:
+    """The answer a built-in agent submits, computed here, outside its sandbox. ``canonical``:
+    the reference answer with its keys sorted first, so the mutant's mistake does not depend on
+    whether the reference came from a solve or from a cache that stores it sorted (the study
+    tier's references are kept on disk, :func:`psab.evaluators.cache.on_disk`)."""
     import psab
 
     with EVAL_LOCK:
         solution = psab.solve(task, settings.backend)
     answer = solution.answer
+    if canonical:
+        answer = json.loads(json.dumps(answer, sort_keys=True))
     if agent.builtin != "mutant":
         return {"answer": answer, "rationale": solution.rationale or "reference"}
     from psab.mutations import realistic_mistake
@@ -466,11 +471,14 @@ class CompactCase(Case):
     """A compact task on the worker: ``task.json`` (the agent view at the run's presentation
     level, naming the judging backend), the task's instructions, ``psab.evaluate``."""
 
+    #: Whether the built-ins' reference answer is taken with sorted keys (:func:`reference_payload`).
+    canonical_reference: bool = False
+
     def __init__(self, job: CaseJob, hidden: list[Path]) -> None:
         self.job = job
         self.task = Task.from_dict(job.task, key=job.task_key)
         if job.agent.builtin in ANSWER_KINDS:
-            self.payload = reference_payload(self.task, job.agent, job.settings)
+            self.payload = reference_payload(self.task, job.agent, job.settings, canonical=self.canonical_reference)
         elif job.agent.builtin == "escape":
             self.payload = {"probe": escape_probe(self.task, hidden)}
 

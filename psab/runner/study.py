@@ -55,6 +55,8 @@ class StudyCase(CompactCase):
     """A study on the worker: ``study.json`` and the model files, the study's instructions,
     ``psab.evaluate`` with the deliverable scores in the record."""
 
+    canonical_reference = True
+
     def write_view(self, box: Path, paths: dict[str, str]) -> Any:
         import psab
 

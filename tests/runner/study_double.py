@@ -9,7 +9,15 @@ import hashlib
 from typing import Any
 
 from psab.contract import Violation
-from psab.registry import Assessment, Deliverable, FamilySpec, Generated, Reference, get_family, register
+from psab.registry import (
+    Assessment,
+    Deliverable,
+    FamilySpec,
+    Generated,
+    Reference,
+    get_family,
+    register,
+)
 from psab.studies import model
 
 STUDY_ID = "toy_runner_study"

@@ -37,7 +37,9 @@ json.dump({"answer": None, "rationale": json.dumps(seen)}, open(sol, "w"))
 
 @pytest.fixture
 def toy(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The double as the study tier's only study, with its public case."""
+    """The double as the study tier's only study, with its public case (its references kept
+    nowhere on disk: the reference cache is the user's)."""
+    monkeypatch.setenv("PSAB_REFERENCE_CACHE", "0")
     public = sd.public_task()
     original = FamilySpec.public_task
     monkeypatch.setattr(FamilySpec, "public_task", lambda self: public if self.id == sd.STUDY_ID else original(self))
@@ -72,9 +74,9 @@ def test_reference_and_mutant_on_both_splits_with_deliverable_scores(toy: None, 
         assert ref["weights"] == {"n1_violations": 1.0, "fault_levels": 1.0, "decision": 2.0}
         mut = recs[("mutant", split)]
         assert mut["result"]["score"] < 1.0 and mut["attempts"][0]["note"]  # one realistic mistake, named
-    # the mutant's mistake (run seed 0, the public case): the plan's cost written 1000 times too
-    # large (kUSD as MUSD), 10,000 against the reference's 10, so the decision scores 0 while
-    # both analyses stay right: (1·1 + 1·1 + 2·0) / 4 = 0.5
+    # the mutant's mistake (run seed 0, the public case, the reference's keys sorted): the plan's
+    # cost written 1000 times too large (kUSD as MUSD), 10,000 against the reference's 10, so the
+    # decision scores 0 while both analyses stay right: (1·1 + 1·1 + 2·0) / 4 = 0.5
     pub = recs[("mutant", "public")]
     assert pub["attempts"][0]["note"] == "scale_1000 at /decision/cost_musd"
     assert pub["result"]["score"] == pytest.approx(0.5) and pub["result"]["deliverable_scores"]["decision"] == 0.0
