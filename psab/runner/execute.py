@@ -1,4 +1,4 @@
-"""One case — an agent on a task — from sandbox to record, on whichever worker runs it.
+"""One case — an agent on a task, of any tier — from sandbox to record, on whichever worker runs it.
 
 :func:`run_case` is what a thread, a process or a Dask worker executes. It touches nothing of
 the run directory: it returns the record and the attempt artifacts, and the coordinating
@@ -327,8 +327,8 @@ def _evaluate(task: Task, settings: Settings, cls: str, rule: str | None, reason
 
 @dataclass(frozen=True)
 class AgentRun:
-    """One launch of an agent and what it left, classified (section 4.2): the step both tiers
-    share — :func:`run_attempt` here and :func:`psab.runner.fleet.run_attempt`. ``launched_at``,
+    """One launch of an agent and what it left, classified (section 4.2): the step every tier's
+    attempt shares (:func:`run_attempt`). ``launched_at``,
     ``exited_at`` and ``classified_at`` are ``time.perf_counter()`` stamps for the attempt's timing."""
 
     run: Launch

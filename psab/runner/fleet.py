@@ -1,9 +1,10 @@
 """``psab run --tier fleet``: agents on the fleet tier's questions, through the fleet tools.
 
-The same machinery as the compact tier (:mod:`psab.runner.run`, :mod:`psab.runner.execute`):
-the same sandboxes and isolation, the same failure classes (scored / agent_failure /
-infra_failure, classified by :func:`psab.runner.execute.classify`), the same retry rule (only an
-infrastructure failure earns a second attempt), the same append-only records and ``--resume``.
+A tier of the one run loop (:mod:`psab.runner.loop`, :mod:`psab.runner.tiers`), so the same
+machinery as the compact tier: the same sandboxes and isolation, the same failure classes
+(scored / agent_failure / infra_failure, classified by :func:`psab.runner.execute.classify`),
+the same retry rule (only an infrastructure failure earns a second attempt), the same
+append-only records and ``--resume``.
 What differs is the case: a question of the world built by :mod:`psab.fleet` instead of a task.
 
 Per attempt (issue 23 items 1–4):

@@ -97,6 +97,14 @@ def test_reference_and_mutant_on_both_splits_with_deliverable_scores(toy: None, 
     files = write_report([tmp_path / "run"], tmp_path / "report", ReportOptions(plots=False))
     md = files.markdown.read_text()
     assert "Deliverables" in md and "n1_violations" in md and "0.500" in md
+    # a regrade keeps the deliverable scores (it re-evaluates the stored answers, unchanged here)
+    from psab.reports.regrade import regrade
+
+    rg = regrade(tmp_path / "run", seed="study-run-test", write=True)
+    assert not rg.changes and rg.unchanged == 4
+    public_dir = next(p for p in rg.written if "private" not in p.parts)
+    again = {r["agent"]: r for r in _records(public_dir)}
+    assert again["mutant"]["result"]["deliverable_scores"] == pub["result"]["deliverable_scores"]
 
 
 def test_the_agent_sees_study_json_and_the_model_files(toy: None, tmp_path: Path) -> None:
