@@ -27,7 +27,6 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -126,10 +125,6 @@ class CaseOutcome:
 
     record: dict[str, Any]
     artifacts: dict[str, bytes] = field(default_factory=dict)
-
-
-def script_source() -> str:
-    return resources.files("psab.runner").joinpath("agent_script.py").read_text(encoding="utf-8")
 
 
 # ------------------------------------------------------------------------------- classify

@@ -33,7 +33,14 @@ from psab.runner.sandbox import (
     temp_root,
 )
 from psab.runner.store import FORMAT, RunDir, write_atomic
-from psab.runner.tiers import NO_TOOLBOX, Tier, locate_toolbox, manifest_tier, tier_class
+from psab.runner.tiers import (
+    NO_TOOLBOX,
+    Tier,
+    dask_client,
+    locate_toolbox,
+    manifest_tier,
+    tier_class,
+)
 
 
 @dataclass
@@ -43,20 +50,6 @@ class RunReport:
     table: str
     ran: int
     skipped: int
-
-
-def dask_client(address: str) -> Any:
-    """A client of the Dask scheduler at ``address``. Each case then runs whole on a worker —
-    sandbox, any per-attempt service and agent together; a worker that cannot run the chosen
-    sandbox fails the case as it does under --workers."""
-    try:
-        from distributed import Client
-    except ImportError:
-        raise RunnerError("--dask needs dask.distributed (pip install 'psab[dask]')") from None
-    try:
-        return Client(address, timeout="20s")
-    except (OSError, TimeoutError, ValueError) as exc:
-        raise RunnerError(f"--dask {address}: cannot connect ({exc})") from None
 
 
 class Executor:

@@ -25,16 +25,15 @@ import contextlib
 import importlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol
 
 from psab.errors import RunnerError
 
-if TYPE_CHECKING:
-    from psab.runner.agents import AgentSpec
-    from psab.runner.execute import AgentRun
-    from psab.runner.store import RunDir
-    from psab.runner.summary import Row
+# This module imports nothing else of the runner (the loop and the tiers import it), so the
+# types of the runner's own objects are spelled ``Any`` here: AgentSpec, AgentRun
+# (psab.runner.execute), RunDir (psab.runner.store), Row (psab.runner.summary).
 
 #: The tiers, by the name ``psab run --tier`` and a manifest's ``tier`` use; a manifest without
 #: ``tier`` is a compact run (runs recorded before the fleet tier existed, and every compact run).
@@ -55,6 +54,25 @@ def tier_class(name: str) -> type[Tier]:
 
 def manifest_tier(manifest: dict[str, Any]) -> str:
     return str(manifest.get("tier") or "compact")
+
+
+def script_source() -> str:
+    """The built-in agents' program (``agent_script.py``, run inside the sandbox, never imported)."""
+    return resources.files("psab.runner").joinpath("agent_script.py").read_text(encoding="utf-8")
+
+
+def dask_client(address: str) -> Any:
+    """A client of the Dask scheduler at ``address``. Each case then runs whole on a worker —
+    sandbox, any per-attempt service and agent together; a worker that cannot run the chosen
+    sandbox fails the case as it does under --workers."""
+    try:
+        from distributed import Client
+    except ImportError:
+        raise RunnerError("--dask needs dask.distributed (pip install 'psab[dask]')") from None
+    try:
+        return Client(address, timeout="20s")
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise RunnerError(f"--dask {address}: cannot connect ({exc})") from None
 
 
 # ------------------------------------------------------------------------------ the toolbox
@@ -160,14 +178,12 @@ class Case:
 
     def script(self) -> str:
         """The built-in agents' program."""
-        from psab.runner.execute import script_source
-
         return script_source()
 
     def collect(self, service: Service) -> None:
         """After the agent ran, while the service is still up: take what grading needs."""
 
-    def grade(self, ar: AgentRun, sandbox: Any, service: Service) -> Graded:
+    def grade(self, ar: Any, sandbox: Any, service: Service) -> Graded:
         raise NotImplementedError
 
     def record(self, attempts: list[dict[str, Any]]) -> dict[str, Any]:
@@ -177,7 +193,7 @@ class Case:
 class Job(Protocol):
     """One case × agent, as it travels to a worker."""
 
-    agent: AgentSpec
+    agent: Any
     settings: Any
 
     @property
@@ -213,7 +229,7 @@ class Tier:
     def from_manifest(cls, manifest: dict[str, Any]) -> Tier:
         raise NotImplementedError
 
-    def check_agent(self, agent: AgentSpec) -> None:
+    def check_agent(self, agent: Any) -> None:
         """Refuse an agent this tier cannot run (before the generic checks)."""
 
     def check(self) -> None:
@@ -234,7 +250,7 @@ class Tier:
     def manifest(self, base: dict[str, Any], cases: list[Any], seed: str | None) -> dict[str, Any]:
         raise NotImplementedError
 
-    def store(self, rd: RunDir, cases: list[Any]) -> None:
+    def store(self, rd: Any, cases: list[Any]) -> None:
         """Keep what a later regrade needs (the compact tier's public tasks)."""
 
     def resume_check(self, manifest: dict[str, Any], seed: str | None) -> None:
@@ -253,13 +269,11 @@ class Tier:
         raise NotImplementedError
 
     def connect(self, address: str) -> Any:
-        from psab.runner.loop import dask_client
-
         return dask_client(address)
 
     # --- summaries -----------------------------------------------------------
 
     def summary(self, manifest: dict[str, Any], records: list[dict[str, Any]],
-                rows: list[Row]) -> tuple[dict[str, Any], str, str]:
+                rows: list[Any]) -> tuple[dict[str, Any], str, str]:
         """(the summary's tier fields, Markdown after the runner's table, the terminal table)."""
         raise NotImplementedError
