@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from psab.contract import EvaluationResult, Task
+from psab.errors import RunnerError
 from psab.runner.execute import CaseJob, CompactCase, _summary
 from psab.runner.run import CompactTier, RunOptions
 from psab.runner.tiers import Case, Service
@@ -167,7 +168,9 @@ def study_instructions(view: Task, lang: str, paths: dict[str, str]) -> str:
     parts = [f"# {text['title']}", "", text["statement"].strip()]
     if text.get("answer_notes"):
         parts += ["", text["answer_notes"].strip()]
-    parts += ["", f"## {words['deliverables']}", "", deliverables_table(spec, lang), "", words["weights"]]
+    table = deliverables_table(spec, lang)
+    if table not in text["statement"]:  # a statement may already show it
+        parts += ["", f"## {words['deliverables']}", "", table, "", words["weights"]]
     model = view.public_inputs.get("model") or {}
     files = [f.get("path") for f in model.get("files") or [] if isinstance(f, dict)]
     parts += ["", f"## {words['model']}", "",
@@ -247,6 +250,11 @@ class StudyTier(CompactTier):
 
     def catalogue(self) -> list[Any] | None:
         return list(study_specs())
+
+    def check(self) -> None:
+        if not self.catalogue():
+            raise RunnerError("no study is registered in this psab (psab.registry.STUDY_MODULES is empty)")
+        super().check()
 
     def job(self, t: Any, agent: Any, settings: Any) -> Any:
         return StudyJob(agent=agent, split=t.split, index=t.index, task=t.task, task_key=t.key, settings=settings)
