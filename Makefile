@@ -9,7 +9,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.psab-installed
 
-.PHONY: run test install system-deps check bench lint clean
+.PHONY: run test install system-deps toolbox check bench lint clean
 
 # The main job: the built-in baselines through the agent runner on the public split, then on
 # one held-out draw per family from a demo seed (a real round keeps its seed private and
@@ -33,7 +33,7 @@ run: $(STAMP)
 # count, and more generated cases (tests/conftest.py, budget()).
 TEST_WORKERS ?= 2
 
-test: $(STAMP) system-deps
+test: $(STAMP) system-deps toolbox
 	$(BIN)/ruff check psab tests benchmarks
 	@# ANDES generates its model code once per machine (~30-45 s); paid here, not inside a test.
 	$(BIN)/python -m psab.backends.andes_tds
@@ -46,6 +46,13 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[all]'
 	touch $(STAMP)
+
+# The agents' toolbox (psab/toolbox, docs/toolbox.md): a separate venv of the system python with
+# the field's libraries at psab's pins, never psab. The first build takes 2-3 min (pip and ANDES's
+# code generation); with the same pins and Python it is a no-op (under a second). tests/test_toolbox.py
+# checks the built one.
+toolbox: $(STAMP) system-deps
+	$(BIN)/psab toolbox build
 
 # bubblewrap gives the runner its namespace sandbox; installed where we can (root + apt).
 system-deps:

@@ -23,7 +23,7 @@ from psab.errors import PsabError
 
 #: Modules that contribute subcommands: each defines ``add_commands(subparsers)``.
 COMMAND_MODULES: tuple[str, ...] = ("psab.generators.cli", "psab.runner.cli", "psab.reports.cli", "psab.fleet.cli",
-                                     "psab.integrations.harbor")
+                                     "psab.integrations.harbor", "psab.toolbox.cli")
 
 
 class CliError(PsabError):

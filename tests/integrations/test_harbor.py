@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 import psab
+from psab import toolbox
 from psab.cli import main
 from psab.integrations.harbor import AGENT_PATHS, export
 from psab.paths import case_dir
@@ -33,8 +34,9 @@ def exported(tmp_path):
 
 def test_layout_is_harbors(exported):
     files = {str(p.relative_to(exported)) for p in exported.rglob("*") if p.is_file()}
-    assert {"task.toml", "instruction.md", "environment/Dockerfile", "environment/task.json", "tests/Dockerfile",
-            "tests/test.sh", "solution/solve.sh", "tests/case/task.json"} == files
+    assert {"task.toml", "instruction.md", "environment/Dockerfile", "environment/task.json",
+            "environment/toolbox-requirements.txt", "tests/Dockerfile", "tests/test.sh", "solution/solve.sh",
+            "tests/case/task.json"} == files
     cfg = tomllib.loads((exported / "task.toml").read_text())
     assert cfg["schema_version"] == "1.4" and {"task", "metadata", "verifier", "agent", "environment"} <= set(cfg)
     assert cfg["task"]["name"] == f"psab/{FAMILY}-public" and cfg["metadata"]["psab_task_id"] == f"{FAMILY}-public"
@@ -57,6 +59,34 @@ def test_agent_sees_what_psab_run_gives_and_no_key(exported):
     instructions = [line for line in (exported / "environment/Dockerfile").read_text().splitlines()
                     if line and not line.startswith("#")]
     assert not any("psab" in line.lower() for line in instructions)  # nothing of psab in the agent's image
+    # what the Dockerfile copies into the image names nothing of psab either
+    assert "psab" not in (exported / "environment/toolbox-requirements.txt").read_text().lower()
+
+
+def test_the_agents_image_gets_the_toolbox_at_its_pins(exported, tmp_path):
+    # issue 34 item 5: the field's libraries, the same pins a local run's toolbox is built from
+    env = exported / "environment"
+    assert (env / "toolbox-requirements.txt").read_text().splitlines() == toolbox.pins()
+    dockerfile = (env / "Dockerfile").read_text()
+    assert "COPY toolbox-requirements.txt /opt/toolbox/requirements.txt" in dockerfile
+    run = dockerfile.split("\nRUN python3 -m pip install", 1)[1].split("\nCOPY", 1)[0]
+    assert "-r /opt/toolbox/requirements.txt" in run and "andes.prepare(" in run
+    assert dockerfile.index("/opt/toolbox") < dockerfile.index("COPY task.json")  # the image caches the toolbox layer
+    script = tmp_path / "run.sh"
+    script.write_text("python3 -m pip install" + run)
+    subprocess.run(["bash", "-n", str(script)], check=True)  # the RUN line is valid shell
+    cfg = tomllib.loads((exported / "task.toml").read_text())
+    assert cfg["metadata"]["psab_toolbox_requirements_sha256"] == toolbox.requirements_sha256()
+    assert cfg["environment"]["build_timeout_sec"] >= 1200  # installing ~110 distributions takes minutes
+
+
+def test_no_toolbox_leaves_the_bare_image(tmp_path):
+    (d,) = export(tmp_path / "bare", [FAMILY], install="true", toolbox=False, oracle=False)
+    assert not (d / "environment/toolbox-requirements.txt").exists()
+    lines = [line for line in (d / "environment/Dockerfile").read_text().splitlines() if not line.startswith("#")]
+    assert lines == ["FROM python:3.11-slim", "WORKDIR /workspace", "COPY task.json /workspace/task.json",
+                     "RUN useradd --create-home agent && chown -R agent /workspace"]
+    assert "psab_toolbox_requirements_sha256" not in tomllib.loads((d / "task.toml").read_text())["metadata"]
 
 
 def _verify(exported, tmp_path, solution: str | None) -> float:
