@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import sys
-import types
 from pathlib import Path
 from typing import Any
 
@@ -126,19 +125,17 @@ def test_the_agent_sees_study_json_and_the_model_files(toy: None, tmp_path: Path
 
 
 def _fake_toolbox(monkeypatch: pytest.MonkeyPatch, root: Path | None) -> None:
-    """A stand-in for psab.toolbox (feat/toolbox) with the agreed interface."""
-    import psab
+    """psab.toolbox's four calls the runner makes, answered for a stand-in toolbox at ``root``
+    (None: none built), so these tests need no real build."""
+    from psab import toolbox
 
-    fake = types.ModuleType("psab.toolbox")
     if root is not None:
         (root / "bin").mkdir(parents=True, exist_ok=True)
         (root / "bin" / "python").symlink_to(sys.executable)
-    fake.locate = lambda path=None: root  # type: ignore[attr-defined]
-    fake.sandbox_binds = lambda r: [Path(r)]  # type: ignore[attr-defined]
-    fake.python = lambda r: Path(r) / "bin" / "python"  # type: ignore[attr-defined]
-    fake.versions = lambda r: {"pandapower": "3.5.1", "numpy": "2.1.0"}  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "psab.toolbox", fake)
-    monkeypatch.setattr(psab, "toolbox", fake, raising=False)
+    monkeypatch.setattr(toolbox, "locate", lambda path=None: root)
+    monkeypatch.setattr(toolbox, "sandbox_binds", lambda r: [Path(r)])
+    monkeypatch.setattr(toolbox, "python", lambda r: Path(r) / "bin" / "python")
+    monkeypatch.setattr(toolbox, "versions", lambda r: {"pandapower": "3.5.1", "numpy": "2.1.0"})
 
 
 def test_a_study_run_refuses_without_a_built_toolbox(toy: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -175,7 +172,9 @@ def test_a_built_toolbox_is_shown_and_recorded(toy: None, tmp_path: Path, monkey
     (tmp_path / "run" / "records.jsonl").write_text("")
     again = resume(tmp_path / "run", progress="none")
     assert again.ran == 1
-    monkeypatch.setattr(sys.modules["psab.toolbox"], "versions", lambda r: {"numpy": "2.2.0"})
+    from psab import toolbox
+
+    monkeypatch.setattr(toolbox, "versions", lambda r: {"numpy": "2.2.0"})
     (tmp_path / "run" / "records.jsonl").write_text("")
     with pytest.raises(RunnerError, match="not the one this run started with"):
         resume(tmp_path / "run", progress="none")
@@ -191,3 +190,34 @@ def test_tiers_keep_their_cases(toy: None, tmp_path: Path) -> None:
     with pytest.raises(RunnerError, match="compact-tier case; run it with --tier compact"):
         _run(tmp_path, "builtin:reference", families=["ybus_construction"], name="b")
     assert study.StudyOptions(agents=[]).timeout_s == study.DEFAULT_TIMEOUT_S == 3600.0
+
+
+def test_the_built_toolbox_through_psab_run(tmp_path: Path) -> None:
+    """The real toolbox (make toolbox) in a compact run with --toolbox: the agent's
+    TOOLBOX_PYTHON imports pandapower at the version the build recorded (versions.json, written
+    by psab toolbox build from what pip installed), its bin/ is first on PATH, and under bwrap
+    the toolbox's interpreter cannot import psab."""
+    from psab import toolbox
+    from psab.runner import run as runner
+    from psab.runner.sandbox import bwrap_problem
+
+    from conftest import need
+
+    root = toolbox.locate()
+    need(root is not None, "no toolbox is built (make toolbox, or psab toolbox build)")
+    assert root is not None
+    isolation = "bwrap" if bwrap_problem(True) is None else "relocate"
+    probe = ('"$TOOLBOX_PYTHON" -c "import pandapower; print(pandapower.__version__)" > {workdir}/v.txt 2>&1; '
+             '"$TOOLBOX_PYTHON" -c "import psab" > {workdir}/p.txt 2>&1; '
+             'printf "{\\"answer\\": null, \\"rationale\\": \\"%s|%s|%s\\"}" "$(tr -d \'\\n\\"\' < {workdir}/v.txt)" '
+             '"$(echo "$PATH" | cut -d: -f1)" "$(tail -n 1 {workdir}/p.txt | tr -d \'\\n\\"\')" > {solution}')
+    rep = runner.start(runner.RunOptions(agents=[parse_agent_arg(f"tb={probe}")], families=["ybus_construction"],
+                                         toolbox=True, isolation=isolation, timeout_s=120.0),
+                       out=tmp_path / "run", progress="none")
+    assert rep.summary["toolbox"]["root"] == str(root)
+    sol = tmp_path / "run" / "artifacts" / "tb" / "ybus_construction-public" / "attempt-1" / "solution.json"
+    version, first, psab_import = json.loads(sol.read_text())["rationale"].split("|")
+    assert version == toolbox.versions(root)["pandapower"]
+    assert first == str(toolbox.python(root).parent)
+    if isolation == "bwrap":
+        assert "No module named 'psab'" in psab_import
