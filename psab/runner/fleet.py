@@ -558,7 +558,6 @@ class FleetTier(Tier):
 
     name = TIER
     no_agent_hint = "--agent builtin:fleet-reference)"
-    what = "fleet run"
     opts: FleetOptions
 
     def __init__(self, opts: FleetOptions) -> None:

@@ -216,8 +216,6 @@ class Tier:
     no_agent_hint: ClassVar[str] = ""
     #: Whether the toolbox is on when the options do not say.
     toolbox_default: ClassVar[bool] = False
-    #: The verb of the finished run's line ("run", "fleet run").
-    what: ClassVar[str] = "run"
 
     def __init__(self, opts: Any) -> None:
         self.opts = opts
