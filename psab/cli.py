@@ -96,15 +96,27 @@ def cmd_list(args: argparse.Namespace) -> int:
 
     specs = psab.families()
     if args.json:
-        print(json.dumps([{"id": s.id, "area": s.area, "scoring_kind": s.scoring_kind, "confidence": s.confidence,
-                           "backends": list(s.backends), "levels": list(s.levels),
-                           "presentations": ["guided", "expert"] if s.expert is not None else ["guided"]}
-                          for s in specs], indent=2))
+        def entry(s: Any) -> dict[str, Any]:
+            e = {"id": s.id, "area": s.area, "scoring_kind": s.scoring_kind, "confidence": s.confidence,
+                 "backends": list(s.backends), "levels": list(s.levels),
+                 "presentations": ["guided", "expert"] if s.expert is not None else ["guided"]}
+            if s.tier == "study":
+                e["tier"] = "study"
+                e["deliverables"] = [d.to_dict() for d in s.deliverables]
+            return e
+        print(json.dumps([entry(s) for s in (*specs, *psab.studies())], indent=2))
         return 0
     rows = [(s.id, s.area, s.scoring_kind, s.confidence, ",".join(s.backends), ",".join(map(str, s.levels)),
              "guided,expert" if s.expert is not None else "guided") for s in specs]
     print(table(rows, ("family", "area", "kind", "confidence", "backends", "levels", "presentations")))
     print(f"\n{len(rows)} families")
+    studies = psab.studies()
+    if studies:
+        srows = [(s.id, s.area, s.confidence, ",".join(s.backends), ",".join(map(str, s.levels)),
+                  " ".join(f"{d.name}×{d.weight:g}" for d in s.deliverables)) for s in studies]
+        print()
+        print(table(srows, ("study", "area", "confidence", "backends", "levels", "deliverables (weight)")))
+        print(f"\n{len(srows)} studies (the study tier: psab run --tier study)")
     return 0
 
 
