@@ -107,7 +107,7 @@ def state(pnet: PandapowerStudyNet, *, plant: ic.Plant | None, plant_p_mw: float
         if pnet.plant_sgen is not None and plant is not None:
             net.sgen.at[pnet.plant_sgen, "p_mw"] = float(plant_p_mw)
             net.sgen.at[pnet.plant_sgen, "q_mvar"] = float(plant_p_mw * plant.q_mvar_per_mw)
-        for bus, mvar in shunt_mvar.items():
+        for bus, _mvar in shunt_mvar.items():
             if bus not in pnet.shunt_rows:
                 pnet.shunt_rows[bus] = int(pp.create_shunt(net, bus=int(net.bus.index[bus]), q_mvar=0.0, p_mw=0.0))
         for bus, row in pnet.shunt_rows.items():
@@ -175,7 +175,12 @@ def fault_levels_ka(pnet: PandapowerStudyNet, machines: list[Machine], buses: li
             work.gen.at[idx, "rdss_ohm"] = m.r_over_x * m.xdss_pu * v * v / m.sn_mva
     for m in machines[len(on):]:
         v = vn[m.bus]
-        pp.create_gen(work, bus=int(work.bus.index[m.bus]), p_mw=0.0, vm_pu=1.0, sn_mva=m.sn_mva, xdss_pu=m.xdss_pu,
+        # calc_sc applies one K_G per bus (the last generator's, to the bus's summed admittance): the
+        # plant, whose K_G differs from the case machines', gets its own bus behind a 1e-9 pu tie
+        aux = pp.create_bus(work, vn_kv=v, name="plant terminal")
+        pp.create_impedance(work, from_bus=int(work.bus.index[m.bus]), to_bus=aux, rft_pu=0.0, xft_pu=1e-9,
+                            sn_mva=100.0)
+        pp.create_gen(work, bus=aux, p_mw=0.0, vm_pu=1.0, sn_mva=m.sn_mva, xdss_pu=m.xdss_pu,
                       cos_phi=m.cos_phi, vn_kv=v, rdss_ohm=m.r_over_x * m.xdss_pu * v * v / m.sn_mva)
     # generators out of service in the study contribute nothing
     with warnings.catch_warnings():

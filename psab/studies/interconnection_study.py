@@ -31,9 +31,7 @@ passes every criterion in AC (see :func:`solve_decision`).
 
 from __future__ import annotations
 
-import csv
 import functools
-import io
 import math
 import threading
 import time
@@ -965,7 +963,7 @@ def dc_only_answer(task: Task) -> dict[str, Any]:
     # decision on DC: reconductor (cheapest adequate) each overloaded branch, else export limit
     rec = []
     ok = True
-    for c, k, v in full:
+    for _c, k, v in full:
         cands = sorted((float(cc["cost_musd"]), cid) for cid, cc in st.candidates.items() if cc["kind"] == "reconductor"
                        and cc["branch_id"] == g.branch_ids[k] and float(cc["new_rate_a_mva"]) >= v / 100 * g.rate_a_mva[k])
         if cands:
@@ -1188,7 +1186,7 @@ def generate(public: Task, rng: np.random.Generator, level: int = 1) -> Generate
     """A held-out study: the level's case, a POC among its HV buses with two or more branches,
     the plant's size (150–450 MW at level 1, 150–600 MW at level 2, on a 5 MW grid) and its
     reactive injection (0 or ±0.1 Mvar per MW), the catalogue's regional cost factor (0.85–1.25)
-    and the export limit's price (0.05–0.20 MUSD per MW); contingencies, fault buses, breakers
+    and the export limit's price (0.3–0.9 MUSD per MW, a capitalized value of the energy withheld); contingencies, fault buses, breakers
     and candidates follow from them (:func:`scenario_inputs`)."""
     case_file, dispatch_file = CASES[level]
     g = _grid(case_file, dispatch_file)
@@ -1198,7 +1196,7 @@ def generate(public: Task, rng: np.random.Generator, level: int = 1) -> Generate
     p = float(round(rng.uniform(150.0, hi) / 5.0) * 5.0)
     q = float(rng.choice([0.0, 0.0, -0.1, 0.1]))
     return Generated(public_inputs=scenario_inputs(level, poc, p, q, rng, cost_scale=float(rng.uniform(0.85, 1.25)),
-                                                   export_price=float(rng.uniform(0.05, 0.2))))
+                                                   export_price=float(rng.uniform(0.3, 0.9))))
 
 
 def accept(task: Task, reference: Reference) -> str | None:
@@ -1383,7 +1381,7 @@ JUDGED_BY = {
 
 
 def _public_inputs() -> dict[str, Any]:
-    return scenario_inputs(1, "49", 300.0, 0.0, np.random.default_rng(31), cost_scale=1.0, export_price=0.12)
+    return scenario_inputs(1, "49", 300.0, 0.0, np.random.default_rng(31), cost_scale=1.0, export_price=0.5)
 
 
 def validate_inputs(inputs: Mapping[str, Any]) -> list[str]:
