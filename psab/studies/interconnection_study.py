@@ -802,7 +802,12 @@ def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
         exp = {(x["contingency_id"], x[elem]): float(x[val]) for x in rv[name]}
         fnd: dict[Any, tuple[str, Any]] = {}
         for i, x in enumerate(av[name]):
-            fnd.setdefault((x["contingency_id"], x[elem]), (f"/violations/{name}/{i}/{val}", x[val]))
+            key = (x["contingency_id"], x[elem])
+            if key in fnd:  # a repeated item is one more wrong item
+                total += 1
+                mism.append({"field": f"/violations/{name}/{i}", "expected": "each item once", "found": list(key)})
+                continue
+            fnd[key] = (f"/violations/{name}/{i}/{val}", x[val])
         r, n = _score_items(exp, fnd, tol, name, mism)
         right, total = right + r, total + n
     ed, fd = set(rv["diverged_contingency_ids"]), set(av["diverged_contingency_ids"])
@@ -1228,8 +1233,8 @@ _STATEMENT_EN = (
     "branch flows at most 90 % of rate_a and voltages 0.01 pu inside the case's band). "
     "Network: MATPOWER's π branch model (r, x, total charging b, off-nominal tap on the from side, tap 0 = 1, "
     "phase shift), bus shunts Gs/Bs, constant-power loads Pd/Qd. A bus with an in-service generator is PV at "
-    "that generator's vm_pu (the first such generator in file order), the type-3 bus is the slack, every other bus "
-    "PQ; generator reactive limits are NOT enforced. "
+    "that generator's vm_pu (the first such generator in file order), the type-3 bus is the slack (its generator's p_mw in the "
+    "file is its base-case result, not a setpoint), every other bus PQ; generator reactive limits are NOT enforced. "
     "Scenario: the plant injects P = plant.p_mw (or less under an export limit) and Q = q_mvar_per_mw·P at "
     "plant.poc_bus_id as a constant-power injection; the units balancing.gen_ids reduce their output pro rata "
     "to their base p_mw (each gives up P·p_g/Σp), the slack takes the change in losses. 'Pre-project' is the "
@@ -1256,7 +1261,7 @@ _STATEMENT_EN = (
     "machine_r_over_x·X″d, cos φ_rG = machine_cos_phi, impedance × K_G = c_max/(1 + x″d·sin φ_rG); the plant "
     "is a machine at its POC with its own sn_mva, xdss_pu, r_over_x, cos_phi; I″k = c_max·U_n/(√3·|Z_kk|) with "
     "U_n the bus base kV. A listed breaker is overdutied when I″k max after the plant at its bus exceeds its "
-    "rating_ka. (3) max_export_mw — the largest multiple of export_search.resolution_mw in [0, p_mw] at which "
+    "rating_ka (the plant's machine counts whatever its export limit or SPS). (3) max_export_mw — the largest multiple of export_search.resolution_mw in [0, p_mw] at which "
     "every thermal and voltage criterion (and every power flow) holds without mitigation (right within one "
     "resolution step). (4) decision — catalogue candidate_ids and an export_limit_mw (p_mw or more: none). "
     "A reconductor candidate raises its branch's rating to new_rate_a_mva (impedance unchanged); a shunt adds "
@@ -1277,7 +1282,7 @@ _STATEMENT_RU = (
     "внутри допустимого диапазона). Сеть: П-образная схема ветвей MATPOWER (r, x, полная ёмкостная проводимость b, "
     "коэффициент трансформации со стороны начала, tap 0 = 1, фазовый сдвиг), шунты узлов Gs/Bs, нагрузки "
     "постоянной мощности Pd/Qd. Узел с включённым генератором — PV с уставкой vm_pu этого генератора (первого по "
-    "порядку файла), узел типа 3 — балансирующий, остальные — PQ; пределы реактивной мощности генераторов НЕ "
+    "порядку файла), узел типа 3 — балансирующий (p_mw его генератора в файле — результат базового режима, а не уставка), остальные — PQ; пределы реактивной мощности генераторов НЕ "
     "учитываются. Сценарий: станция выдаёт P = plant.p_mw (или меньше при ограничении выдачи) и Q = "
     "q_mvar_per_mw·P в узле plant.poc_bus_id как нагрузку постоянной мощности с обратным знаком; блоки "
     "balancing.gen_ids снижают выдачу пропорционально своей базовой p_mw (каждый на P·p_g/Σp), изменение потерь "
@@ -1301,7 +1306,8 @@ _STATEMENT_RU = (
     "U_rG = U_n, S_rG = hypot(Pmax, max(|Qmax|, |Qmin|)) (не менее 1 МВ·А), x″d = machine_xdss_pu на S_rG, R_G = "
     "machine_r_over_x·X″d, cos φ_rG = machine_cos_phi, сопротивление × K_G = c_max/(1 + x″d·sin φ_rG); станция — "
     "машина в узле присоединения со своими sn_mva, xdss_pu, r_over_x, cos_phi; I″k = c_max·U_n/(√3·|Z_kk|), U_n — "
-    "базовое напряжение узла. Выключатель не проходит, если I″k max после станции в его узле больше rating_ka. "
+    "базовое напряжение узла. Выключатель не проходит, если I″k max после станции в его узле больше rating_ka (машина станции "
+    "учитывается при любом ограничении выдачи и СПА). "
     "(3) max_export_mw — наибольшее кратное export_search.resolution_mw в [0, p_mw], при котором без мероприятий "
     "выполняются все критерии по нагреву и напряжению (и режимы имеют решение); верно с точностью одного шага. "
     "(4) decision — candidate_ids из каталога и export_limit_mw (p_mw и более — без ограничения). Замена провода "
@@ -1395,6 +1401,8 @@ def validate_inputs(inputs: Mapping[str, Any]) -> list[str]:
     if len(set(ids)) != len(ids):
         problems.append("/catalogue/candidates: candidate ids must be unique")
     conts = {c["id"] for c in inputs["contingencies"]}
+    if len(conts) != len(inputs["contingencies"]) or conts & {"N-0", "fault"}:
+        problems.append("/contingencies: ids must be unique and neither 'N-0' nor 'fault' (reserved)")
     for i, c in enumerate(inputs["catalogue"]["candidates"]):
         if c["kind"] == "sps" and not set(c.get("contingency_ids", [])) <= conts:
             problems.append(f"/catalogue/candidates/{i}/contingency_ids: not all listed contingencies")

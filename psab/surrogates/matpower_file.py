@@ -13,7 +13,6 @@ defaults. Column indices (0-based) of the fields the studies read are given belo
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,8 +26,6 @@ F_BUS, T_BUS, BR_R, BR_X, BR_B, RATE_A, RATE_B, RATE_C, TAP, SHIFT, BR_STATUS, A
 # gencost (Table B-4): MODEL (1 piecewise linear, 2 polynomial), STARTUP, SHUTDOWN, NCOST, COST...
 MODEL, STARTUP, SHUTDOWN, NCOST, COST = range(5)
 
-_MATRIX = re.compile(r"mpc\.(\w+)\s*=\s*\[(.*?)\]\s*;", re.S)
-_SCALAR = re.compile(r"mpc\.(\w+)\s*=\s*([-+0-9.eE]+)\s*;")
 
 
 class MatpowerFormatError(ValueError):
@@ -61,16 +58,20 @@ def _strip_comments(text: str) -> str:
     return "\n".join(line.split("%", 1)[0] for line in text.splitlines())
 
 
+def _tokens(row: str) -> list[str]:
+    return row.replace(",", " ").replace("\t", " ").split()
+
+
 def _matrix(body: str, name: str) -> np.ndarray:
     rows = []
-    for chunk in re.split(r"[;\n]", body):
-        chunk = chunk.strip().strip(",")
-        if not chunk:
+    for chunk in body.replace(";", "\n").splitlines():
+        toks = _tokens(chunk)
+        if not toks:
             continue
         try:
-            rows.append([float(tok) for tok in re.split(r"[\s,]+", chunk) if tok])
+            rows.append([float(tok) for tok in toks])
         except ValueError:
-            raise MatpowerFormatError(f"mpc.{name}: a row is not numeric: {chunk[:60]!r}") from None
+            raise MatpowerFormatError(f"mpc.{name}: a row is not numeric: {chunk.strip()[:60]!r}") from None
     if not rows:
         return np.zeros((0, 0))
     widths = {len(r) for r in rows}
@@ -79,24 +80,63 @@ def _matrix(body: str, name: str) -> np.ndarray:
     return np.asarray(rows, dtype=float)
 
 
+def _assignments(clean: str) -> tuple[dict[str, str], dict[str, np.ndarray]]:
+    """``mpc.X = value;`` statements: scalars and quoted strings as text, ``[...]`` as matrices;
+    cell arrays ``{...}`` skipped."""
+    scalars: dict[str, str] = {}
+    mats: dict[str, np.ndarray] = {}
+    pos = 0
+    while True:
+        i = clean.find("mpc.", pos)
+        if i < 0:
+            return scalars, mats
+        eq = clean.find("=", i)
+        if eq < 0:
+            return scalars, mats
+        name = clean[i + 4:eq].strip()
+        rest = clean[eq + 1:].lstrip()
+        start = len(clean) - len(rest)
+        if not name.replace("_", "").isalnum():
+            pos = i + 4
+            continue
+        if rest.startswith("["):
+            close = clean.find("]", start)
+            if close < 0:
+                raise MatpowerFormatError(f"mpc.{name}: the matrix is not closed with ']'")
+            mats[name] = _matrix(clean[start + 1:close], name)
+            pos = close + 1
+        elif rest.startswith("{"):
+            close = clean.find("}", start)
+            pos = (close + 1) if close >= 0 else len(clean)
+        else:
+            end = clean.find(";", start)
+            end = len(clean) if end < 0 else end
+            scalars[name] = clean[start:end].strip()
+            pos = end + 1
+
+
 def parse_matpower(text: str) -> MatpowerCase:
     """Read a MATPOWER version-2 case from its text."""
-    m = re.search(r"function\s+mpc\s*=\s*(\w+)", text)
-    name = m.group(1) if m else ""
+    name = ""
+    for line in text.splitlines():
+        body = line.split("%", 1)[0]
+        if body.strip().startswith("function") and "=" in body:
+            name = body.split("=", 1)[1].strip()
+            break
     clean = _strip_comments(text)
-    version = re.search(r"mpc\.version\s*=\s*'(\d+)'", clean)
-    if version is None or version.group(1) != "2":
+    scalars, mats = _assignments(clean)
+    if scalars.get("version", "").strip("'\"") != "2":
         raise MatpowerFormatError("only MATPOWER case format version '2' is read (mpc.version = '2')")
-    scalars = {k: float(v) for k, v in _SCALAR.findall(clean)}
-    if "baseMVA" not in scalars:
-        raise MatpowerFormatError("mpc.baseMVA is missing")
-    mats = {k: _matrix(v, k) for k, v in _MATRIX.findall(clean)}
+    try:
+        base = float(scalars["baseMVA"])
+    except (KeyError, ValueError):
+        raise MatpowerFormatError("mpc.baseMVA is missing or not a number") from None
     for key, width in (("bus", 13), ("gen", 10), ("branch", 13)):
         if key not in mats:
             raise MatpowerFormatError(f"mpc.{key} is missing")
         if mats[key].shape[1] < width:
             raise MatpowerFormatError(f"mpc.{key} has {mats[key].shape[1]} columns, needs at least {width}")
-    return MatpowerCase(name=name, base_mva=scalars["baseMVA"], bus=mats["bus"], gen=mats["gen"],
+    return MatpowerCase(name=name, base_mva=base, bus=mats["bus"], gen=mats["gen"],
                         branch=mats["branch"], gencost=mats.get("gencost"))
 
 
