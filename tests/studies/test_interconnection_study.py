@@ -198,3 +198,12 @@ def test_heldout_draw_solves(task, level):
     ref = S.solve(t, "surrogate")
     assert ref.evidence["proven"]
     assert psab.evaluate(t, {"answer": ref.answer}, backend="surrogate").score == pytest.approx(1.0)
+
+
+def test_golden_case_from_an_independent_script():
+    """golden/interconnection_study/: fault levels, violation items and the export limit from a
+    script on pandapower written from the statement alone (README there)."""
+    from psab.golden import check_golden, load_golden
+
+    case = load_golden("golden/interconnection_study/case118_bus49_300mw")
+    assert check_golden(case, "surrogate") == []
