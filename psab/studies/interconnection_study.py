@@ -493,33 +493,21 @@ def max_export_mw(eng: Engine) -> float:
 # ---------------------------------------------------------------------------- the decision (reference)
 
 
-def _threshold(eng: Engine, cid: str, br: int | None, test: Any, hi: float, tol: float) -> float:
-    """The largest output in [0, hi] at which ``test(state, pre)`` holds (bisection to ``tol``;
-    ``test`` monotone along the output axis)."""
+def _threshold(eng: Engine, br: int | None, test: Any, hi: float, tol: float,
+               shunts: Mapping[int, float] | None = None) -> float:
+    """The largest output in [0, hi] at which ``test(state, pre)`` holds with ``shunts`` in place
+    (bisection to ``tol``; ``test`` monotone along the output axis)."""
     pre = eng.state(0.0, br)
     lo = 0.0
-    if test(eng.state(hi, br, _threshold_shunts.get()), pre):
+    if test(eng.state(hi, br, shunts), pre):
         return hi
     while hi - lo > tol:
         mid = 0.5 * (lo + hi)
-        if test(eng.state(mid, br, _threshold_shunts.get()), pre):
+        if test(eng.state(mid, br, shunts), pre):
             lo = mid
         else:
             hi = mid
     return lo
-
-
-class _Shunts:
-    """The shunts in force while thresholds are computed (set per option)."""
-
-    def __init__(self) -> None:
-        self.value: dict[int, float] = {}
-
-    def get(self) -> dict[int, float]:
-        return self.value
-
-
-_threshold_shunts = _Shunts()
 
 
 @dataclass
@@ -549,8 +537,7 @@ def _issue_for(eng: Engine, f: Failure, tol: float) -> Issue:
                     return False
                 allowed = max(r, (pre.s_mva[k] if pre.converged else -math.inf) + st.margin_loading_pct * g.rate_a_mva[k] / 100)
                 return bool(post.s_mva[k] <= allowed)
-            _threshold_shunts.value = {}
-            options.append((cid, _threshold(eng, f.contingency_id, br, test, st.p_mw, tol)))
+            options.append((cid, _threshold(eng, br, test, st.p_mw, tol)))
     elif f.kind == "voltage":
         i = g.bus_index()[f.element_id]
         low = f.value < f.limit
@@ -566,16 +553,13 @@ def _issue_for(eng: Engine, f: Failure, tol: float) -> Issue:
                 if low:
                     return bool(v >= g.vmin_pu[i] or v >= vp - st.margin_vm_pu)
                 return bool(v <= g.vmax_pu[i] or v <= vp + st.margin_vm_pu)
-            _threshold_shunts.value = sh
-            thr = _threshold(eng, f.contingency_id, br, test, st.p_mw, tol)
-            _threshold_shunts.value = {}
+            thr = _threshold(eng, br, test, st.p_mw, tol, sh)
             if cid is None or thr > 0 or test(eng.state(0.0, br, sh), eng.state(0.0, br)):
                 options.append((cid, thr))
     else:  # divergence: only SPS or output
         def test(post: State, pre: State) -> bool:
             return post.converged
-        _threshold_shunts.value = {}
-        options.append((None, _threshold(eng, f.contingency_id, br, test, st.p_mw, tol)))
+        options.append((None, _threshold(eng, br, test, st.p_mw, tol)))
     return Issue((f.contingency_id, f.kind, f.element_id), options, sps_ids)
 
 
@@ -1044,6 +1028,8 @@ UNIT_COSTS = {
     "breaker_musd": {138.0: 0.8, 161.0: 0.9, 115.0: 0.7, 230.0: 1.2, 345.0: 1.8},
     "sps_fixed_musd": 2.0, "sps_musd_per_contingency": 0.5,
 }
+#: Level 3: contingencies are the branches with an end this many hops or fewer from the POC.
+STUDY_AREA_HOPS = 4
 #: Standard rated short-circuit breaking currents (IEC 62271-100 R10 series, kA).
 BREAKER_RATINGS_KA = (20.0, 25.0, 31.5, 40.0, 50.0, 63.0, 80.0)
 
@@ -1092,8 +1078,12 @@ def scenario_inputs(level: int, poc_bus_id: str, p_mw: float, q_mvar_per_mw: flo
     if not sink:
         sink = [gid for k, gid in enumerate(g.gen_ids) if g.gen_on[k] and g.gen_p_mw[k] > 1.0 and g.gen_bus[k] != g.slack]
     isl = ic.islanding_branches(g)
+    # levels 1-2: every non-islanding outage; level 3 (1354 buses): the study area's, the branches
+    # with an end within STUDY_AREA_HOPS of the POC (a connection study lists its area's outages)
+    near = (lambda k: True) if level < 3 else (
+        lambda k: min(hops.get(int(g.f[k]), 99), hops.get(int(g.t[k]), 99)) <= STUDY_AREA_HOPS)
     conts = [{"id": g.branch_ids[k], "branch_id": g.branch_ids[k], "from_bus_id": g.bus_ids[g.f[k]], "to_bus_id": g.bus_ids[g.t[k]]}
-             for k in range(g.n_branch) if k not in isl]
+             for k in range(g.n_branch) if k not in isl and near(k)]
     fault = [poc] + [b for b in _neighbours(g, poc) if b != poc][:5]
     out: dict[str, Any] = {
         "case": {"name": case_file[:-2], "base_mva": g.base_mva, "dispatch_file": "model/base_dispatch.csv"},

@@ -210,17 +210,50 @@ def loading_pct(grid: Grid, V: np.ndarray, rate_mva: np.ndarray | None = None, o
 
 
 def islanding_branches(grid: Grid) -> set[int]:
-    """Branches whose single outage splits the network (bridges of the bus graph)."""
-    from psab.surrogates.dc_flow import components
-
-    out = set()
-    for k in range(grid.n_branch):
-        keep = np.ones(grid.n_branch, bool)
-        keep[k] = False
-        labels = components(grid.n_bus, grid.f[keep], grid.t[keep])
-        if len(set(labels)) > 1:
-            out.add(k)
-    return out
+    """Branches whose single outage splits the network: the bridges of the bus multigraph
+    (Tarjan's low-link, iterative; a parallel circuit is never a bridge), plus every branch of a
+    network already split."""
+    n = grid.n_bus
+    adj: list[list[tuple[int, int]]] = [[] for _ in range(n)]
+    for k, (a, b) in enumerate(zip(grid.f.tolist(), grid.t.tolist(), strict=True)):
+        adj[a].append((b, k))
+        adj[b].append((a, k))
+    disc = [-1] * n
+    low = [0] * n
+    bridges: set[int] = set()
+    timer = 0
+    roots = 0
+    for root in range(n):
+        if disc[root] >= 0:
+            continue
+        roots += 1
+        disc[root] = low[root] = timer
+        timer += 1
+        stack = [(root, -1, iter(adj[root]))]
+        while stack:
+            u, via, it = stack[-1]
+            advanced = False
+            for v, k in it:
+                if k == via:
+                    continue
+                if disc[v] < 0:
+                    disc[v] = low[v] = timer
+                    timer += 1
+                    stack.append((v, k, iter(adj[v])))
+                    advanced = True
+                    break
+                low[u] = min(low[u], disc[v])
+            if advanced:
+                continue
+            stack.pop()
+            if stack:
+                p = stack[-1][0]
+                low[p] = min(low[p], low[u])
+                if low[u] > disc[p]:
+                    bridges.add(via)
+    if roots > 1:
+        return set(range(grid.n_branch))
+    return bridges
 
 
 # ------------------------------------------------------------------ fault network

@@ -207,3 +207,18 @@ def test_golden_case_from_an_independent_script():
 
     case = load_golden("golden/interconnection_study/case118_bus49_300mw")
     assert check_golden(case, "surrogate") == []
+
+
+@pytest.mark.parametrize("level", [1, 2])
+def test_islanding_branches_are_the_outages_that_split_the_network(level):
+    """Tarjan's bridges equal the brute force: remove each branch, count the components."""
+    from psab.surrogates.dc_flow import components
+
+    g = S._grid(*S.CASES[level])
+    brute = set()
+    for k in range(g.n_branch):
+        keep = np.ones(g.n_branch, bool)
+        keep[k] = False
+        if len(set(components(g.n_bus, g.f[keep], g.t[keep]))) > 1:
+            brute.add(k)
+    assert ic.islanding_branches(g) == brute and brute  # both cases have radial branches
