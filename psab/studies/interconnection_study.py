@@ -822,8 +822,8 @@ def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
     scores["short_circuit"] = right / total if total else 1.0
     evidence["deliverables"]["short_circuit"] = {"mismatches": mism[:20], "n_items": total, "n_right": right}
 
-    # max export: right within one resolution step
-    ok = abs(float(answer["max_export_mw"]) - float(ref["max_export_mw"])) <= st.resolution_mw * (1 + 1e-9)
+    # max export: right when it is the reference's multiple of the resolution (within half a step)
+    ok = abs(float(answer["max_export_mw"]) - float(ref["max_export_mw"])) <= 0.5 * st.resolution_mw * (1 + 1e-9)
     scores["max_export_mw"] = 1.0 if ok else 0.0
     evidence["deliverables"]["max_export_mw"] = {
         "mismatches": [] if ok else [{"field": "/max_export_mw", "expected": ref["max_export_mw"], "found": answer["max_export_mw"]}],
@@ -1252,7 +1252,7 @@ _STATEMENT_EN = (
     "is a machine at its POC with its own sn_mva, xdss_pu, r_over_x, cos_phi; I″k = c_max·U_n/(√3·|Z_kk|) with "
     "U_n the bus base kV. A listed breaker is overdutied when I″k max after the plant at its bus exceeds its "
     "rating_ka (the plant's machine counts whatever its export limit or SPS). (3) max_export_mw — the largest multiple of export_search.resolution_mw in [0, p_mw] at which "
-    "every thermal and voltage criterion (and every power flow) holds without mitigation (right within one "
+    "every thermal and voltage criterion (and every power flow) holds without mitigation (right within half a "
     "resolution step). (4) decision — catalogue candidate_ids and an export_limit_mw (p_mw or more: none). "
     "A reconductor candidate raises its branch's rating to new_rate_a_mva (impedance unchanged); a shunt adds "
     "q_mvar (capacitive, Mvar at 1 pu) to Bs of its bus in every state; a breaker candidate raises its breaker's "
@@ -1299,7 +1299,7 @@ _STATEMENT_RU = (
     "базовое напряжение узла. Выключатель не проходит, если I″k max после станции в его узле больше rating_ka (машина станции "
     "учитывается при любом ограничении выдачи и СПА). "
     "(3) max_export_mw — наибольшее кратное export_search.resolution_mw в [0, p_mw], при котором без мероприятий "
-    "выполняются все критерии по нагреву и напряжению (и режимы имеют решение); верно с точностью одного шага. "
+    "выполняются все критерии по нагреву и напряжению (и режимы имеют решение); верно с точностью половины шага. "
     "(4) decision — candidate_ids из каталога и export_limit_mw (p_mw и более — без ограничения). Замена провода "
     "повышает предел ветви до new_rate_a_mva (сопротивление не меняется); шунт добавляет q_mvar (ёмкостная, Мвар "
     "при 1 о.е.) к Bs узла во всех режимах; замена выключателя повышает его номинал до new_rating_ka; СПА "
@@ -1489,5 +1489,8 @@ SPEC = register(FamilySpec(
         # the export limit at the optimum may sit anywhere above its threshold when the plan cures
         # everything by candidates; a 5 % nudge stays optimal and feasible then
         "/decision/export_limit_mw",
+        # a small export (under 10 MW at 1 MW resolution) nudged by 5 % stays within the stated
+        # half-step tolerance of the answer's grid
+        "/max_export_mw",
     ),
 ))
