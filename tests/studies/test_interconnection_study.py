@@ -16,6 +16,7 @@ S = pytest.importorskip("psab.studies.interconnection_study")
 
 import psab  # noqa: E402
 from psab.io import load_case  # noqa: E402
+from psab.paths import case_dir  # noqa: E402
 from psab.surrogates import interconnection as ic  # noqa: E402
 from psab.surrogates import matpower_file as mp  # noqa: E402
 from psab.surrogates.iec60909_network import Machine, fault_currents_ka  # noqa: E402
@@ -27,14 +28,14 @@ BASELINE_AC = {"pglib_opf_case118_ieee": 9.7214e04, "pglib_opf_case200_activ": 2
 
 @pytest.fixture(scope="module")
 def task():
-    return load_case("cases/interconnection_study")
+    return load_case(case_dir("interconnection_study"))
 
 
 def _solution(task):
     import json
     from pathlib import Path
 
-    return json.loads(Path("cases/interconnection_study/solution.json").read_text())
+    return json.loads((Path(case_dir("interconnection_study")) / "solution.json").read_text())
 
 
 @pytest.mark.parametrize("level", [1, 2])
@@ -208,8 +209,10 @@ def test_golden_case_from_an_independent_script():
     """golden/interconnection_study/: fault levels, violation items and the export limit from a
     script on pandapower written from the statement alone (README there)."""
     from psab.golden import check_golden, load_golden
+    from psab.paths import golden_dirs
 
-    case = load_golden("golden/interconnection_study/case118_bus49_300mw")
+    (path,) = golden_dirs("interconnection_study")
+    case = load_golden(path)
     assert check_golden(case, "surrogate") == []
 
 
