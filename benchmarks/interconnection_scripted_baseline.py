@@ -32,7 +32,9 @@ for (g, b, stt, p, vm), (kind, idx) in zip(disp, elem):
     base_p[g] = float(p)
     if kind == "gen": net.gen.at[idx, "p_mw"] = float(p); net.gen.at[idx, "vm_pu"] = float(vm); net.gen.at[idx, "in_service"] = stt == "1"
     else: net.ext_grid.at[idx, "vm_pu"] = float(vm)
-sink = S["balancing"]["gen_ids"]; tot = sum(base_p[g] for g in sink)
+pmin = {str(k + 1): max(0.0, float(v)) for k, v in enumerate(cf.gen["PMIN"])}
+room = {g: max(0.0, base_p[g] - pmin[g]) for g in base_p}
+sink = S["balancing"]["gen_ids"]; tot = sum(room[g] for g in sink)
 sg = pp.create_sgen(net, bix[S["plant"]["poc_bus_id"]], 0.0, 0.0)
 # branches: lines then trafos in file order by the converter's rule
 br = cf.branch; rows = []
@@ -46,7 +48,7 @@ for k in range(len(br)):
 rate = br["RATE_A"].to_numpy(float)
 def run(p, out=None):
     for g, (kind, idx) in zip([d[0] for d in disp], elem):
-        if kind == "gen": net.gen.at[idx, "p_mw"] = base_p[g] - (p * base_p[g] / tot if g in sink else 0)
+        if kind == "gen": net.gen.at[idx, "p_mw"] = base_p[g] - (p * room[g] / tot if g in sink else 0)
     net.sgen.at[sg, "p_mw"] = p; net.sgen.at[sg, "q_mvar"] = p * S["plant"]["q_mvar_per_mw"]
     if out is not None: net[rows[out][0]].at[rows[out][1], "in_service"] = False
     try:
