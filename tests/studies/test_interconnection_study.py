@@ -229,3 +229,13 @@ def test_islanding_branches_are_the_outages_that_split_the_network(level):
         if len(set(components(g.n_bus, g.f[keep], g.t[keep]))) > 1:
             brute.add(k)
     assert ic.islanding_branches(g) == brute and brute  # both cases have radial branches
+
+
+def test_an_unclosed_proof_falls_back_to_a_feasible_plan_and_says_so(task):
+    """With no MILP round allowed the decision is the fallback (forced breakers, export limit at
+    the largest export without reinforcement): it meets every criterion, and is not called proven."""
+    eng = S.engine(task, "surrogate")
+    dec, proof = S.solve_decision(eng, max_rounds=0)
+    assert proof["proven"] is False and proof["bound"] is None
+    plan = S.plan_of(eng.st, dec["candidate_ids"], dec["export_limit_mw"])
+    assert S.criteria_failures(eng, plan) == []
