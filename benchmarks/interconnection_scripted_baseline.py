@@ -32,8 +32,7 @@ for (g, b, stt, p, vm), (kind, idx) in zip(disp, elem):
     base_p[g] = float(p)
     if kind == "gen": net.gen.at[idx, "p_mw"] = float(p); net.gen.at[idx, "vm_pu"] = float(vm); net.gen.at[idx, "in_service"] = stt == "1"
     else: net.ext_grid.at[idx, "vm_pu"] = float(vm)
-pmin = {str(k + 1): max(0.0, float(v)) for k, v in enumerate(cf.gen["PMIN"])}
-room = {g: max(0.0, base_p[g] - pmin[g]) for g in base_p}
+room = {g: max(0.0, base_p[g]) for g in base_p}  # pro rata to base output (the statement: Pmin not enforced)
 sink = S["balancing"]["gen_ids"]; tot = sum(room[g] for g in sink)
 sg = pp.create_sgen(net, bix[S["plant"]["poc_bus_id"]], 0.0, 0.0)
 # branches: lines then trafos in file order by the converter's rule

@@ -168,10 +168,12 @@ def study_of(inputs: Mapping[str, Any]) -> Study:
     for i, g in enumerate(inputs["balancing"]["gen_ids"]):
         if g not in gix or not grid.gen_on[gix[g]]:
             raise InvalidTaskError(f"{STUDY_ID}: public_inputs/balancing/gen_ids/{i} {g!r} is not an in-service generator")
-        # pro rata to the headroom above Pmin (a unit already at its minimum gives up nothing)
-        w[gix[g]] = max(0.0, grid.gen_p_mw[gix[g]] - max(0.0, grid.gen_pmin_mw[gix[g]]))
+        # pro rata to the base output (a planning study's generation scaling; Pmin not enforced:
+        # ACTIVSg200's OPF leaves every unit but the slack at its Pmin, so a Pmin-respecting rule
+        # would leave nothing to displace)
+        w[gix[g]] = max(0.0, grid.gen_p_mw[gix[g]])
     if not w.sum() > 0:
-        raise InvalidTaskError(f"{STUDY_ID}: public_inputs/balancing/gen_ids: the units have no headroom above Pmin")
+        raise InvalidTaskError(f"{STUDY_ID}: public_inputs/balancing/gen_ids: the units' base outputs sum to zero")
     conts: list[tuple[str, int | None]] = [("N-0", None)]
     for i, c in enumerate(inputs["contingencies"]):
         if c["branch_id"] not in brx:
@@ -1186,10 +1188,10 @@ def scenario_inputs(level: int, poc_bus_id: str, p_mw: float, q_mvar_per_mw: flo
 
 
 def max_balanced_mw(g: ic.Grid, gen_ids: list[str]) -> float:
-    """The largest plant output the units ``gen_ids`` can balance without any going below its
-    Pmin: their total headroom ``Σ(p − Pmin)``."""
+    """The largest plant output the units ``gen_ids`` can balance pro rata without any going
+    below zero: their total base output."""
     gi = g.gen_index()
-    return float(sum(max(0.0, g.gen_p_mw[gi[x]] - max(0.0, g.gen_pmin_mw[gi[x]])) for x in gen_ids if x in gi))
+    return float(sum(max(0.0, g.gen_p_mw[gi[x]]) for x in gen_ids if x in gi))
 
 
 def _eligible_pocs(g: ic.Grid, level: int) -> list[str]:
@@ -1252,8 +1254,8 @@ _STATEMENT_EN = (
     "file is its base-case result, not a setpoint), every other bus PQ; generator reactive limits are NOT enforced. "
     "Scenario: the plant injects P = plant.p_mw (or less under an export limit) and Q = q_mvar_per_mw·P at "
     "plant.poc_bus_id as a constant-power injection; the units balancing.gen_ids reduce their output pro rata "
-    "to their headroom above Pmin (each gives up P·(p_g − Pmin_g)/Σ(p − Pmin), p from base_dispatch.csv, Pmin from "
-    "mpc.gen), the slack takes the change in losses. 'Pre-project' is the "
+    "to their base p_mw (each gives up P·p_g/Σp; Pmin is not enforced — a planning study's generation scaling), the "
+    "slack takes the change in losses. 'Pre-project' is the "
     "same network without the plant. "
     "Contingencies: N-0 and each listed single-branch outage (ids as listed; 'N-0' for the intact network). "
     "AC power flow by Newton-Raphson (mismatch ≤ 1e-9 pu). "
@@ -1302,8 +1304,8 @@ _STATEMENT_RU = (
     "порядку файла), узел типа 3 — балансирующий (p_mw его генератора в файле — результат базового режима, а не уставка), остальные — PQ; пределы реактивной мощности генераторов НЕ "
     "учитываются. Сценарий: станция выдаёт P = plant.p_mw (или меньше при ограничении выдачи) и Q = "
     "q_mvar_per_mw·P в узле plant.poc_bus_id как нагрузку постоянной мощности с обратным знаком; блоки "
-    "balancing.gen_ids снижают выдачу пропорционально своему запасу над Pmin (каждый на P·(p_g − Pmin_g)/Σ(p − Pmin), "
-    "p из base_dispatch.csv, Pmin из mpc.gen), изменение потерь берёт балансирующий узел. «До проекта» — та же сеть без станции. Аварии: N-0 и каждое перечисленное "
+    "balancing.gen_ids снижают выдачу пропорционально своей базовой p_mw (каждый на P·p_g/Σp; Pmin не учитывается — "
+    "масштабирование генерации, принятое в проектных расчётах), изменение потерь берёт балансирующий узел. «До проекта» — та же сеть без станции. Аварии: N-0 и каждое перечисленное "
     "отключение одной ветви ('N-0' — нормальная схема). Установившийся режим — методом Ньютона–Рафсона (небаланс "
     "≤ 1e-9 о.е.). Критерии в каждой схеме: по нагреву — загрузка каждой включённой ветви 100·max(|S_from|, "
     "|S_to|)/rate_a (МВ·А по любому концу) ≤ 100 % её пропускной способности (для ветви с заменой провода — новой); "
@@ -1367,7 +1369,7 @@ EXPERT = {
         "Interconnection system impact study of the plant in study.json on model/<case>.m at model/base_dispatch.csv: "
         "N-0 and N-1 (listed single-branch outages) AC thermal (MVA at either end vs rate_a) and voltage (case Vmin/Vmax) "
         "criteria caused or worsened by the plant (the study's no-worse margins and 0.01 %/1e-5 pu slack), generator "
-        "Q limits not enforced, plant as a P+jQ injection balanced by balancing.gen_ids pro rata to their headroom above Pmin; IEC 60909-0:2016 I″k max "
+        "Q limits not enforced, plant as a P+jQ injection balanced by balancing.gen_ids pro rata to their base output (Pmin not enforced); IEC 60909-0:2016 I″k max "
         "(c_max) at the fault buses before and after (rated ratios, K_T with S_rT = rate_a, every generator a "
         "synchronous machine with the stated x″d on S_rG = hypot(Pmax, max|Q|), K_G) and breaker duty; the largest "
         "export on the resolution grid without reinforcement; the cheapest catalogue plan (reconductoring, shunts, "
@@ -1377,7 +1379,7 @@ EXPERT = {
         "model/base_dispatch.csv: нарушения критериев N-0 и N-1 (перечисленные отключения ветвей) по нагреву (МВ·А по "
         "любому концу относительно rate_a) и напряжению (Vmin/Vmax модели), вызванные или усугублённые станцией (запасы "
         "«не хуже» и допуски 0,01 %/1e-5 о.е. задачи), без учёта пределов Q генераторов, станция — инъекция P+jQ, "
-        "баланс — блоками balancing.gen_ids пропорционально их запасу над Pmin; I″k max по МЭК 60909-0:2016 (c_max) в узлах КЗ до и после "
+        "баланс — блоками balancing.gen_ids пропорционально их базовой выдаче (Pmin не учитывается); I″k max по МЭК 60909-0:2016 (c_max) в узлах КЗ до и после "
         "(номинальные коэффициенты трансформации, K_T при S_rT = rate_a, каждый генератор — синхронная машина с x″d "
         "задачи на S_rG = hypot(Pmax, max|Q|), K_G) и проверка выключателей; наибольшая выдача без усиления на сетке "
         "разрешения; самый дешёвый план из каталога (замена провода, шунты, выключатели, СПА, платное ограничение "
@@ -1418,7 +1420,7 @@ def validate_inputs(inputs: Mapping[str, Any]) -> list[str]:
     if not problems:
         st = study_of(inputs)
         if st.p_mw > max_balanced_mw(st.grid, list(inputs["balancing"]["gen_ids"])) + 1e-9:
-            problems.append("/plant/p_mw: the balancing units cannot give up that much and stay at or above their Pmin")
+            problems.append("/plant/p_mw: more than the balancing units' total base output")
     ids = [c["id"] for c in inputs["catalogue"]["candidates"]]
     if len(set(ids)) != len(ids):
         problems.append("/catalogue/candidates: candidate ids must be unique")

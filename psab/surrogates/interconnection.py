@@ -11,8 +11,8 @@ Conventions (the study's statement repeats them):
 - **Buses**: a bus with an in-service generator is PV at its generator's voltage setpoint, the
   file's type-3 bus is the slack, every other bus PQ; generator reactive limits not enforced.
 - **Dispatch**: every in-service generator at its stated output; the new plant's output is
-  balanced by the stated units by the given weights (the study: pro rata to their headroom
-  above Pmin); the slack takes the losses.
+  balanced by the stated units by the given weights (the study: pro rata to their base
+  output); the slack takes the losses.
 - **New plant**: a constant ``P + jQ`` injection at the point of connection (``Q`` = the stated
   Mvar per MW times ``P``).
 - **Branch loading**: ``100·max(|S_from|, |S_to|)/rate_a`` with ``S`` the complex power entering
