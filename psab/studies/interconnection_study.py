@@ -877,6 +877,14 @@ def _failure_words(f: Failure) -> str:
     return f"breaker duty: breaker {f.element_id} sees I″k max {f.value:.3f} kA above its rating {f.limit:.3f} kA"
 
 
+def model_size(task: Task) -> dict[str, int]:
+    """The study's size for ``benchmarks/bench_studies.py``: buses, branches, listed
+    contingencies, fault buses and catalogue candidates."""
+    st = _study(task)
+    return {"buses": st.grid.n_bus, "branches": st.grid.n_branch, "contingencies": len(st.contingencies) - 1,
+            "fault buses": len(st.fault_buses), "candidates": len(st.candidates)}
+
+
 # ---------------------------------------------------------------------------- baselines
 
 
