@@ -14,15 +14,21 @@ STAMP  := $(VENV)/.psab-installed
 # The main job: the built-in baselines through the agent runner on the public split, then on
 # one held-out draw per family from a demo seed (a real round keeps its seed private and
 # passes it as $$PSAB_SEED; the demo seed is guessable by design, hence --allow-weak-seed),
-# then one report over both runs. Everything lands in
-# runs/make-run-<UTC stamp>/: public/, heldout/ and report/ (report.md, report.html, plots).
-# system-deps first: a first run should be the sandboxed one (bwrap), not the relocated fallback.
-run: $(STAMP) system-deps
+# then the study tier (every study, public and one held-out draw, the agents' toolbox in the
+# sandbox), then one report over the four runs. Everything lands in
+# runs/make-run-<UTC stamp>/: public/, heldout/, study-public/, study-heldout/ and report/
+# (report.md, report.html, plots).
+# system-deps first: a first run should be the sandboxed one (bwrap), not the relocated fallback;
+# toolbox: the study tier shows every agent the field's libraries (2-3 min to build the first time).
+run: $(STAMP) system-deps toolbox
 	@out=runs/make-run-$$(date -u +%Y%m%dT%H%M%SZ); \
 	$(BIN)/psab run --agent builtin:reference --agent builtin:mutant --split public --out $$out/public && \
 	$(BIN)/psab run --agent builtin:reference --agent builtin:mutant --split heldout --seed demo-seed --allow-weak-seed --count 1 \
 	    --out $$out/heldout && \
-	$(BIN)/psab report $$out/public $$out/heldout --out $$out/report && \
+	$(BIN)/psab run --tier study --agent builtin:reference --agent builtin:mutant --split public --out $$out/study-public && \
+	$(BIN)/psab run --tier study --agent builtin:reference --agent builtin:mutant --split heldout --seed demo-seed \
+	    --allow-weak-seed --count 1 --out $$out/study-heldout && \
+	$(BIN)/psab report $$out/public $$out/heldout $$out/study-public $$out/study-heldout --out $$out/report && \
 	echo "report: $$out/report/report.html (Markdown: report.md)" && \
 	echo "psab is installed in $(VENV): run '. $(VENV)/bin/activate' to use it here (e.g. psab list; psab qc $$out)"
 
