@@ -134,6 +134,13 @@ def cmd_show(args: argparse.Namespace) -> int:
         return 0
     paths = {"task": "/sandbox/task.json", "instructions": "/sandbox/instructions.md",
              "solution": "/sandbox/solution.json", "workdir": "/sandbox"}
+    if spec.tier == "study":
+        # a study's agent reads study.json beside the model files (psab run --tier study)
+        from psab.runner.study import VIEW_FILE, study_instructions
+
+        paths["task"] = f"/sandbox/{VIEW_FILE}"
+        sys.stdout.write(study_instructions(view, args.lang, paths))
+        return 0
     sys.stdout.write(instructions(view, args.lang, paths))
     return 0
 
