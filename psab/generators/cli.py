@@ -135,6 +135,7 @@ def _raise_first_error(outcomes: list[Any]) -> None:
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
+    import psab
     from psab.cli import CliError
     from psab.contract import write_json
     from psab.generators.seeds import manifest_entry, round_manifest
@@ -157,6 +158,9 @@ def cmd_generate(args: argparse.Namespace) -> int:
     for o in outcomes:
         task = o.task
         task.write(out / task.id, with_key=False)
+        spec = psab.get_family(task.family)
+        if spec.materialize is not None:  # a study's agent view includes its model files
+            spec.materialize(task, out / task.id)
         if task.key is not None:
             write_json(keys / task.id / "key.json", task.key)
         entries.append(manifest_entry(task, o.index, o.level))
