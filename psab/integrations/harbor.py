@@ -45,7 +45,7 @@ DOCKERFILE = """\
 {header}
 FROM {image}
 WORKDIR {workdir}
-{toolbox}COPY task.json {workdir}/task.json
+{toolbox}{copies}
 RUN useradd --create-home agent && chown -R agent {workdir}
 """
 
@@ -147,9 +147,10 @@ def task_toml(task: psab.Task, split: str, *, agent_timeout_s: float, verifier_t
     ])
 
 
-def agent_dockerfile(image: str, toolbox: bool = True) -> str:
+def agent_dockerfile(image: str, toolbox: bool = True, view: tuple[str, ...] = ("task.json",)) -> str:
     """The agent's Dockerfile: ``image``, with the toolbox's pins installed unless ``toolbox``
-    is false (then the bare image, as before issue 34)."""
+    is false (then the bare image, as before issue 34), and the agent view's files and folders
+    ``view`` (a study's ``study.json`` and its model folder) copied into the working directory."""
     import textwrap
 
     from psab.toolbox import dockerfile_lines
@@ -162,7 +163,8 @@ def agent_dockerfile(image: str, toolbox: bool = True) -> str:
     header = textwrap.fill(f"The agent's container: {contents}, nothing of psab (the verifier judges in a container "
                            "of its own, tests/Dockerfile). The agent is not root.", 94, initial_indent="# ", break_on_hyphens=False,
                            subsequent_indent="# ")
-    return DOCKERFILE.format(header=header, image=image, workdir=WORKDIR, toolbox=lines)
+    copies = "\n".join(f"COPY {name} {WORKDIR}/{name}" for name in view)
+    return DOCKERFILE.format(header=header, image=image, workdir=WORKDIR, toolbox=lines, copies=copies)
 
 
 def export_case(task: psab.Task, out: Path, split: str = "public", *, lang: str = "en", presentation: str = "guided",
@@ -175,20 +177,38 @@ def export_case(task: psab.Task, out: Path, split: str = "public", *, lang: str 
 
     d = out / f"psab-{task.id}"
     d.mkdir(parents=True, exist_ok=True)
-    (d / "instruction.md").write_text(psab.instructions_for(task, lang, presentation, backend, AGENT_PATHS),
-                                      encoding="utf-8")
+    spec = psab.get_family(task.family)
+    view = agent_view(task, presentation=presentation, backend=backend)
+    study = spec.tier == "study"
+    if study:
+        # a study's agent reads study.json beside the model in the field's own files, as under
+        # psab run --tier study; the verifier's psab needs the studies extra (SimBench, power-grid-model)
+        from psab.runner.study import VIEW_FILE, study_instructions
+        from psab.studies.model import model_files
+
+        paths = {**AGENT_PATHS, "task": f"{WORKDIR}/{VIEW_FILE}"}
+        (d / "instruction.md").write_text(study_instructions(view, lang, paths), encoding="utf-8")
+        tops = sorted({f["path"].split("/")[0] for f in model_files(task.id, task.public_inputs)})
+        copied: tuple[str, ...] = (VIEW_FILE, *tops)
+        if install is None and wheel is None:
+            install = f'python3 -m pip install --no-cache-dir "psab[studies]=={psab.__version__}"'
+    else:
+        (d / "instruction.md").write_text(psab.instructions_for(task, lang, presentation, backend, AGENT_PATHS),
+                                          encoding="utf-8")
+        copied = ("task.json",)
     (d / "task.toml").write_text(task_toml(task, split, agent_timeout_s=agent_timeout_s,
                                            verifier_timeout_s=verifier_timeout_s, allow_internet=allow_internet,
                                            backend=backend, presentation=presentation, lang=lang, toolbox=toolbox),
                                  encoding="utf-8")
     env = d / "environment"
     env.mkdir(exist_ok=True)
-    (env / "Dockerfile").write_text(agent_dockerfile(image, toolbox), encoding="utf-8")
+    (env / "Dockerfile").write_text(agent_dockerfile(image, toolbox, copied), encoding="utf-8")
     if toolbox:
         # the pins only: the agent's image holds nothing that names psab
         (env / TOOLBOX_REQUIREMENTS).write_text("\n".join(tb.pins()) + "\n", encoding="utf-8")
-    (env / "task.json").write_text(agent_view(task, presentation=presentation, backend=backend).to_json(),
-                                   encoding="utf-8")
+    (env / copied[0]).write_text(view.to_json(), encoding="utf-8")
+    if study:
+        spec.materialize(task, env)  # type: ignore[misc]
     tests = d / "tests"
     case = tests / "case"
     case.mkdir(parents=True, exist_ok=True)
