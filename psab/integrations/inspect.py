@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import json
 import os
+from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
@@ -79,9 +80,12 @@ def _sample(t: psab.Task, sample_id: str, split: str, index: int | None, lang: s
 
     _TASKS[sample_id] = t
     view = agent_view(t, presentation=presentation, backend=backend)
-    instructions = psab.instructions_for(t, lang, presentation, backend)
     metadata = {"family": t.family, "task_id": t.id, "split": split, "index": index, "task_digest": t.digest,
                 "backend": backend}
+    spec = psab.get_family(t.family)
+    if spec.tier == "study":
+        return _study_sample(t, spec, view, sample_id, lang, solver, metadata)
+    instructions = psab.instructions_for(t, lang, presentation, backend)
     if solver == "agent":  # the files go into the sandbox's working directory, as psab run lays them out
         return Sample(input=[ChatMessageUser(content=instructions + WITH_TOOLS)], target="", id=sample_id,
                       files={TASK_FILE: view.to_json(), INSTRUCTIONS_FILE: instructions}, metadata=metadata)
@@ -89,6 +93,35 @@ def _sample(t: psab.Task, sample_id: str, split: str, index: int | None, lang: s
     # the system message goes in the sample itself: inspect's system_message() would treat
     # the braces of the JSON shape in it as a template
     return Sample(input=[ChatMessageSystem(content=OPENAI_SYSTEM), ChatMessageUser(content=text)], target="", id=sample_id,
+                  metadata=metadata)
+
+
+def _study_sample(t: psab.Task, spec: Any, view: psab.Task, sample_id: str, lang: str, solver: str,
+                  metadata: dict[str, Any]) -> Sample:
+    """A study as a sample: only for the agentic solver (a study's model is files a model must
+    read with tools, not text to paste into a prompt), with ``study.json``, the instructions and
+    the model files in the sandbox's working directory, as ``psab run --tier study`` lays them out."""
+    from pathlib import Path
+
+    from psab.errors import InvalidArgumentError
+    from psab.runner.study import VIEW_FILE, study_instructions
+    from psab.studies.model import model_files
+
+    if solver != "agent":
+        raise InvalidArgumentError(f"{t.family} is a study: its model is in files the agent must read with tools; "
+                                   "use -T solver=agent")
+    # the model files, written once per task digest (a SimBench folder is megabytes: inspect
+    # copies each file into the sandbox from its path rather than holding it in the sample)
+    where = Path.home() / ".cache" / "psab" / "inspect" / t.digest[:16]
+    listed = model_files(t.id, t.public_inputs)
+    if not all((where / f["path"]).is_file() for f in listed):
+        spec.materialize(t, where)
+    paths = {"task": VIEW_FILE, "instructions": INSTRUCTIONS_FILE, "solution": SOLUTION_FILE, "workdir": "."}
+    instructions = study_instructions(view, lang, paths)
+    files = {VIEW_FILE: view.to_json(), INSTRUCTIONS_FILE: instructions,
+             **{f["path"]: str(where / f["path"]) for f in listed}}
+    note = WITH_TOOLS.replace("`task.json`", f"`{VIEW_FILE}` and the model files")
+    return Sample(input=[ChatMessageUser(content=instructions + note)], target="", id=sample_id, files=files,
                   metadata=metadata)
 
 
