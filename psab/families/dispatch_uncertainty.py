@@ -40,6 +40,9 @@ from psab.solvers.dispatch import (
 )
 
 FAMILY_ID = "dispatch_uncertainty"
+#: Most entries of any list in public_inputs (issue 32, item 4: lists had no bound): the public case
+#: and the drawn ones hold at most 48.
+MAX_INPUT_ITEMS = 1000
 
 FIELD_WORDS = {
     "p_mw": "scheduled output, MW",
@@ -472,7 +475,7 @@ SPEC = register(
         objective_unit="currency",
         objective_scale_floor=100.0,
         accept=accept,
-        inputs_schema=INPUTS_SCHEMA,
+        inputs_schema=ic.bounded(INPUTS_SCHEMA, MAX_INPUT_ITEMS),
         validate_inputs=input_problems,
         neighbourhood=neighbourhood,
         expert=EXPERT,

@@ -24,12 +24,16 @@ import numpy as np
 from psab.contract import Task
 from psab.errors import InvalidTaskError
 from psab.evaluators import answer_schema as s
+from psab.evaluators import input_checks as ic
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.surrogates import ac_power_flow as acpf
 from psab.surrogates import wls
 from psab.surrogates.matpower_cases import transmission_case
 
 FAMILY_ID = "fdi_state_estimation"
+#: Most entries of any list in public_inputs (issue 32, item 4: lists had no bound): the public case
+#: and the drawn ones hold at most 61; a WLS estimate per bad-data pass.
+MAX_INPUT_ITEMS = 1000
 QUANTITIES = {"v_pu": wls.K_V, "p_injection_mw": wls.P_INJ, "q_injection_mvar": wls.Q_INJ,
               "p_flow_mw": wls.P_FLOW, "q_flow_mvar": wls.Q_FLOW}
 
@@ -528,7 +532,7 @@ SPEC = register(
         evaluate=evaluate,
         generate=generate,
         accept=accept,
-        inputs_schema=INPUTS_SCHEMA,
+        inputs_schema=ic.bounded(INPUTS_SCHEMA, MAX_INPUT_ITEMS),
         expert=EXPERT,
         judged_by=JUDGED_BY,
         levels=(1, 2),

@@ -24,10 +24,14 @@ import numpy as np
 from psab.contract import Task
 from psab.errors import InvalidTaskError
 from psab.evaluators import answer_schema as s
+from psab.evaluators import input_checks as ic
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.surrogates import frt
 
 FAMILY_ID = "frt_compliance"
+#: Most entries of any list in public_inputs (issue 32, item 4: lists had no bound): the public case
+#: and the drawn ones hold at most 361.
+MAX_INPUT_ITEMS = 10000
 
 #: RfG voltage-against-time profile parameters with their clause and the ranges the Regulation
 #: allows (the TSO specifies values within them). Values in per unit of the reference voltage.
@@ -405,7 +409,7 @@ SPEC = register(
         evaluate=evaluate,
         generate=generate,
         accept=accept,
-        inputs_schema=INPUTS_SCHEMA,
+        inputs_schema=ic.bounded(INPUTS_SCHEMA, MAX_INPUT_ITEMS),
         expert=EXPERT,
         judged_by=JUDGED_BY,
         levels=(1, 2),

@@ -47,6 +47,9 @@ from psab.surrogates.dispatch import (
 )
 
 FAMILY_ID = "hydro_thermal_storage_uc"
+#: Most entries of any list in public_inputs (issue 32, item 4: lists had no bound): the public case
+#: and the drawn ones hold at most 24; a MILP over all steps.
+MAX_INPUT_ITEMS = 1000
 
 # ---------------------------------------------------------------------------- contract
 
@@ -600,7 +603,7 @@ SPEC = register(
         objective_unit="currency",
         objective_scale_floor=100.0,
         accept=accept,
-        inputs_schema=INPUTS_SCHEMA,
+        inputs_schema=ic.bounded(INPUTS_SCHEMA, MAX_INPUT_ITEMS),
         validate_inputs=input_problems,
         neighbourhood=neighbourhood,
         expert=EXPERT,

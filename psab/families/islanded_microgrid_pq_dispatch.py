@@ -46,6 +46,9 @@ from psab.solvers.dispatch import (
 from psab.surrogates.dispatch import inscribed_polygon, polygon_slack, soc_trajectory
 
 FAMILY_ID = "islanded_microgrid_pq_dispatch"
+#: Most entries of any list in public_inputs (issue 32, item 4: lists had no bound): the public case
+#: and the drawn ones hold at most 48.
+MAX_INPUT_ITEMS = 1000
 
 #: sides of the inscribed polygon the reference LP uses for every capability circle
 POLYGON_SIDES = 16
@@ -615,7 +618,7 @@ SPEC = register(
         objective_sense="minimize",
         objective_unit="currency",
         objective_scale_floor=100.0,
-        inputs_schema=INPUTS_SCHEMA,
+        inputs_schema=ic.bounded(INPUTS_SCHEMA, MAX_INPUT_ITEMS),
         validate_inputs=input_problems,
         neighbourhood=neighbourhood,
         accept=accept,

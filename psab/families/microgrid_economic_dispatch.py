@@ -40,6 +40,9 @@ from psab.solvers.dispatch import (
 from psab.surrogates.dispatch import soc_trajectory
 
 FAMILY_ID = "microgrid_economic_dispatch"
+#: Most entries of any list in public_inputs (issue 32, item 4: lists had no bound): the public case
+#: and the drawn ones hold at most 96; one LP over all steps.
+MAX_INPUT_ITEMS = 2000
 
 # ---------------------------------------------------------------------------- contract
 
@@ -482,7 +485,7 @@ SPEC = register(
         objective_unit="currency",
         objective_scale_floor=100.0,
         accept=accept,
-        inputs_schema=INPUTS_SCHEMA,
+        inputs_schema=ic.bounded(INPUTS_SCHEMA, MAX_INPUT_ITEMS),
         validate_inputs=input_problems,
         neighbourhood=neighbourhood,
         expert=EXPERT,
