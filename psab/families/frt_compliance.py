@@ -85,9 +85,14 @@ INPUTS_SCHEMA: dict[str, Any] = {
     "type": "object",
     "required": ["grid_code", "profile", "trip_time_s"],
     "properties": {
-        "grid_code": {"type": "object", "required": ["document", "clause"]},
+        "grid_code": {"type": "object", "required": ["document", "clause"], "properties": {
+            # a range is [low, high] or the name of the parameter it follows (RfG Table 7.2)
+            "allowed_ranges": {"type": "object", "additionalProperties": {"anyOf": [
+                {"type": "array", "minItems": 2, "maxItems": 2, "items": {"type": "number"}},
+                {"type": ["string", "number"]}]}}}},
         "envelope": {"type": "array", "minItems": 2, "items": {"type": "object", "required": ["t_s", "u_pu"]}},
-        "profile": {"type": "object", "required": ["t_s"]},
+        "profile": {"type": "object", "required": ["t_s"],
+                    "properties": {k: {"type": "array"} for k in ("t_s", "u_pu", "u_ab_kv", "u_bc_kv", "u_ca_kv")}},
         "trip_time_s": {"type": ["number", "null"]},
         "u_n_kv": {"type": "number", "exclusiveMinimum": 0},
     },
