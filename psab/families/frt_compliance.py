@@ -86,9 +86,9 @@ INPUTS_SCHEMA: dict[str, Any] = {
     "required": ["grid_code", "profile", "trip_time_s"],
     "properties": {
         "grid_code": {"type": "object", "required": ["document", "clause"], "properties": {
-            # a range is [low, high] or the name of the parameter it follows (RfG Table 7.2)
+            # a range is [low, high] (either end may name the parameter it follows) or one value (RfG Table 7.2)
             "allowed_ranges": {"type": "object", "additionalProperties": {"anyOf": [
-                {"type": "array", "minItems": 2, "maxItems": 2, "items": {"type": "number"}},
+                {"type": "array", "minItems": 2, "maxItems": 2, "items": {"type": ["number", "string"]}},
                 {"type": ["string", "number"]}]}}}},
         "envelope": {"type": "array", "minItems": 2, "items": {"type": "object", "required": ["t_s", "u_pu"]}},
         "profile": {"type": "object", "required": ["t_s"],
