@@ -209,6 +209,7 @@ DUPLICATES = [
     ("operator_breaker_load_actions", ("loads",)),
     ("three_phase_short_circuit", ("lines",)),
     ("breaker_relay_short_circuit", ("transformers",)),
+    ("breaker_relay_short_circuit", ("relays",)),
     ("transient_stability_prediction", ("machines",)),
     ("fault_section_localization", ("events",)),
     ("mas_frequency_handover", ("links",)),
@@ -224,6 +225,24 @@ def test_a_repeated_id_is_named(family: str, path: tuple[str, ...]) -> None:
             node = node[part]
         node[1]["id"] = node[0]["id"]
     _refused(_posed(family, edit), "surrogate", "/" + "/".join(path) + "/1/id")
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_no_list_of_elements_takes_a_repeated_id(family: str) -> None:
+    """Every list of the public case whose items carry an ``id``: the second item given the
+    first one's id is refused, in every family."""
+    spec = psab.get_family(family)
+    public = spec.public_task()
+    lists = [p for p, v in sweep.spots(public.public_inputs)
+             if isinstance(v, list) and len(v) >= 2 and all(isinstance(x, dict) and "id" in x for x in v)]
+    for path in lists:
+        def edit(inputs: dict[str, Any], path: tuple[Any, ...] = path) -> None:
+            node: Any = inputs
+            for part in path:
+                node = node[part]
+            node[1]["id"] = node[0]["id"]
+        with pytest.raises(InvalidTaskError):
+            psab.solve(_posed(family, edit))
 
 
 def _arrays_without_bound(node: Any, where: str = "") -> list[str]:

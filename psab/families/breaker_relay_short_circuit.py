@@ -205,6 +205,8 @@ def _checked(inputs: dict[str, Any]) -> tuple[iec.Network | None, list[str]]:
                  for i, r in enumerate(inputs["relays"]) if r["breaker"] not in breakers]
     if len(breakers) != len(inputs["breakers"]):
         problems.append("/breakers: breaker ids are not unique")
+    relays = [r["id"] for r in inputs["relays"]]
+    problems += [f"/relays/{i}/id: duplicate relay id {rid!r}" for i, rid in enumerate(relays) if rid in relays[:i]]
     if len({c["type"] for c in inputs["breaker_catalog"]}) != len(inputs["breaker_catalog"]):
         problems.append("/breaker_catalog: breaker catalog types are not unique")
     return net, problems
