@@ -22,7 +22,7 @@ sample stays proportionate on a shared machine. The test suite runs a small fixe
 (tests/test_malformed_tasks.py); this script runs the larger sweep and prints its figures.
 
 Usage: ``python benchmarks/bench_broken_tasks.py [--per-kind N] [--family ID ...] [--backend B]
-[--json out.json]``.
+[--skip-backend B ...] [--json out.json]``.
 """
 
 from __future__ import annotations
@@ -253,13 +253,13 @@ class Summary:
         }
 
 
-def declared_backends(family: str, only: str | None = None) -> list[str]:
+def declared_backends(family: str, only: str | None = None, skip: tuple[str, ...] = ()) -> list[str]:
     import psab
     from psab import backends
 
     out = []
     for b in psab.get_family(family).backends:
-        if only is not None and b != only:
+        if (only is not None and b != only) or b in skip:
             continue
         try:
             backends.require(b)
@@ -269,12 +269,13 @@ def declared_backends(family: str, only: str | None = None) -> list[str]:
     return out
 
 
-def sweep(families: list[str], per_kind: int | None, backend: str | None = None, log: Any = None) -> Summary:
+def sweep(families: list[str], per_kind: int | None, backend: str | None = None, log: Any = None,
+          skip: tuple[str, ...] = ()) -> Summary:
     from psab.evaluators.cache import clear_reference_cache
 
     summary = Summary()
     for family in families:
-        for b in declared_backends(family, backend):
+        for b in declared_backends(family, backend, skip):
             t0 = time.perf_counter()
             for case in cases(family, b, per_kind):
                 o = run_case(case)
@@ -296,10 +297,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--per-kind", type=int, default=6, help="spots per mutation kind per family (0: all)")
     ap.add_argument("--family", action="append", help="only these families")
     ap.add_argument("--backend", help="only this backend")
+    ap.add_argument("--skip-backend", action="append", default=[], help="not this backend (repeatable)")
     ap.add_argument("--json", help="write every outcome here")
     args = ap.parse_args(argv)
     families = args.family or [s.id for s in psab.families()]
-    summary = sweep(families, args.per_kind or None, args.backend, log=sys.stderr)
+    summary = sweep(families, args.per_kind or None, args.backend, log=sys.stderr, skip=tuple(args.skip_backend))
     figures = summary.figures()
     print(json.dumps(figures, indent=2))
     if args.json:

@@ -105,6 +105,10 @@ ESCAPES = [
     ("three_phase_short_circuit", "surrogate", _set(("buses", 0, "vn_kv"), 1e-300), "/buses/0/vn_kv"),
     ("earth_fault_calculation", "pandapower", _set(("transformers", 0, "vn_lv_kv"), 1e-300), "/transformers/0/vn_lv_kv"),
     ("transient_stability_prediction", "surrogate", _set(("base_mva",), 1e-300), "/base_mva"),
+    # a negative demand or forecast: an infeasible reference dispatch (SolverError) on main
+    ("microgrid_economic_dispatch", "surrogate", _set(("load_mw", 1), -1.0), "/load_mw/1"),
+    ("hydro_thermal_storage_uc", "surrogate", _set(("demand_mw", 0), -1.0), "/demand_mw/0"),
+    ("dispatch_uncertainty", "surrogate", _set(("load_lower_mw", 0), -1.0), "/load_lower_mw/0"),
 ]
 
 

@@ -160,9 +160,10 @@ _NONNEGATIVE = {"type": "number", "minimum": 0}
 _EFFICIENCY = {"type": "number", "exclusiveMinimum": 0, "maximum": 1}
 
 
-def series_schema(min_items: int = 1) -> dict[str, Any]:
-    """A per-step series of numbers."""
-    return {"type": "array", "items": dict(_NUMBER), "minItems": min_items}
+def series_schema(min_items: int = 1, *, nonnegative: bool = False) -> dict[str, Any]:
+    """A per-step series of numbers (``nonnegative``: of demands, forecasts, availabilities —
+    a negative load or PV forecast made the reference dispatch infeasible, issue 32)."""
+    return {"type": "array", "items": dict(_NONNEGATIVE if nonnegative else _NUMBER), "minItems": min_items}
 
 
 def storage_schema(**extra: Mapping[str, Any]) -> dict[str, Any]:

@@ -72,7 +72,7 @@ def submission_schema(inputs: dict[str, Any]) -> dict[str, Any]:
 
 INPUTS_SCHEMA = s.obj({
     "step_minutes": s.POSITIVE, "currency": {"type": "string"},
-    **{k: ic.series_schema() for k in SERIES},
+    **{k: ic.series_schema(nonnegative=True) for k in SERIES},
     "units": s.array(s.obj({
         "id": s.ID, "p_min_mw": s.NONNEGATIVE, "p_max_mw": s.POSITIVE, "ramp_mw_per_step": s.NONNEGATIVE,
         "reserve_max_mw": s.NONNEGATIVE, "p_initial_mw": s.NONNEGATIVE, "energy_cost_per_mwh": s.NUMBER,

@@ -80,13 +80,13 @@ def submission_schema(inputs: dict[str, Any]) -> dict[str, Any]:
 
 INPUTS_SCHEMA = s.obj({
     "step_minutes": s.POSITIVE, "currency": {"type": "string"},
-    "demand_mw": ic.series_schema(),
+    "demand_mw": ic.series_schema(nonnegative=True),
     "thermal_units": s.array(s.obj({
         "id": s.ID, "p_min_mw": s.NONNEGATIVE, "p_max_mw": s.POSITIVE, "min_up_h": s.NONNEGATIVE, "min_down_h": s.NONNEGATIVE,
         "startup_cost": s.NONNEGATIVE, "no_load_cost_per_h": s.NONNEGATIVE, "marginal_cost_per_mwh": s.NUMBER,
         "initial_on": {"type": "boolean"}, "initial_hours_in_state": s.NONNEGATIVE,
     }), "thermal_units", min_items=1),
-    "hydro": s.obj({"id": s.ID, "mw_per_m3s": s.POSITIVE, "turbine_max_m3s": s.NONNEGATIVE, "inflow_m3s": ic.series_schema(),
+    "hydro": s.obj({"id": s.ID, "mw_per_m3s": s.POSITIVE, "turbine_max_m3s": s.NONNEGATIVE, "inflow_m3s": ic.series_schema(nonnegative=True),
                     "volume_initial_hm3": s.NONNEGATIVE, "volume_min_hm3": s.NONNEGATIVE, "volume_max_hm3": s.POSITIVE,
                     "volume_final_min_hm3": s.NONNEGATIVE}),
     "storage": ic.storage_schema(),

@@ -80,9 +80,9 @@ def submission_schema(inputs: dict[str, Any]) -> dict[str, Any]:
 
 INPUTS_SCHEMA = s.obj({
     "step_minutes": s.POSITIVE, "currency": {"type": "string"},
-    "load_p_mw": ic.series_schema(), "load_q_mvar": ic.series_schema(),
+    "load_p_mw": ic.series_schema(nonnegative=True), "load_q_mvar": ic.series_schema(),
     "units": s.array(s.obj({"id": s.ID, "kind": s.ID, "p_min_mw": s.NONNEGATIVE, "p_max_mw": s.NONNEGATIVE,
-                            "p_available_mw": ic.series_schema(), "q_min_mvar": s.NUMBER, "q_max_mvar": s.NUMBER,
+                            "p_available_mw": ic.series_schema(nonnegative=True), "q_min_mvar": s.NUMBER, "q_max_mvar": s.NUMBER,
                             "s_max_mva": s.POSITIVE, "cost_per_mwh": s.NUMBER},
                            optional=("p_min_mw", "p_max_mw", "p_available_mw")), "units", min_items=1),
     "battery": ic.storage_schema(s_max_mva=s.POSITIVE, q_max_mvar=s.NONNEGATIVE),

@@ -75,10 +75,9 @@ def submission_schema(inputs: dict[str, Any]) -> dict[str, Any]:
                         "microgrid economic dispatch schedule", ru="график экономической диспетчеризации микросети")
 
 
-_SERIES = {"type": "array", "items": s.NUMBER, "minItems": 1}
 INPUTS_SCHEMA = s.obj({
     "step_minutes": s.POSITIVE, "currency": {"type": "string"},
-    "load_mw": _SERIES, "pv_forecast_mw": _SERIES,
+    "load_mw": ic.series_schema(nonnegative=True), "pv_forecast_mw": ic.series_schema(nonnegative=True),
     "grid": s.obj({"import_price_per_mwh": ic.series_schema(), "export_price_per_mwh": ic.series_schema(),
                    "import_limit_mw": s.NONNEGATIVE, "export_limit_mw": s.NONNEGATIVE}),
     "diesel": s.obj({"id": s.ID, "p_max_mw": s.NONNEGATIVE, "cost_per_mwh": s.NUMBER}),

@@ -92,7 +92,7 @@ INPUTS_SCHEMA = s.obj({
     "diesel": s.obj({"id": s.ID, "p_max_mw": s.NONNEGATIVE, "cost_per_mwh": s.NUMBER}),
     "battery": ic.storage_schema(),
     "forecast_windows": s.array(s.obj({"issued_at_step": {"type": "integer", "minimum": 0},
-                                       "load_mw": ic.series_schema(), "pv_mw": ic.series_schema()}),
+                                       "load_mw": ic.series_schema(nonnegative=True), "pv_mw": ic.series_schema(nonnegative=True)}),
                                 "forecast_windows", min_items=1),
 })
 
