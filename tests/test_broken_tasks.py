@@ -118,6 +118,18 @@ def test_a_broken_number_or_key_is_a_named_caller_error(family: str, backend: st
     _refused(_posed(family, edit), backend, pointer)
 
 
+def test_pandapower_ybus_of_a_purely_resistive_branch_needs_no_converged_power_flow() -> None:
+    """ybus_construction, x_pu = 0 on one branch: pandapower's power flow (run only to make it
+    assemble Y_bus) does not converge, and main raised LoadflowNotConverged. Y_bus does not
+    depend on the operating point: the matrix pandapower assembled is the reference, and the
+    surrogate's textbook stamp of the same network scores 1 against it."""
+    need_backend("pandapower")
+    task = _posed("ybus_construction", _set(("branches", 8, "x_pu"), 0))
+    reference = psab.solve(task, "pandapower")
+    assert psab.evaluate(task, reference, "pandapower").score == 1.0
+    assert psab.evaluate(task, psab.solve(task, "surrogate"), "pandapower").score == 1.0
+
+
 def test_a_duplicated_bus_is_named_not_a_diverging_power_flow() -> None:
     """transient_stability_prediction with its last bus repeated: PowerFlowDidNotConverge on main."""
     def edit(inputs: dict[str, Any]) -> None:
