@@ -230,12 +230,28 @@ def run_case(case: Case, timeout_s: float = TIMEOUT_S) -> Outcome:
     return Outcome(case, "accepted", took)
 
 
+def baseline_s(family: str, backend: str) -> float:
+    """Wall time of the unbroken public task (solve + evaluate of its reference, cache cleared),
+    after one untimed run that pays the imports: what a broken task's time compares with."""
+    import psab
+    from psab.evaluators.cache import clear_reference_cache
+
+    task = psab.get_family(family).public_task()
+    psab.evaluate(task, psab.solve(task, backend), backend)
+    clear_reference_cache()
+    start = time.perf_counter()
+    psab.evaluate(task, psab.solve(task, backend), backend)
+    return time.perf_counter() - start
+
+
 @dataclass
 class Summary:
     outcomes: list[Outcome] = field(default_factory=list)
+    baselines: dict[tuple[str, str], float] = field(default_factory=dict)
 
     def figures(self) -> dict[str, Any]:
         verdicts = Counter(o.verdict for o in self.outcomes)
+        slow = [o for o in self.outcomes if o.seconds > SLOW_S]
         return {
             "mutated_tasks": len(self.outcomes),
             "refused": verdicts["refused"],
@@ -244,7 +260,12 @@ class Summary:
             "accepted_reference_fails": verdicts["reference_fails"],
             "non_finite_tolerance_accepted": verdicts["tolerance_accepted"],
             "timeouts": verdicts["timeout"],
-            "over_5s": sum(o.seconds > SLOW_S for o in self.outcomes),
+            "over_5s": len(slow),
+            # a slow broken task beside the unbroken task's own time under the same backend
+            "over_5s_cases": [f"{o.case.family}/{o.case.backend} {o.case.kind} /{'/'.join(map(str, o.case.path))}: "
+                              f"{o.seconds:.1f} s (unbroken {self.baselines.get((o.case.family, o.case.backend), math.nan):.1f} s)"
+                              for o in slow],
+            "unbroken_over_5s": {f"{f}/{b}": round(t, 1) for (f, b), t in self.baselines.items() if t > SLOW_S},
             "refused_without_field": sum(o.verdict == "refused" and not o.named_field for o in self.outcomes),
             "refused_as_solver_error": sum(o.verdict == "refused" and o.detail.startswith("SolverError") for o in self.outcomes),
             "worst_s": round(max((o.seconds for o in self.outcomes), default=0.0), 3),
@@ -276,6 +297,8 @@ def sweep(families: list[str], per_kind: int | None, backend: str | None = None,
     summary = Summary()
     for family in families:
         for b in declared_backends(family, backend, skip):
+            summary.baselines[(family, b)] = baseline_s(family, b)
+            clear_reference_cache()
             t0 = time.perf_counter()
             for case in cases(family, b, per_kind):
                 o = run_case(case)
