@@ -7,7 +7,8 @@ a score in [0, 1] normalized to the reference optimum, violations and evidence.
 The public API (stable)::
 
     import psab
-    psab.families()                      # every registered FamilySpec
+    psab.families()                      # every compact-tier FamilySpec
+    psab.studies()                       # the study tier's studies (FamilySpec, tier="study")
     psab.get_family("ybus_construction")
     task = psab.load_case("cases/ybus_construction")
     ref = psab.solve(task)               # the reference Solution (backend="surrogate")
@@ -71,18 +72,28 @@ __all__ = [
     "instructions_for",
     "load_case",
     "solve",
+    "studies",
 ]
 
 
 def families() -> tuple[FamilySpec, ...]:
-    """Every registered family, in registry order."""
+    """Every compact-tier family, in registry order (the study tier: :func:`studies`)."""
     from psab.registry import families as _families
 
     return _families()
 
 
+def studies() -> tuple[FamilySpec, ...]:
+    """Every study of the study tier, in registry order; each is a :class:`FamilySpec`
+    (``tier="study"``) that :func:`evaluate`, :func:`solve` and :func:`generate` take as they
+    take a family."""
+    from psab.registry import studies as _studies
+
+    return _studies()
+
+
 def get_family(family_id: str) -> FamilySpec:
-    """The family ``family_id``; raises :class:`UnknownFamilyError` listing the known ids."""
+    """The family or study ``family_id``; raises :class:`UnknownFamilyError` listing the known ids."""
     from psab.registry import get_family as _get
 
     return _get(family_id)

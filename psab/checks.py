@@ -31,7 +31,7 @@ def run_checks(backends: Sequence[str] | None = None, families: Sequence[str] | 
         _backends.require(b)
     report = CheckReport(header=("family", "kind", "artifacts", "sample", *[f"reference:{b}" for b in wanted], "golden",
                                  "complete"))
-    specs = [s for s in psab.families() if not families or s.id in families]
+    specs = [s for s in (*psab.families(), *psab.studies()) if not families or s.id in families]
     n_golden = n_golden_ok = 0
     for spec in specs:
         row: list[str] = [spec.id, spec.scoring_kind]

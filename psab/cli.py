@@ -23,7 +23,7 @@ from psab.errors import PsabError
 
 #: Modules that contribute subcommands: each defines ``add_commands(subparsers)``.
 COMMAND_MODULES: tuple[str, ...] = ("psab.generators.cli", "psab.runner.cli", "psab.reports.cli", "psab.fleet.cli",
-                                     "psab.integrations.harbor")
+                                     "psab.integrations.harbor", "psab.toolbox.cli")
 
 
 class CliError(PsabError):
@@ -96,15 +96,27 @@ def cmd_list(args: argparse.Namespace) -> int:
 
     specs = psab.families()
     if args.json:
-        print(json.dumps([{"id": s.id, "area": s.area, "scoring_kind": s.scoring_kind, "confidence": s.confidence,
-                           "backends": list(s.backends), "levels": list(s.levels),
-                           "presentations": ["guided", "expert"] if s.expert is not None else ["guided"]}
-                          for s in specs], indent=2))
+        def entry(s: Any) -> dict[str, Any]:
+            e = {"id": s.id, "area": s.area, "scoring_kind": s.scoring_kind, "confidence": s.confidence,
+                 "backends": list(s.backends), "levels": list(s.levels),
+                 "presentations": ["guided", "expert"] if s.expert is not None else ["guided"]}
+            if s.tier == "study":
+                e["tier"] = "study"
+                e["deliverables"] = [d.to_dict() for d in s.deliverables]
+            return e
+        print(json.dumps([entry(s) for s in (*specs, *psab.studies())], indent=2))
         return 0
     rows = [(s.id, s.area, s.scoring_kind, s.confidence, ",".join(s.backends), ",".join(map(str, s.levels)),
              "guided,expert" if s.expert is not None else "guided") for s in specs]
     print(table(rows, ("family", "area", "kind", "confidence", "backends", "levels", "presentations")))
     print(f"\n{len(rows)} families")
+    studies = psab.studies()
+    if studies:
+        srows = [(s.id, s.area, s.confidence, ",".join(s.backends), ",".join(map(str, s.levels)),
+                  " ".join(f"{d.name}×{d.weight:g}" for d in s.deliverables)) for s in studies]
+        print()
+        print(table(srows, ("study", "area", "confidence", "backends", "levels", "deliverables (weight)")))
+        print(f"\n{len(srows)} studies (the study tier: psab run --tier study)")
     return 0
 
 
@@ -122,6 +134,13 @@ def cmd_show(args: argparse.Namespace) -> int:
         return 0
     paths = {"task": "/sandbox/task.json", "instructions": "/sandbox/instructions.md",
              "solution": "/sandbox/solution.json", "workdir": "/sandbox"}
+    if spec.tier == "study":
+        # a study's agent reads study.json beside the model files (psab run --tier study)
+        from psab.runner.study import VIEW_FILE, study_instructions
+
+        paths["task"] = f"/sandbox/{VIEW_FILE}"
+        sys.stdout.write(study_instructions(view, args.lang, paths))
+        return 0
     sys.stdout.write(instructions(view, args.lang, paths))
     return 0
 

@@ -25,7 +25,9 @@ from psab.errors import InvalidArgumentError, InvalidTaskError
 from psab.jsonpointer import escape, pointer
 
 SCHEMA_VERSION = 1
-SCORING_KINDS = ("exact", "optimize", "classify", "comply", "forecast")
+#: ``study``: the study tier (:mod:`psab.studies`): a weighted mean of deliverable scores, the
+#: decision scored against the reference optimum (``FamilySpec.deliverables``).
+SCORING_KINDS = ("exact", "optimize", "classify", "comply", "forecast", "study")
 SPLITS = ("public", "heldout", "golden")
 
 

@@ -35,6 +35,12 @@ def pointer(path: Iterable[Any]) -> str:
     return "".join("/" + escape(p) for p in path)
 
 
+def pointer_to(*parts: Any) -> str:
+    """:func:`pointer` of the tokens given as arguments: ``pointer_to("lines", 3, "to_bus")`` →
+    ``/lines/3/to_bus`` (the form the input checks and the surrogates' problems write)."""
+    return pointer(parts)
+
+
 def parse(text: str) -> list[str]:
     """The unescaped tokens of a pointer (``""`` → ``[]``)."""
     return [unescape(t) for t in text.split("/")[1:]]

@@ -1,15 +1,22 @@
-"""The family registry: :class:`FamilySpec`, :func:`register`, and the explicit family list.
+"""The family registry: :class:`FamilySpec`, :func:`register`, and the explicit family lists.
 
-Every family module under :mod:`psab.families` ends with ``SPEC = register(FamilySpec(...))``.
-The modules to load are listed explicitly in :data:`FAMILY_MODULES` (a test checks that list
-against the files), and they are imported only when the registry is first asked for, so
-``import psab`` stays light. The family modules import this one, never the other way round:
-it loads them by name with :func:`importlib.import_module`.
+Every family module under :mod:`psab.families` ends with ``SPEC = register(FamilySpec(...))``;
+so does every study of the study tier under :mod:`psab.studies` (``tier="study"``, scoring kind
+``study``, its :class:`Deliverable` list). The modules to load are listed explicitly in
+:data:`FAMILY_MODULES` and :data:`STUDY_MODULES` (a test checks those lists against the files),
+and they are imported only when the registry is first asked for, so ``import psab`` stays
+light. The family modules import this one, never the other way round: it loads them by name
+with :func:`importlib.import_module`.
+
+:func:`families` lists the compact tier (the 41 families) and :func:`studies` the study tier;
+:func:`get_family` finds either, so ``psab.evaluate``, ``solve``, ``generate``, ``check`` and
+``qc`` take a study exactly as they take a family.
 """
 
 from __future__ import annotations
 
 import importlib
+import math
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -96,6 +103,19 @@ FAMILY_MODULES: tuple[str, ...] = (
     "wind_prediction_interval",
 )
 
+#: The study modules under :mod:`psab.studies`, in catalogue order (``docs/studies.md``).
+STUDY_MODULES: tuple[str, ...] = (
+    "interconnection_study",
+)
+
+#: The tiers a :class:`FamilySpec` belongs to: the compact families and the studies (the fleet
+#: tier's questions are not tasks of the registry; :mod:`psab.fleet`).
+TIERS = ("compact", "study")
+
+#: What a study's deliverable is: an analysis result checked against psab's recomputation, or
+#: the decision, applied to the model and re-simulated under every criterion.
+DELIVERABLE_KINDS = ("analysis", "decision")
+
 #: How much of the method a task's statement spells out (docs/families.md, "Presentations"):
 #: ``guided`` gives the method step by step (the paper's tasks, the default); ``expert`` names the standard, edition and clause, the quantities and
 #: the case's own choices where the standard leaves one open — no formula, no step list.
@@ -117,6 +137,25 @@ class Reference:
     method: str = ""
 
 
+@dataclass(frozen=True)
+class Deliverable:
+    """One deliverable of a study: a top-level field of the answer.
+
+    ``weight`` is its share of the score (``score = Σ wᵢ·sᵢ / Σ wᵢ`` over every deliverable,
+    the decision's ``sᵢ`` its optimize score); ``en``/``ru`` say in one line what it is, for the
+    statement's table of deliverables.
+    """
+
+    name: str
+    kind: str
+    weight: float
+    en: str
+    ru: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "kind": self.kind, "weight": self.weight}
+
+
 @dataclass
 class Assessment:
     """What a family's evaluator found in one schema-valid answer.
@@ -131,6 +170,9 @@ class Assessment:
     total: int | None = None
     skill: float | None = None
     evidence: dict[str, Any] = field(default_factory=dict)
+    #: Study: the score in [0, 1] of each *analysis* deliverable (by name); the kernel adds the
+    #: decision's. ``violations`` are then the decision's criteria failures only.
+    deliverable_scores: dict[str, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -232,6 +274,16 @@ class FamilySpec:
         Difficulty levels the generator honours (``generate(public, rng, level)``): 1 is the
         public case's kind of instance; higher levels make the engineering harder (more
         equipment types and couplings, realistic size, data as an engineer receives it).
+    tier
+        ``compact`` (a family) or ``study`` (the study tier: scoring kind ``study``, listed in
+        :data:`STUDY_MODULES`).
+    deliverables
+        Study: its deliverables in the statement's order, exactly one of kind ``decision``.
+    materialize
+        Study: ``(task, directory) -> None`` writes the model files the task lists in
+        ``public_inputs["model"]["files"]`` (a MATPOWER case, a SimBench CSV folder, profile
+        CSVs) under ``directory`` at their relative paths, each checked against its sha256
+        (:func:`psab.studies.model.write_files`); the runner fills a sandbox with it.
     """
 
     id: str
@@ -264,9 +316,12 @@ class FamilySpec:
     judged_by: Mapping[str, Mapping[str, str]] | None = None
     levels: tuple[int, ...] = (1,)
     naive_answer: Callable[[Task], dict[str, Any]] | None = None
+    tier: str = "compact"
+    deliverables: tuple[Deliverable, ...] = ()
+    materialize: Callable[[Task, Any], None] | None = None
 
     def __post_init__(self) -> None:
-        problems = []
+        problems = self._tier_problems()
         if self.area not in AREAS:
             problems.append(f"area {self.area!r} is not one of {sorted(AREAS)}")
         if self.scoring_kind not in SCORING_KINDS:
@@ -296,6 +351,38 @@ class FamilySpec:
         problems += self._presentation_problems()
         if problems:
             raise ValueError(f"FamilySpec {self.id!r}: " + "; ".join(problems))
+
+    def _tier_problems(self) -> list[str]:
+        problems = []
+        if self.tier not in TIERS:
+            return [f"tier {self.tier!r} is not one of {TIERS}"]
+        if (self.tier == "study") != (self.scoring_kind == "study"):
+            problems.append("a study (tier 'study') and only a study has scoring_kind 'study'")
+        if self.tier != "study":
+            if self.deliverables or self.materialize is not None:
+                problems.append("only a study declares deliverables and materialize")
+            return problems
+        names = [d.name for d in self.deliverables]
+        if len(set(names)) != len(names):
+            problems.append("deliverable names must be unique")
+        if [d.kind for d in self.deliverables].count("decision") != 1:
+            problems.append("a study has exactly one deliverable of kind 'decision'")
+        for d in self.deliverables:
+            if d.kind not in DELIVERABLE_KINDS:
+                problems.append(f"deliverable {d.name!r}: kind must be one of {DELIVERABLE_KINDS}")
+            if not (isinstance(d.weight, int | float) and d.weight > 0 and math.isfinite(d.weight)):
+                problems.append(f"deliverable {d.name!r}: weight must be a positive number")
+            if not (d.en.strip() and d.ru.strip()):
+                problems.append(f"deliverable {d.name!r}: en and ru descriptions are required")
+        if self.materialize is None:
+            problems.append("a study must declare materialize (its model files)")
+        if self.objective_sense not in ("minimize", "maximize"):
+            problems.append("a study's decision needs objective_sense 'minimize' or 'maximize'")
+        return problems
+
+    def deliverable_weights(self) -> dict[str, float]:
+        """Study: deliverable name → weight, in the statement's order."""
+        return {d.name: float(d.weight) for d in self.deliverables}
 
     def _presentation_problems(self) -> list[str]:
         problems = []
@@ -477,12 +564,13 @@ def default_metrics(spec: FamilySpec) -> list[dict[str, str]]:
         {"name": "feasible", "direction": "boolean", "description": "every hard constraint holds"},
         {"name": "score", "direction": "maximize", "description": _SCORE_WORDS[spec.scoring_kind]},
     ]
-    if spec.scoring_kind == "optimize":
+    if spec.scoring_kind in ("optimize", "study"):
         out.append(
             {
                 "name": "objective",
                 "direction": spec.objective_sense or "minimize",
-                "description": "the objective recomputed from the answer",
+                "description": "the objective recomputed from the answer" if spec.scoring_kind == "optimize"
+                else "the decision's cost recomputed from the answer",
                 "unit": spec.objective_unit or "",
             }
         )
@@ -495,6 +583,9 @@ _SCORE_WORDS = {
     "classify": "share of items classified correctly",
     "comply": "1 when the verdict and every diagnostic field are right, else 0",
     "forecast": "skill relative to the reference method on the hidden realized series, capped at 1",
+    "study": "the stated weighted mean of the deliverables' scores (each analysis: share of items right; "
+             "the decision: 1 at the reference optimum, 1 - gap/max(|optimum|, scale floor) when dearer) "
+             "when the decision meets every criterion, else 0",
 }
 
 
@@ -522,18 +613,27 @@ def _load_all() -> None:
     with _LOCK:
         if _LOADED:
             return
-        for name in FAMILY_MODULES:
-            module = importlib.import_module(f"psab.families.{name}")
-            spec = getattr(module, "SPEC", None)
-            if not isinstance(spec, FamilySpec) or spec.id != name:
-                raise ImportError(f"psab.families.{name} must end with SPEC = register(FamilySpec(id={name!r}, ...))")
+        for package, names, tier in (("psab.families", FAMILY_MODULES, "compact"),
+                                     ("psab.studies", STUDY_MODULES, "study")):
+            for name in names:
+                module = importlib.import_module(f"{package}.{name}")
+                spec = getattr(module, "SPEC", None)
+                if not isinstance(spec, FamilySpec) or spec.id != name or spec.tier != tier:
+                    raise ImportError(f"{package}.{name} must end with SPEC = register(FamilySpec(id={name!r}, "
+                                      f"tier={tier!r}, ...))")
         _LOADED = True
 
 
 def families() -> tuple[FamilySpec, ...]:
-    """Every registered family, in the order of :data:`FAMILY_MODULES`."""
+    """Every compact-tier family, in the order of :data:`FAMILY_MODULES` (studies: :func:`studies`)."""
     _load_all()
     return tuple(_REGISTRY[name] for name in FAMILY_MODULES)
+
+
+def studies() -> tuple[FamilySpec, ...]:
+    """Every study of the study tier, in the order of :data:`STUDY_MODULES`."""
+    _load_all()
+    return tuple(_REGISTRY[name] for name in STUDY_MODULES)
 
 
 def get_family(family_id: str) -> FamilySpec:

@@ -44,12 +44,12 @@ def test_jsonpointer_is_standard_library_only() -> None:
 def test_nothing_below_imports_families() -> None:
     for sub in ("surrogates", "backends", "solvers", "evaluators", "generators"):
         for path in PSAB.joinpath(sub).glob("*.py"):
-            bad = [n for n in _imports(path) if n.startswith("psab.families")]
+            bad = [n for n in _imports(path) if n.startswith(("psab.families", "psab.studies"))]
             assert not bad, f"{sub}/{path.name} imports {bad}"
 
 
 def test_heavy_libraries_are_not_imported_at_module_level_of_families() -> None:
-    for path in PSAB.joinpath("families").glob("*.py"):
+    for path in [*PSAB.joinpath("families").glob("*.py"), *PSAB.joinpath("studies").glob("*.py")]:
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in tree.body:  # module level only
             names = []

@@ -185,3 +185,48 @@ def test_cli_judges_a_jsonl_and_a_directory_in_input_order(tmp_path: Path, capsy
     assert main(["evaluate", str(case), str(d), "--json"]) == 0
     got = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert got == [json.loads(psab.evaluate(task, d / f"{k:02d}.json").to_json()) for k in range(4)]
+
+
+PLAIN_SCRIPT = '''
+import json, os, sys
+import psab
+from psab.evaluators import batch
+
+with open(sys.argv[1], "a") as fh:  # one line per run of this module's top level
+    fh.write(f"{os.getpid()}\\n")
+
+
+class Odd:  # an object of this script's __main__, which the workers never import
+    pass
+
+
+task = psab.get_family("ybus_construction").public_task()
+ref = psab.solve(task).to_dict()
+pairs = [(task, ref)] * 120 + [(task, {"answer": {"y": Odd()}})] * 40
+first = psab.evaluate_many(pairs, workers=2)
+second = psab.evaluate_many(pairs, workers=2)  # the workers are up now: this one is sent to them
+serial = [psab.evaluate(t, s).to_json() for t, s in pairs]
+print(json.dumps({"same": [r.to_json() for r in first] == serial == [r.to_json() for r in second],
+                  "worker_cpu": sum(sum(p.cpu_seconds) for p in batch._POOLS.values())}))
+'''
+
+
+def test_workers_from_a_plain_script_without_a_main_guard(tmp_path: Path) -> None:
+    """Issue 34, item 1: a research script written without ``if __name__ == "__main__":`` used
+    to be re-run by every worker (multiprocessing re-imports the parent's ``__main__``), whose
+    own ``evaluate_many`` broke the pool. The script must run once, its workers must do work, and
+    the results must equal the serial ones, also for answers holding the script's own objects."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "plain.py"
+    script.write_text(PLAIN_SCRIPT)
+    runs = tmp_path / "runs.txt"
+    root = str(Path(psab.__file__).resolve().parent.parent)
+    proc = subprocess.run([sys.executable, str(script), str(runs)], capture_output=True, text=True, cwd=tmp_path,
+                          env={**__import__("os").environ, "PYTHONPATH": root}, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert runs.read_text().count("\n") == 1  # the workers did not re-run the script
+    assert out["same"]
+    assert out["worker_cpu"] > 0  # the second call was evaluated by the workers

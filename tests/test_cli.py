@@ -27,10 +27,15 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 def test_list_names_every_family(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "list")
     assert code == 0
-    for spec in psab.families():
+    for spec in (*psab.families(), *psab.studies()):
         assert spec.id in out
     code, out, _ = run(capsys, "list", "--json")
-    assert {row["id"] for row in json.loads(out)} == {s.id for s in psab.families()}
+    rows = json.loads(out)
+    assert {row["id"] for row in rows} == {s.id for s in (*psab.families(), *psab.studies())}
+    # a study says so and states its deliverables; a family's row is as it always was
+    assert {row["id"] for row in rows if row.get("tier") == "study"} == {s.id for s in psab.studies()}
+    assert all(row["deliverables"] for row in rows if row.get("tier") == "study")
+    assert not any("tier" in row for row in rows if row["id"] in {s.id for s in psab.families()})
 
 
 def test_show_in_both_languages(capsys: pytest.CaptureFixture[str]) -> None:

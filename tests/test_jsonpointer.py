@@ -57,3 +57,25 @@ def test_schema_at_enters_arrays_by_position_and_resolves_nullable_nodes():
     assert jp.schema_at(schema, ("rows", 5, "x")) == {"enum": [1, 2]}
     assert jp.schema_at(schema, jp.parse("/rows/5/x")) == {"enum": [1, 2]}
     assert jp.schema_at(schema, ("missing", 0)) is None
+
+
+@pytest.mark.parametrize(("text", "value"), RFC_CASES)
+def test_pointer_to_writes_the_rfc6901_examples(text, value):
+    assert jp.pointer_to(*jp.parse(text)) == text
+
+
+def test_the_escape_has_one_home():
+    """Issue 34, item 6: the input checks and the IEC 60909 surrogate write their pointers with
+    psab.jsonpointer's, and no other module spells the RFC 6901 escape itself."""
+    from pathlib import Path
+
+    import psab
+    from psab.evaluators import input_checks
+    from psab.surrogates import iec60909
+
+    assert input_checks.pointer is jp.pointer_to
+    assert iec60909._ptr is jp.pointer_to
+    root = Path(psab.__file__).parent
+    spelled = [str(p.relative_to(root)) for p in root.rglob("*.py")
+               if '"~0"' in p.read_text(encoding="utf-8") and p.name != "jsonpointer.py"]
+    assert spelled == []

@@ -17,6 +17,17 @@ def test_family_list_matches_the_files() -> None:
     assert len(FAMILY_MODULES) == len(set(FAMILY_MODULES))
 
 
+def test_study_list_matches_the_files() -> None:
+    from psab.registry import STUDY_MODULES
+
+    files = {p.stem for p in Path(psab.__file__).parent.joinpath("studies").glob("*.py")
+             if not p.stem.startswith("_") and p.stem != "model"}
+    assert set(STUDY_MODULES) == files
+    assert len(STUDY_MODULES) == len(set(STUDY_MODULES))
+    assert all(s.tier == "study" and s.scoring_kind == "study" for s in psab.studies())
+    assert not {s.id for s in psab.studies()} & {s.id for s in psab.families()}
+
+
 def test_ids_unique_and_specs_complete() -> None:
     specs = psab.families()
     ids = [s.id for s in specs]

@@ -1,8 +1,8 @@
 """Physics backends: ``surrogate`` (closed form, always present) and the field's simulators.
 
 ``pandapower`` (AC power flow, IEC 60909 short circuit, state estimation), ``andes`` (time-domain
-stability) and ``transformer_thermal_model`` (IEC 60076-7 thermal model) are optional extras named
-after their packages. Each adapter lives in ``psab/backends/<name>_*.py`` and is imported only
+stability), ``transformer_thermal_model`` (IEC 60076-7 thermal model) and ``power_grid_model``
+(batch distribution power flow, the study tier) are optional extras named after their packages. Each adapter lives in ``psab/backends/<name>_*.py`` and is imported only
 when an evaluation under it runs; :func:`require` checks that the package is installed without
 importing it.
 """
@@ -14,11 +14,13 @@ from functools import cache
 
 from psab.errors import BackendUnavailableError, UnknownBackendError
 
-BACKENDS = ("surrogate", "pandapower", "andes", "transformer_thermal_model")
+BACKENDS = ("surrogate", "pandapower", "andes", "transformer_thermal_model", "power_grid_model")
 
-_PACKAGES = {"pandapower": "pandapower", "andes": "andes", "transformer_thermal_model": "transformer_thermal_model"}
+_PACKAGES = {"pandapower": "pandapower", "andes": "andes", "transformer_thermal_model": "transformer_thermal_model",
+             "power_grid_model": "power_grid_model"}
 _INSTALL_HINT = {"pandapower": "pip install 'psab[pandapower]'", "andes": "pip install 'psab[andes]'",
-                 "transformer_thermal_model": "pip install 'psab[thermal]'"}
+                 "transformer_thermal_model": "pip install 'psab[thermal]'",
+                 "power_grid_model": "pip install 'psab[studies]'"}
 
 
 @cache

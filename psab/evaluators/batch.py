@@ -16,10 +16,12 @@ How the work is placed:
   share a chunk, for batches of many fresh tasks); a worker first takes chunks from its own
   queue and, when that is empty, steals from the tail of the longest other queue (answers
   cost 0.1-100 ms depending on the family, so counting answers alone leaves workers idle);
-* local workers are single-process pools started once (``forkserver`` where available,
-  preloading this module: psab, the registry and, for the pandapower backend, pandapower) and
-  kept alive across calls, so a harness calling ``evaluate_many`` every step pays the start-up
-  once; :func:`shutdown_workers` stops them (also at interpreter exit).
+* local workers are single-process pools started once (from psab's own fork server where
+  ``forkserver`` is available, preloading this module: psab, the registry and, for the
+  pandapower backend, pandapower) and kept alive across calls, so a harness calling
+  ``evaluate_many`` every step pays the start-up once; :func:`shutdown_workers` stops them (also
+  at interpreter exit). They do not import the caller's ``__main__``, so a plain script without
+  an ``if __name__ == "__main__":`` guard is not re-run in them (see :func:`_worker_context`).
 
 Errors: nothing an agent wrote raises (as for :func:`~psab.evaluators.kernel.evaluate`).
 Caller errors — an unknown family, an invalid task, a missing solution file, an unsupported
@@ -31,9 +33,12 @@ from __future__ import annotations
 
 import atexit
 import dataclasses
+import io
 import multiprocessing
+import multiprocessing.context
 import os
 import pickle
+import sys
 import threading
 import time
 from collections import OrderedDict, deque
@@ -366,6 +371,91 @@ def _start_method() -> str:
     return "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
 
 
+# ------------------------------------------------------------------ worker processes that do not run the caller's script
+#
+# multiprocessing's spawn and forkserver children re-run the parent's ``__main__`` (as
+# ``__mp_main__``: ``spawn.prepare`` -> ``_fixup_main_from_path``/``_fixup_main_from_name``, fed
+# by the ``init_main_from_path``/``init_main_from_name`` keys of ``spawn.get_preparation_data``)
+# so that functions defined there can be unpickled. In a plain script without an
+# ``if __name__ == "__main__":`` guard that re-runs the whole script in every worker, whose own
+# ``evaluate_many`` call then fails (``_check_not_importing_main``) and the pool breaks (issue 34,
+# item 1). psab's workers never need the caller's ``__main__`` — they run functions of this module
+# on tasks and documents — so they are started from psab's own fork server (preloading this module
+# only) with preparation data that leaves those two keys out. A chunk that does hold an object of
+# the caller's ``__main__`` fails to unpickle in the worker and is judged in the calling process
+# (:func:`run_chunk_pickled`). ``fork`` would also skip the re-import but forks a process whose
+# other threads (the boot thread here, the caller's) may hold locks; the fork server is a
+# single-threaded process, so forking it is safe.
+
+#: The preparation-data keys that make a child re-run the parent's ``__main__``.
+_MAIN_KEYS = ("init_main_from_path", "init_main_from_name")
+
+
+_SERVER: Any = None
+_SERVER_LOCK = threading.Lock()
+
+
+def _worker_context() -> multiprocessing.context.BaseContext:
+    """A forkserver context whose children do not import the caller's ``__main__`` (above),
+    forked from psab's own fork server (the caller's forkserver, if any, keeps its preload)."""
+    global _SERVER
+    with _SERVER_LOCK:  # pools of different sizes may boot at once, from different threads
+        if _SERVER is None:
+            from multiprocessing import forkserver
+
+            server = forkserver.ForkServer()
+            server.set_forkserver_preload([__name__])
+            _SERVER = server
+    return _Context()
+
+
+if sys.platform != "win32":  # forkserver exists on POSIX only; Windows workers are spawned (and import __main__)
+    from multiprocessing import popen_forkserver
+
+    class _Popen(popen_forkserver.Popen):
+        """``popen_forkserver.Popen`` (CPython 3.8-3.13, unchanged) that leaves :data:`_MAIN_KEYS`
+        out of the preparation data and asks psab's fork server."""
+
+        def _launch(self, process_obj: Any) -> None:
+            from multiprocessing import context, forkserver, reduction, spawn, util
+
+            prep_data = spawn.get_preparation_data(process_obj._name)
+            for key in _MAIN_KEYS:
+                prep_data.pop(key, None)
+            buf = io.BytesIO()
+            context.set_spawning_popen(self)
+            try:
+                reduction.dump(prep_data, buf)
+                reduction.dump(process_obj, buf)
+            finally:
+                context.set_spawning_popen(None)
+            self.sentinel, w = _SERVER.connect_to_new_process(self._fds)  # type: ignore[attr-defined]
+            parent_w = os.dup(w)  # kept open as the child's sentinel of its parent, as the original does
+            self.finalizer = util.Finalize(self, util.close_fds, (parent_w, self.sentinel))  # type: ignore[attr-defined]
+            with open(w, "wb", closefd=True) as f:
+                f.write(buf.getbuffer())
+            self.pid = forkserver.read_signed(self.sentinel)
+
+    class _Process(multiprocessing.context.ForkServerProcess):
+        @staticmethod
+        def _Popen(process_obj: Any) -> Any:
+            return _Popen(process_obj)
+
+    class _Context(multiprocessing.context.ForkServerContext):
+        Process = _Process
+
+
+def run_chunk_pickled(backend: str, blob: bytes) -> tuple[list[tuple[int, Any]], float] | None:
+    """:func:`run_chunk_remote` of a chunk pickled by the caller, or None when it cannot be
+    unpickled here (it holds an object of a module the worker has not imported, such as the
+    caller's ``__main__``): the caller then judges the chunk itself."""
+    try:
+        chunk = pickle.loads(blob)
+    except Exception:  # noqa: BLE001 - judged by the caller instead
+        return None
+    return run_chunk_remote(backend, chunk)
+
+
 class _Pool:
     """``workers`` single-process pools — one per worker, so work can be sent to a chosen one —
     kept alive across calls with the memory of which worker holds which task's reference."""
@@ -381,10 +471,7 @@ class _Pool:
         self.caller_cpu_seconds = 0.0
 
     def _start(self) -> list[Future[int]]:
-        method = _start_method()
-        ctx = multiprocessing.get_context(method)
-        if method == "forkserver":
-            ctx.set_forkserver_preload([__name__])  # type: ignore[attr-defined]
+        ctx = _worker_context() if _start_method() == "forkserver" else multiprocessing.get_context("spawn")
         old = os.environ.get(WARM_ENV)
         os.environ[WARM_ENV] = self.backend  # read by the fork server when it starts
         try:
@@ -451,9 +538,15 @@ class _Pool:
                 c = _take(queues, w)
                 if c is None:
                     return
+                try:  # pickled here so a chunk the worker cannot unpickle comes back (run_chunk_pickled)
+                    blob = pickle.dumps(c, protocol=pickle.HIGHEST_PROTOCOL)
+                except Exception:  # noqa: BLE001 - an answer holding an object: judged here, as serially
+                    for pos, value in run_chunk(self.backend, c):
+                        results[pos] = value
+                    continue
                 for task, _ in c:  # a stolen task now has its reference on w too
                     self.home[task.digest] = w
-                future = self.executors[w].submit(run_chunk_remote, self.backend, c)
+                future = self.executors[w].submit(run_chunk_pickled, self.backend, blob)
                 running[future], sent[future] = w, c
 
         for w in range(self.workers):
@@ -463,12 +556,15 @@ class _Pool:
             for future in done:
                 w, c = running.pop(future), sent.pop(future)
                 try:
-                    out, cpu = future.result()
+                    done_remote = future.result()
                 except BrokenProcessPool:
                     raise
-                except Exception:  # noqa: BLE001 - the chunk could not be pickled (an answer holding an
-                    # object): judge it here, as the serial loop would
+                except Exception:  # noqa: BLE001 - a result that could not come back: judged here
+                    done_remote = None
+                if done_remote is None:  # not unpickled in the worker, or lost: judge it here, as serially
                     out, cpu = run_chunk(self.backend, c), 0.0
+                else:
+                    out, cpu = done_remote
                 self.cpu_seconds[w] += cpu
                 for pos, value in out:
                     results[pos] = value

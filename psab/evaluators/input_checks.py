@@ -17,11 +17,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence, Sized
 from typing import Any
 
-
-def pointer(*parts: Any) -> str:
-    """The JSON pointer of ``parts`` (RFC 6901 escaping)."""
-    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
-
+from psab.jsonpointer import pointer_to as pointer  # the families' ic.pointer(*parts)
 
 #: The largest magnitude any number of a task may have: no quantity of a power-engineering
 #: case (in the units the fields name) comes near it, and it keeps squares and products of

@@ -8,6 +8,12 @@ Flow for one (task, solution, backend):
 3. the family evaluator assesses the well-formed answer against the reference physics,
    which is computed once per (task digest, backend) and cached;
 4. the kernel turns the assessment into a score by the family's scoring kind.
+
+A study (scoring kind ``study``) is judged the same way: its evaluator re-simulates the decision
+under every criterion (``violations`` are the decision's failures, so ``feasible`` means the
+decision meets every criterion) and scores each analysis deliverable against psab's
+recomputation; the kernel scores the decision's cost against the reference's (as an optimize
+family) and takes the stated weighted mean (:func:`study_score`).
 """
 
 from __future__ import annotations
@@ -19,9 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from psab import backends
-from psab.contract import EvaluationResult, Solution, Task, Violation, encodable
+from psab.contract import EvaluationResult, Solution, Task, Violation, encodable, to_jsonable
 from psab.errors import BackendNotSupportedError, InvalidTaskError
-from psab.evaluators.cache import REFERENCES
+from psab.evaluators.cache import REFERENCES, on_disk
 from psab.evaluators.scoring import (
     DEFAULT_OBJECTIVE_ABSOLUTE,
     DEFAULT_OBJECTIVE_RELATIVE,
@@ -81,13 +87,29 @@ def reference_entry(spec: FamilySpec, task: Task, backend: str) -> ReferenceEntr
 
     def compute() -> ReferenceEntry:
         ref = spec.solve(task, backend)
-        if spec.scoring_kind != "optimize":
+        if spec.scoring_kind not in ("optimize", "study"):
             return ReferenceEntry(ref, None)
         ctx = EvalContext(task, backend, spec, Tolerance.from_task(task.tolerances), _reference=ref)
         assessment = spec.evaluate(task, ref.answer, ctx)
         objective = assessment.objective if assessment.objective is not None else ref.objective
         return ReferenceEntry(ref, objective)
 
+    if spec.tier == "study":
+        # A study's proven reference costs up to a minute: kept on disk for this exact code
+        # (psab.evaluators.cache.on_disk), so every process of a run, a check or a benchmark
+        # solves each study task once.
+        def stored() -> dict[str, Any]:
+            e = compute()
+            r = e.reference
+            return to_jsonable({"answer": r.answer, "objective": r.objective, "evidence": r.evidence,
+                                "method": r.method, "entry_objective": e.objective})
+
+        def kept() -> ReferenceEntry:
+            s = on_disk((spec.id, spec.version, task.digest, backend), stored)
+            return ReferenceEntry(Reference(answer=s["answer"], objective=s["objective"], evidence=s["evidence"],
+                                            method=s["method"]), s["entry_objective"])
+
+        return REFERENCES.get_or_compute((task.digest, backend), kept)
     return REFERENCES.get_or_compute((task.digest, backend), compute)
 
 
@@ -218,6 +240,8 @@ def assess_valid_answer(t: Task, spec: FamilySpec, backend: str, answer: dict[st
     elif kind == "forecast":
         score = forecast_score(assessment.skill if assessment.skill is not None else math.nan)
         evidence["skill"] = assessment.skill
+    elif kind == "study":
+        score, feasible = _study_score(t, spec, backend, ctx, assessment, violations, evidence)
     else:  # optimize
         score = 0.0
         objective = assessment.objective
@@ -246,3 +270,70 @@ def assess_valid_answer(t: Task, spec: FamilySpec, backend: str, answer: dict[st
                 evidence["objective_scale"] = s.scale
                 evidence["beats_reference"] = s.beats_reference
     return _result(t, spec, backend, feasible, score, violations, evidence)
+
+
+def _decision_score(t: Task, spec: FamilySpec, backend: str, ctx: EvalContext, objective: float | None,
+                    evidence: dict[str, Any]) -> float | None:
+    """The optimize score of a feasible objective against the reference's; ``None`` when the
+    objective cannot be computed from the answer (then the answer is infeasible)."""
+    evidence["objective"] = objective
+    if objective is None or not math.isfinite(objective):
+        return None
+    ref_obj = reference_entry(spec, t, backend).objective
+    if ref_obj is None or not math.isfinite(ref_obj):
+        raise RuntimeError(f"{spec.id}: the reference has no finite objective on task {t.id}")
+    tol = ctx.tol.objective
+    s = optimize_score(
+        objective,
+        ref_obj,
+        sense=spec.objective_sense or "minimize",
+        scale_floor=spec.objective_scale_floor,
+        relative=float(tol.get("relative", DEFAULT_OBJECTIVE_RELATIVE)),
+        absolute=float(tol.get("absolute", DEFAULT_OBJECTIVE_ABSOLUTE)),
+    )
+    evidence["reference_objective"] = ref_obj
+    evidence["objective_gap"] = s.gap
+    evidence["objective_scale"] = s.scale
+    evidence["beats_reference"] = s.beats_reference
+    return s.score
+
+
+def study_score(weights: Mapping[str, float], scores: Mapping[str, float]) -> float:
+    """The stated weighted mean ``Σ wᵢ·sᵢ / Σ wᵢ`` over every deliverable (a missing score
+    counts 0), clipped to [0, 1]."""
+    total = sum(weights.values())
+    if not total > 0:
+        return 0.0
+    mean = sum(w * float(scores.get(name, 0.0)) for name, w in weights.items()) / total
+    return min(1.0, max(0.0, mean))
+
+
+def _study_score(t: Task, spec: FamilySpec, backend: str, ctx: EvalContext, assessment: Any,
+                 violations: list[Violation], evidence: dict[str, Any]) -> tuple[float, bool]:
+    """A study's (score, feasible): every analysis deliverable's own score (in [0, 1], from
+    the evaluator), the decision's optimize score when it meets every criterion, and their
+    weighted mean. An infeasible decision makes the answer infeasible, which scores 0 (psab's
+    rule for every kind); the per-deliverable scores stay in the evidence either way, so a
+    report still shows which analyses were right."""
+    weights = spec.deliverable_weights()
+    decision = next(d.name for d in spec.deliverables if d.kind == "decision")
+    scores: dict[str, float] = {}
+    for d in spec.deliverables:
+        if d.kind == "decision":
+            continue
+        raw = (assessment.deliverable_scores or {}).get(d.name)
+        if raw is None or not isinstance(raw, int | float) or not math.isfinite(raw):
+            raise RuntimeError(f"{spec.id}: the evaluator must score analysis deliverable {d.name!r} in [0, 1]")
+        scores[d.name] = min(1.0, max(0.0, float(raw)))
+    feasible = not violations
+    decision_score = _decision_score(t, spec, backend, ctx, assessment.objective, evidence)
+    if decision_score is None:
+        if feasible:
+            violations.append(Violation(f"/{decision}", "the decision's cost must be computable from the answer",
+                                        "finite cost", assessment.objective))
+        feasible = False
+    scores[decision] = decision_score if feasible and decision_score is not None else 0.0
+    evidence["deliverable_scores"] = scores
+    evidence["weights"] = dict(weights)
+    evidence["decision_feasible"] = feasible
+    return (study_score(weights, scores) if feasible else 0.0), feasible

@@ -420,7 +420,9 @@ def rejection(spec: FamilySpec, task: Task, backend: str, public_digest: str | N
     if trivial is not None and assess_valid_answer(task, spec, backend, trivial).perfect:
         if evaluate(task, {"answer": trivial}, backend).perfect:
             return Rejection("trivial", "the trivial answer (zeros, first choices, empty sets) scores 1")
-    if spec.scoring_kind == "optimize":
+    # A study's reference decision is proven optimal over its catalogue; its neighbourhood
+    # (each costing a re-simulation of every criterion) is searched only where it declares one.
+    if spec.scoring_kind == "optimize" or (spec.scoring_kind == "study" and spec.neighbourhood is not None):
         beaten = _beaten_by_neighbour(spec, task, backend, entry)
         if beaten is not None:
             return Rejection("neighbourhood", beaten)

@@ -13,8 +13,10 @@ writes the same, task.toml schema 1.4)::
       solution/solve.sh     the oracle (optional): the reference solution
 
 What goes where follows psab's own isolation: the agent's container holds the task's agent
-view (``/workspace/task.json``) and nothing of psab, and the agent works as an unprivileged
-user; the verifier runs in a container of its own, built from ``tests/`` with psab installed,
+view (``/workspace/task.json``), the field's libraries at the toolbox's pins (the same
+``psab/toolbox/requirements.txt`` a local run's toolbox is built from, copied into the build
+context as ``toolbox-requirements.txt`` and installed into the image's Python; ``--no-toolbox``
+leaves the bare image) and nothing of psab, and the agent works as an unprivileged user; the verifier runs in a container of its own, built from ``tests/`` with psab installed,
 which receives the agent's ``/workspace/solution.json`` as an artifact, runs ``psab evaluate``
 and writes the score (0 to 1) as the reward. The instruction is :func:`psab.instructions_for`
 with the container's paths — the text ``psab run`` gives every agent. A held-out export puts
@@ -40,13 +42,15 @@ AGENT_PATHS = {"task": f"{WORKDIR}/task.json", "instructions": f"{WORKDIR}/instr
                "solution": f"{WORKDIR}/solution.json", "workdir": WORKDIR}
 
 DOCKERFILE = """\
-# The agent's container: a Python image and the task's agent view, nothing of psab (the
-# verifier judges in a container of its own, tests/Dockerfile). The agent is not root.
+{header}
 FROM {image}
 WORKDIR {workdir}
-COPY task.json {workdir}/task.json
+{toolbox}COPY task.json {workdir}/task.json
 RUN useradd --create-home agent && chown -R agent {workdir}
 """
+
+#: The build context's copy of the toolbox's pins (psab/toolbox/requirements.txt, comments dropped).
+TOOLBOX_REQUIREMENTS = "toolbox-requirements.txt"
 
 VERIFIER_DOCKERFILE = """\
 # The verifier's container: psab and the case with its key, never shown to the agent.
@@ -89,12 +93,18 @@ PSAB_REFERENCE
 """
 
 
+def _toolbox_sha() -> str:
+    from psab.toolbox import requirements_sha256
+
+    return requirements_sha256()
+
+
 def _toml_str(s: str) -> str:
     return json.dumps(s)  # a JSON string is a valid TOML basic string
 
 
 def task_toml(task: psab.Task, split: str, *, agent_timeout_s: float, verifier_timeout_s: float,
-              allow_internet: bool, backend: str, presentation: str, lang: str) -> str:
+              allow_internet: bool, backend: str, presentation: str, lang: str, toolbox: bool = True) -> str:
     title = task.presentation.get(lang, task.presentation.get("en", {})).get("title", task.id)
     return "\n".join([
         'schema_version = "1.4"',
@@ -116,6 +126,7 @@ def task_toml(task: psab.Task, split: str, *, agent_timeout_s: float, verifier_t
         f"psab_backend = {_toml_str(backend)}",
         f"psab_presentation = {_toml_str(presentation)}",
         f"psab_lang = {_toml_str(lang)}",
+        *([f"psab_toolbox_requirements_sha256 = {_toml_str(_toolbox_sha())}"] if toolbox else []),
         "",
         "[verifier]",
         f"timeout_sec = {float(verifier_timeout_s)}",
@@ -127,7 +138,8 @@ def task_toml(task: psab.Task, split: str, *, agent_timeout_s: float, verifier_t
         "",
         "[environment]",
         f"network_mode = {_toml_str('public' if allow_internet else 'no-network')}",
-        "build_timeout_sec = 600.0",
+        # installing the toolbox (about 700 MB of wheels) and generating ANDES's code takes minutes
+        f"build_timeout_sec = {1800.0 if toolbox else 600.0}",
         "cpus = 1",
         "memory_mb = 2048",
         "storage_mb = 10240",
@@ -135,11 +147,30 @@ def task_toml(task: psab.Task, split: str, *, agent_timeout_s: float, verifier_t
     ])
 
 
+def agent_dockerfile(image: str, toolbox: bool = True) -> str:
+    """The agent's Dockerfile: ``image``, with the toolbox's pins installed unless ``toolbox``
+    is false (then the bare image, as before issue 34)."""
+    import textwrap
+
+    from psab.toolbox import dockerfile_lines
+
+    # the pins installed into the image's Python, then ANDES's model code generated once (as
+    # `psab toolbox build` does), so the agent's first ANDES system does not spend 30-45 s on it
+    lines = dockerfile_lines(TOOLBOX_REQUIREMENTS) if toolbox else ""
+    contents = (f"a Python image, the field's libraries at the toolbox's pins ({TOOLBOX_REQUIREMENTS}) and the "
+                "task's agent view" if toolbox else "a Python image and the task's agent view")
+    header = textwrap.fill(f"The agent's container: {contents}, nothing of psab (the verifier judges in a container "
+                           "of its own, tests/Dockerfile). The agent is not root.", 94, initial_indent="# ", break_on_hyphens=False,
+                           subsequent_indent="# ")
+    return DOCKERFILE.format(header=header, image=image, workdir=WORKDIR, toolbox=lines)
+
+
 def export_case(task: psab.Task, out: Path, split: str = "public", *, lang: str = "en", presentation: str = "guided",
                 backend: str = "surrogate", image: str = "python:3.11-slim", install: str | None = None,
                 wheel: Path | None = None, agent_timeout_s: float = 600.0, verifier_timeout_s: float = 300.0,
-                allow_internet: bool = True, oracle: bool = True) -> Path:
+                allow_internet: bool = True, oracle: bool = True, toolbox: bool = True) -> Path:
     """Write one Harbor task directory for ``task`` under ``out`` and return it."""
+    from psab import toolbox as tb
     from psab.views import agent_view
 
     d = out / f"psab-{task.id}"
@@ -148,10 +179,14 @@ def export_case(task: psab.Task, out: Path, split: str = "public", *, lang: str 
                                       encoding="utf-8")
     (d / "task.toml").write_text(task_toml(task, split, agent_timeout_s=agent_timeout_s,
                                            verifier_timeout_s=verifier_timeout_s, allow_internet=allow_internet,
-                                           backend=backend, presentation=presentation, lang=lang), encoding="utf-8")
+                                           backend=backend, presentation=presentation, lang=lang, toolbox=toolbox),
+                                 encoding="utf-8")
     env = d / "environment"
     env.mkdir(exist_ok=True)
-    (env / "Dockerfile").write_text(DOCKERFILE.format(image=image, workdir=WORKDIR), encoding="utf-8")
+    (env / "Dockerfile").write_text(agent_dockerfile(image, toolbox), encoding="utf-8")
+    if toolbox:
+        # the pins only: the agent's image holds nothing that names psab
+        (env / TOOLBOX_REQUIREMENTS).write_text("\n".join(tb.pins()) + "\n", encoding="utf-8")
     (env / "task.json").write_text(agent_view(task, presentation=presentation, backend=backend).to_json(),
                                    encoding="utf-8")
     tests = d / "tests"
@@ -204,7 +239,83 @@ def export(out: str | Path, families: list[str] | None = None, split: str = "pub
                 written.append(export_case(psab.generate(f, seed, i, backend=backend), out, "heldout", **kw))
     else:
         raise InvalidArgumentError(f"split must be public or heldout, not {split!r}")
+    write_dataset_manifest(out, split)
     return written
+
+
+# ------------------------------------------------------------------ the dataset manifest (issue 34, item 5)
+
+#: Harbor's manifest that makes a directory of task directories a dataset
+#: (``harbor.models.dataset.paths.DatasetPaths.MANIFEST_FILENAME``, harbor 0.26).
+DATASET_MANIFEST = "dataset.toml"
+#: What Harbor's content hash of a task covers (``harbor.publisher.packager.Packager.collect_files``):
+#: these files at the task's top, and every file under these directories.
+_HASHED_FILES = ("task.toml", "instruction.md", "README.md", "trajectory.json")
+_HASHED_DIRS = ("environment", "tests", "solution", "steps")
+#: Packager's ``DEFAULT_IGNORES`` (gitignore patterns; psab writes no .gitignore of its own).
+_IGNORED = ("*.pyc", ".DS_Store", "*.swp", "*.swo", "*~")
+
+
+def task_digest(task_dir: Path) -> str:
+    """Harbor's content digest of a task directory, ``sha256:<hex>``: SHA-256 over one line
+    ``<relative path>\\0<SHA-256 of the file>\\n`` per hashed file, in path order (harbor 0.26,
+    ``Packager.compute_content_hash``; directories are walked without following their
+    symlinks, ``__pycache__`` and the default ignores left out) — the digest ``harbor sync``
+    and ``harbor init --dataset`` write for a local task."""
+    import fnmatch
+    import hashlib
+
+    task_dir = Path(task_dir).resolve()
+    files = [task_dir / name for name in _HASHED_FILES if (task_dir / name).exists()]
+
+    def visit(d: Path) -> None:
+        for p in sorted(d.iterdir()):
+            if p.name == ".harborignore":  # Harbor's own rules file, never hashed
+                continue
+            if p.is_dir() and not p.is_symlink():
+                if p.name != "__pycache__":
+                    visit(p)
+            elif p.is_file() and not any(fnmatch.fnmatch(p.name, pat) for pat in _IGNORED):
+                files.append(p)
+
+    for name in _HASHED_DIRS:
+        if (task_dir / name).is_dir():
+            visit(task_dir / name)
+    outer = hashlib.sha256()
+    for f in sorted(files, key=lambda f: f.relative_to(task_dir).as_posix()):
+        outer.update(f"{f.relative_to(task_dir).as_posix()}\0{hashlib.sha256(f.read_bytes()).hexdigest()}\n".encode())
+    return "sha256:" + outer.hexdigest()
+
+
+def write_dataset_manifest(out: Path, split: str) -> Path:
+    """Write ``out/dataset.toml``, the manifest Harbor expects of a dataset directory (the form
+    ``harbor init --dataset`` writes): ``[dataset]`` (name ``psab/<split>``, psab's version, a
+    description) and one ``[[tasks]]`` entry (the name in the task's ``task.toml`` and its
+    :func:`task_digest`) per task directory in ``out``, in directory order — so ``harbor sync``
+    finds every digest current and ``harbor publish`` can publish the export as it stands."""
+    import tomllib
+
+    tasks = []
+    for d in sorted(p for p in Path(out).iterdir() if p.is_dir() and (p / "task.toml").is_file()):
+        name = tomllib.loads((d / "task.toml").read_text(encoding="utf-8")).get("task", {}).get("name")
+        if isinstance(name, str):
+            tasks.append((name, task_digest(d)))
+    lines = [
+        f"# Harbor dataset manifest written by psab export harbor (psab {psab.__version__}).",
+        "# Run the tasks: harbor run -p <this directory> -a <agent>; check one: harbor lint <task directory>",
+        "",
+        "[dataset]",
+        f"name = {_toml_str('psab/' + split)}",
+        f"version = {_toml_str(psab.__version__)}",
+        f"description = {_toml_str(f'psab (power-engineering tasks for AI agents), {split} split: {len(tasks)} tasks')}",
+        "authors = []",
+        f"keywords = [{_toml_str('psab')}, {_toml_str('power-engineering')}]",
+    ]
+    for name, digest in tasks:
+        lines += ["", "[[tasks]]", f"name = {_toml_str(name)}", f"digest = {_toml_str(digest)}"]
+    path = Path(out) / DATASET_MANIFEST
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
 
 
 def cmd_export_harbor(args: argparse.Namespace) -> int:
@@ -217,7 +328,7 @@ def cmd_export_harbor(args: argparse.Namespace) -> int:
     dirs = export(args.out, args.family, args.split, args.count, args.start, seed, args.force, lang=args.lang,
                   presentation=args.presentation, backend=args.backend, image=args.image, install=args.install,
                   wheel=wheel, agent_timeout_s=args.agent_timeout, allow_internet=not args.no_internet,
-                  oracle=not args.no_oracle)
+                  oracle=not args.no_oracle, toolbox=not args.no_toolbox)
     for d in dirs:
         print(d)
     print(f"wrote {len(dirs)} Harbor task director{'y' if len(dirs) == 1 else 'ies'} under {args.out}", file=sys.stderr)
@@ -257,12 +368,15 @@ def add_commands(sub: Any) -> None:
     h.add_argument("--presentation", choices=("guided", "expert"), default="guided", help="statement level")
     h.add_argument("--backend", default="surrogate", metavar="NAME", help=_backend_help("backend that judges"))
     h.add_argument("--image", default="python:3.11-slim", metavar="IMAGE",
-                   help="base image of both containers (pin it by digest for reproducible builds)")
+                   help="base image of both containers (pin it by digest for reproducible builds; the toolbox's "
+                        "pins resolve on Python 3.11 to 3.13)")
     h.add_argument("--wheel", metavar="FILE", help="a psab wheel to ship in tests/ and install in the verifier")
     h.add_argument("--install", metavar="CMD",
                    help="how the verifier's image installs psab (default: pip install psab==VERSION)")
     h.add_argument("--agent-timeout", type=float, default=600.0, metavar="S", help="agent timeout (default 600 s)")
     h.add_argument("--no-internet", action="store_true", help="network_mode = \"no-network\" for the agent")
     h.add_argument("--no-oracle", action="store_true", help="no solution/solve.sh")
+    h.add_argument("--no-toolbox", action="store_true",
+                   help="the agent's image without the toolbox's libraries (default: installed at psab's pins)")
     h.add_argument("--force", action="store_true", help="write into a non-empty directory")
     h.set_defaults(func=cmd_export_harbor)

@@ -194,7 +194,12 @@ def regrade(run_dir: str | Path, *, seed: str | None = None, write: bool = False
                     rep.unchanged += 1
                 att["regrade"] = {"old_result": old, "old_evaluator_version": old_version,
                                   "evaluator_version": new_version, "case": got.status}
-                att["result"] = _summary(result)
+                if rec.get("tier") == "study":
+                    from psab.runner.study import study_summary
+
+                    att["result"] = study_summary(result)  # the deliverable scores, as the run recorded them
+                else:
+                    att["result"] = _summary(result)
                 prefix = attempt_path(str(rec["agent"]), str(rec["task_id"]), n) + "/"
                 new_files[split][prefix + "solution.json"] = data
                 new_files[split][prefix + "result.json"] = result.to_json().encode()

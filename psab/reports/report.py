@@ -483,6 +483,10 @@ def build(runs: Runs, out_dir: Path, opts: ReportOptions) -> tuple[list[Block], 
     blocks += _glance_section(runs, rows)
     blocks += _split_section(runs, rows, opts)
     blocks += _family_section(runs, opts)
+    from psab.reports import study as study_report
+
+    if study_report.has_studies(runs):
+        blocks += study_report.section(runs, opts)
     files: list[Path] = []
     if opts.plots and runs.entries:
         pb, files = _plots_section(runs, rows, out_dir, opts)

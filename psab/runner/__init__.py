@@ -6,10 +6,14 @@ files. Modules:
 ``agents``        agent specs, built-in agents, infrastructure-failure rules, agents files
 ``sandbox``       per-attempt sandbox directories, the scrubbed environment, bwrap / relocation
 ``instructions``  the instructions file (English / Russian)
-``execute``       one case on a worker: attempts, classification, evaluation → record
+``tiers``         the tier seam: what a tier supplies to the one run loop; the toolbox
+``loop``          the one run loop: preflight, planning, manifest, threads or Dask, resume, summaries
+``execute``       one case on a worker (any tier): attempts, classification, grading → record
 ``store``         the run directory: manifest, durable records, artifacts
 ``summary``       aggregates with and without infrastructure retries
-``run``           planning, threads or Dask, resume, summaries
+``run``           the compact tier (``start``, and ``resume`` for every tier)
+``fleet``         the fleet tier: questions answered through the tools
+``study``         the study tier: studies on real-size models in the field's own files
 ``cli``           ``psab run``
 
 The built-in agents' program, ``agent_script.py``, is never imported: it runs inside the

@@ -23,6 +23,7 @@ and hands it to that one process on its standard input.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 from collections.abc import Iterable, Mapping, Sequence
@@ -506,3 +507,121 @@ def with_overrides(agents: Sequence[AgentSpec], pass_env: Sequence[str]) -> list
     if not pass_env:
         return list(agents)
     return [replace(a, pass_env=tuple(dict.fromkeys((*a.pass_env, *pass_env)))) for a in agents]
+
+
+# ------------------------------------------------------------------ clients the sandbox can run
+
+#: How a shell reports a command it cannot run: 127 "not found" (POSIX, "Command Search and
+#: Execution") — also what ``/bin/sh -c`` says of a script whose ``#!`` interpreter is missing.
+NOT_FOUND_EXIT = 127
+
+
+def _shebang(path: Path) -> list[str] | None:
+    """The ``#!`` line of ``path`` split into words, or None (not a script, unreadable)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(256)
+    except OSError:
+        return None
+    if not head.startswith(b"#!"):
+        return None
+    return head[2:].split(b"\n", 1)[0].decode("utf-8", "replace").split() or None
+
+
+def _client_scripts(exposed: Path) -> list[Path]:
+    """The programs of an exposed directory: its ``bin/`` (a venv, an npm prefix, a conda
+    environment), the directory itself when it is a ``bin``, or the file itself."""
+    if exposed.is_file():
+        return [exposed]
+    for d in (exposed / "bin", exposed) if exposed.name != "bin" else (exposed,):
+        if d.is_dir():
+            try:
+                return sorted(p for p in d.iterdir() if p.is_file() and os.access(p, os.X_OK))
+            except OSError:
+                return []
+    return []
+
+
+def check_client_interpreters(agent: AgentSpec, isolation: str) -> None:
+    """Refuse, before a run starts, a command agent whose client cannot start in its sandbox
+    (issue 34, item 3): every program in an exposed ``bin/`` — after its symlinks, and then the
+    interpreter its ``#!`` line names, after that one's symlinks — must exist and, under bwrap,
+    lie in what the sandbox shows (``/usr``, ``/etc``, ``/bin``, ``/lib*`` and the exposed
+    paths, less what it masks) and be readable by its host user. Otherwise every attempt ends
+    ``/bin/sh: 1: …: not found``, exit 127, and would be scored as the agent's failure.
+
+    Raises :class:`~psab.errors.RunnerError` naming the script, the interpreter and the fix.
+    ``#!/usr/bin/env NAME`` is looked up on the runner's ``PATH`` and the script's directory;
+    a name found nowhere is not judged (the command may set its own ``PATH``)."""
+    from psab.runner import sandbox
+
+    if agent.builtin is not None or not agent.expose:
+        return
+    exposed = [Path(os.path.expanduser(e)).resolve() for e in agent.expose]
+    exposed = [e for e in exposed if e.exists()]  # a missing one is check_expose's error
+    bwrap = isolation == "bwrap"
+    roots = [Path(d) for d in (*sandbox.SYSTEM_DIRS, *sandbox.LIB_DIRS)] + exposed
+    masked = sandbox.masks(sandbox.hidden_roots(None), roots) if bwrap else []
+
+    def hops(p: Path) -> list[Path]:
+        """Every path the kernel visits to run ``p``: each link of its chain (the directories
+        above them resolved), the file at the end last. Each must be visible, not only the end:
+        a venv's ``bin/python`` links to a pyenv install that is not mounted in the sandbox."""
+        out: list[Path] = []
+        cur = Path(os.path.abspath(p))
+        for _ in range(40):  # the kernel's own limit on symlinks followed (ELOOP)
+            q = Path(os.path.realpath(cur.parent)) / cur.name
+            out.append(q)
+            if not q.is_symlink():
+                break
+            cur = Path(os.path.normpath(q.parent / os.readlink(q)))
+        return out
+
+    def unseen(p: Path) -> tuple[Path, str] | None:
+        """The first hop of ``p`` the sandbox cannot follow and why, or None."""
+        for q in hops(p):
+            if not q.exists() and not q.is_symlink():
+                return q, "does not exist"
+            if not bwrap:
+                continue
+            if not any(sandbox._within(q, r.resolve()) for r in roots) or any(sandbox._within(q, m) for m in masked):
+                return q, ("is outside what the sandbox shows (" + ", ".join(
+                    [*sandbox.SYSTEM_DIRS, "/bin", "/lib*", *map(str, exposed)]) + (", less psab's own paths)" if masked else ")"))
+            why = sandbox.unreachable_for_agent(q)
+            if why is not None:
+                return q, f"is unreadable for the sandbox's host user ({why})"
+        return None
+
+    def refuse(script: Path, what: str, target: Path | str, why: str, fix: str) -> None:
+        raise RunnerError(f"agent {agent.name!r}: {script} {what} {target}, which {why}; every attempt would end "
+                          f"'not found' (exit {NOT_FOUND_EXIT}). {fix}")
+
+    venv_fix = ("Make the client's environment with an interpreter the sandbox shows — the system one: "
+                "/usr/bin/python3 -m venv DIR — or install its interpreter in a directory the sandbox's user can read "
+                "(not under /root) and add that directory to the agent's expose")
+    said = agent.label  # the programs the command names are checked (and named) first
+    for root in exposed:
+        for script in sorted(_client_scripts(root), key=lambda p: (str(p) not in said, p.name)):
+            bad = unseen(script)
+            if bad is not None:
+                refuse(script, "leads to", bad[0], bad[1], venv_fix)
+            words = _shebang(script.resolve())
+            if not words:
+                continue
+            interp = words[0]
+            if Path(interp).name == "env":
+                names = [w for w in words[1:] if not w.startswith("-") and "=" not in w]
+                if not names:
+                    continue
+                dirs = [script.parent, *map(Path, os.environ.get("PATH", "").split(os.pathsep))]
+                found = [d / names[0] for d in dirs if str(d) and os.access(d / names[0], os.X_OK)]
+                verdicts = [unseen(f) for f in found]
+                first = verdicts[0] if verdicts else None
+                if first is not None and all(verdicts):
+                    refuse(script, f"runs {names[0]} ('#!{' '.join(words)}'), found only at", first[0], first[1],
+                           f"Install {names[0]} where the sandbox shows it (under /usr, or in a directory you add "
+                           "to the agent's expose)")
+                continue
+            bad = unseen(Path(interp))
+            if bad is not None:
+                refuse(script, f"starts with '#!{' '.join(words)}': its interpreter leads to", bad[0], bad[1], venv_fix)

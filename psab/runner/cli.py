@@ -28,6 +28,7 @@ examples:
   psab run --resume runs/20260601T120000Z-abc123
   psab run --tier fleet --seed 7 --agent builtin:fleet-reference --agent builtin:fleet-weak
   psab run --tier fleet --world /data/world --questions /data/fleet-q --agent mine='my-agent {instructions}'
+  psab run --tier study --agent builtin:reference --agent builtin:mutant     (the toolbox on: psab toolbox build)
 
 The private seed of a held-out run is better given as $PSAB_SEED than as --seed (a command
 line is visible to other processes). See docs/runner.md.
@@ -36,7 +37,8 @@ line is visible to other processes). See docs/runner.md.
 # Options that define a run; a resumed run takes them from its manifest instead.
 _DEFINING = ("agent", "agents_file", "split", "family", "limit", "count", "start", "run_seed", "timeout",
              "isolation", "no_network", "lang", "backend", "pass_env", "memory_limit", "file_limit",
-             "tier", "world", "questions", "keys", "fleet_size", "per_family", "corpus_devices", "tool_budget")
+             "tier", "world", "questions", "keys", "fleet_size", "per_family", "corpus_devices", "tool_budget",
+             "toolbox", "no_toolbox")
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -77,9 +79,14 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
                         "clause only")
     p.add_argument("--level", type=int, metavar="N",
                    help="difficulty level of the held-out draws (default 1; `psab list` shows each family's levels)")
-    p.add_argument("--tier", choices=("compact", "fleet"),
-                   help="compact (the families' tasks, default) or fleet (questions on an operational world, "
-                        "answered through the fleet tools; docs/fleet.md)")
+    p.add_argument("--tier", choices=("compact", "fleet", "study"),
+                   help="compact (the families' tasks, default), fleet (questions on an operational world, "
+                        "answered through the fleet tools; docs/fleet.md) or study (engineering studies on real-size "
+                        "models, in the field's own files; docs/runner.md)")
+    p.add_argument("--toolbox", nargs="?", const=True, metavar="PATH",
+                   help="show every agent the toolbox (`psab toolbox build`; PATH: one built elsewhere), read-only; "
+                        "default on for --tier study, off otherwise")
+    p.add_argument("--no-toolbox", action="store_true", help="no toolbox (a study run's default is on)")
     p.add_argument("--world", metavar="DIR", help="fleet: a world from `psab fleet build` (default: build one from "
                                                  "--seed in the run directory)")
     p.add_argument("--questions", metavar="DIR", help="fleet: questions from `psab fleet questions` (default: write "
@@ -162,8 +169,12 @@ def _run(args: argparse.Namespace) -> int:
         else:
             agents = list(named.values())
         agents = with_overrides(agents, args.pass_env or [])
+        if args.toolbox is not None and args.no_toolbox:
+            raise RunnerError("--toolbox and --no-toolbox contradict each other; give one")
+        toolbox = False if args.no_toolbox else args.toolbox
+        _check_set_up(agents, args.isolation or "auto", not args.no_network)
         if args.tier == "fleet":
-            return _run_fleet(args, agents)
+            return _run_fleet(args, agents, toolbox)
         fleet_flags = [f for f in ("world", "questions", "keys", "fleet_size", "per_family", "corpus_devices",
                                    "tool_budget")
                        if getattr(args, f) is not None]
@@ -176,9 +187,13 @@ def _run(args: argparse.Namespace) -> int:
             "isolation": args.isolation, "lang": args.lang, "backend": args.backend, "timeout_s": args.timeout,
             "presentation": args.presentation, "level": args.level,
             "run_seed": args.run_seed, "memory_limit_mb": args.memory_limit, "file_limit_mb": args.file_limit,
+            "toolbox": toolbox,
         }
-        opts = runner.RunOptions(agents=agents, network=not args.no_network,
-                                 **{name: value for name, value in given.items() if value is not None})
+        from psab.runner.study import StudyOptions
+
+        options = StudyOptions if args.tier == "study" else runner.RunOptions
+        opts = options(agents=agents, network=not args.no_network,
+                       **{name: value for name, value in given.items() if value is not None})
         if "heldout" not in opts.splits and seed is not None and args.seed:
             raise RunnerError("--seed is only used with --split heldout")
         if "heldout" in opts.splits and seed is not None:
@@ -189,13 +204,35 @@ def _run(args: argparse.Namespace) -> int:
                 # The run publishes the seed's commitment; a guessable seed makes it reversible.
                 print(f"psab: warning: {weak}; fine for a demo, not for a round whose cases must stay private "
                       "(psab seed new draws a strong one)", file=sys.stderr)
-        report = runner.start(opts, out=args.out, seed=seed, workers=args.workers, dask=args.dask,
-                              progress=args.progress)
+        if args.tier == "study":
+            from psab.runner import loop
+            from psab.runner.study import StudyTier
+
+            report = loop.start(StudyTier(opts), out=args.out, seed=seed, workers=args.workers, dask=args.dask,
+                                progress=args.progress)
+        else:
+            report = runner.start(opts, out=args.out, seed=seed, workers=args.workers, dask=args.dask,
+                                  progress=args.progress)
     held = " (held-out per-case material under private/ — do not publish it)" if "heldout" in report.summary else ""
     return _report(report, "run", held)
 
 
-def _run_fleet(args: argparse.Namespace, agents: list) -> int:  # type: ignore[type-arg]
+def _check_set_up(agents: list, isolation: str, network: bool) -> None:  # type: ignore[type-arg]
+    """Before a run of either tier starts: refuse clients that cannot start in the sandbox
+    (:func:`~psab.runner.agents.check_client_interpreters`), and say in one line when the run
+    falls back to relocation, what that leaves open and how to get bwrap (issue 34, items 2-3)."""
+    from psab.runner.agents import check_client_interpreters
+    from psab.runner.sandbox import isolation_notice, resolve_isolation
+
+    resolved = resolve_isolation(isolation, network)  # the run's own choice (the probe is cached)
+    for agent in agents:
+        check_client_interpreters(agent, resolved)
+    notice = isolation_notice(isolation, network)
+    if notice:
+        print(notice, file=sys.stderr, flush=True)
+
+
+def _run_fleet(args: argparse.Namespace, agents: list, toolbox: bool | str | None) -> int:  # type: ignore[type-arg]
     """``psab run --tier fleet``: :func:`psab.runner.fleet.start`."""
     from psab.runner import fleet
 
@@ -206,7 +243,7 @@ def _run_fleet(args: argparse.Namespace, agents: list) -> int:  # type: ignore[t
              "per_family": args.per_family, "families": args.family, "limit": args.limit,
              "corpus_devices": args.corpus_devices, "isolation": args.isolation, "lang": args.lang,
              "timeout_s": args.timeout, "run_seed": args.run_seed, "memory_limit_mb": args.memory_limit,
-             "file_limit_mb": args.file_limit, "seed": args.seed}
+             "file_limit_mb": args.file_limit, "seed": args.seed, "toolbox": toolbox}
     if args.tool_budget:
         budget = {}
         for item in args.tool_budget:

@@ -1,4 +1,4 @@
-"""One case — an agent on a task — from sandbox to record, on whichever worker runs it.
+"""One case — an agent on a task, of any tier — from sandbox to record, on whichever worker runs it.
 
 :func:`run_case` is what a thread, a process or a Dask worker executes. It touches nothing of
 the run directory: it returns the record and the attempt artifacts, and the coordinating
@@ -21,12 +21,12 @@ indistinguishable from an agent that does, and retrying it would hand slow agent
 from __future__ import annotations
 
 import json
+import os
 import signal
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +52,7 @@ from psab.runner.sandbox import (
     temp_root,
 )
 from psab.runner.store import RunDir, attempt_name
+from psab.runner.tiers import Case, Graded, Service, Toolbox
 from psab.views import agent_view
 
 SCORED = "scored"
@@ -92,6 +93,8 @@ class Settings:
     file_limit_mb: float | None = DEFAULT_FILE_LIMIT_MB
     #: Paths beyond psab's own that an agent must not reach (the run directory).
     extra_hidden: tuple[str, ...] = ()
+    #: The toolbox made visible to every agent (None: none; :mod:`psab.runner.tiers`).
+    toolbox: Toolbox | None = None
 
 
 @dataclass(frozen=True)
@@ -107,6 +110,14 @@ class CaseJob:
     def key(self) -> tuple[str, str, str]:
         return (self.split, self.task["id"], self.agent.name)
 
+    @property
+    def done_key(self) -> tuple[str, str, str]:
+        return self.key
+
+    def open(self, hidden: list[Path]) -> Case:
+        """The compact tier's case on the worker (:class:`CompactCase`)."""
+        return CompactCase(self, hidden)
+
 
 @dataclass
 class CaseOutcome:
@@ -114,10 +125,6 @@ class CaseOutcome:
 
     record: dict[str, Any]
     artifacts: dict[str, bytes] = field(default_factory=dict)
-
-
-def script_source() -> str:
-    return resources.files("psab.runner").joinpath("agent_script.py").read_text(encoding="utf-8")
 
 
 # ------------------------------------------------------------------------------- classify
@@ -153,13 +160,18 @@ def classify(
 # ------------------------------------------------------------------------------- answers
 
 
-def reference_payload(task: Task, agent: AgentSpec, settings: Settings) -> dict[str, Any]:
-    """The answer a built-in agent submits, computed here, outside its sandbox."""
+def reference_payload(task: Task, agent: AgentSpec, settings: Settings, *, canonical: bool = False) -> dict[str, Any]:
+    """The answer a built-in agent submits, computed here, outside its sandbox. ``canonical``:
+    the reference answer with its keys sorted first, so the mutant's mistake does not depend on
+    whether the reference came from a solve or from a cache that stores it sorted (the study
+    tier's references are kept on disk, :func:`psab.evaluators.cache.on_disk`)."""
     import psab
 
     with EVAL_LOCK:
         solution = psab.solve(task, settings.backend)
     answer = solution.answer
+    if canonical:
+        answer = json.loads(json.dumps(answer, sort_keys=True))
     if agent.builtin != "mutant":
         return {"answer": answer, "rationale": solution.rationale or "reference"}
     from psab.mutations import realistic_mistake
@@ -226,7 +238,9 @@ def _error_result(task: Task, backend: str, exc: BaseException) -> EvaluationRes
 
 
 def _evaluated(task: Task, settings: Settings, cls: str, rule: str | None, reason: str, present: bool,
-               data: bytes | None, parsed: Any, io_dir: Path) -> tuple[EvaluationResult | None, bytes | None, dict[str, Any] | None]:
+               data: bytes | None, parsed: Any, io_dir: Path,
+               summarize: Callable[[EvaluationResult], dict[str, Any] | None] | None = None,
+               ) -> tuple[EvaluationResult | None, bytes | None, dict[str, Any] | None]:
     """:func:`_evaluate` and the result's JSON, with a last safety net: no single case may stop
     a run. Should evaluating or serializing raise anyway (a defect — the evaluator promises
     never to raise for an answer, and results are made encodable), the case is recorded as an
@@ -237,7 +251,7 @@ def _evaluated(task: Task, settings: Settings, cls: str, rule: str | None, reaso
         result = _evaluate(task, settings, cls, rule, reason, present, data, parsed, io_dir)
         if result is None:
             return None, None, None
-        return result, result.to_json().encode("utf-8"), _summary(result)
+        return result, result.to_json().encode("utf-8"), (summarize or _summary)(result)
     except PsabError:
         raise
     except Exception as exc:  # noqa: BLE001 - see the docstring
@@ -308,8 +322,8 @@ def _evaluate(task: Task, settings: Settings, cls: str, rule: str | None, reason
 
 @dataclass(frozen=True)
 class AgentRun:
-    """One launch of an agent and what it left, classified (section 4.2): the step both tiers
-    share — :func:`run_attempt` here and :func:`psab.runner.fleet.run_attempt`. ``launched_at``,
+    """One launch of an agent and what it left, classified (section 4.2): the step every tier's
+    attempt shares (:func:`run_attempt`). ``launched_at``,
     ``exited_at`` and ``classified_at`` are ``time.perf_counter()`` stamps for the attempt's timing."""
 
     run: Launch
@@ -375,68 +389,135 @@ def run_agent_once(agent: AgentSpec, settings: Any, sb: Any, argv: list[str], en
                     time.perf_counter())
 
 
-def run_attempt(job: CaseJob, task: Task, n: int, payload: dict[str, Any] | None,
-                hidden: list[Path]) -> tuple[dict[str, Any], dict[str, bytes]]:
-    """One attempt: fresh sandbox, the agent, classification, evaluation."""
+def run_attempt(job: Any, case: Case, n: int, hidden: list[Path]) -> tuple[dict[str, Any], dict[str, bytes]]:
+    """One attempt of any tier (:mod:`psab.runner.tiers`): a fresh sandbox holding the tier's
+    view and instructions, the tier's per-attempt service and the toolbox (when the run has
+    one) made visible, the agent, classification, the tier's grading."""
     agent, s = job.agent, job.settings
     t0 = time.perf_counter()
     expose = check_expose(agent.expose, hidden) if s.isolation == "bwrap" else []
     network = s.network if agent.network is None else (agent.network and s.network)
+    toolbox = getattr(s, "toolbox", None)
     sb = make_sandbox(temp_root(), s.isolation)
     try:
         paths = sb.agent_paths()
-        # The agent reads its view: one statement (its presentation level) and the judging backend.
-        view = agent_view(task, presentation=s.presentation, backend=s.backend)
-        (sb.box / "task.json").write_text(view.to_json(), encoding="utf-8")
-        (sb.box / "instructions.md").write_text(instructions(view, s.lang, paths), encoding="utf-8")
+        view = case.write_view(sb.box, paths)
         copy_home(sb, agent.copy_home)
         if agent.placeholder is not None:
             # a file for a code-editing harness to edit; left as it is, it is no solution
             sb.solution.write_text(agent.placeholder, encoding="utf-8")
-        env = sandbox_env(sb, agent, paths, isolation=s.isolation, hidden=hidden, expose=expose)
-        argv = agent.argv(paths, system_python(), script_source())
-        ar = run_agent_once(agent, s, sb, argv, env, n=n, payload=payload, expose=expose, hidden=hidden,
-                            network=network)
-        run, limits, present, data, cls, rule, reason = ar.run, ar.limits, ar.present, ar.data, ar.cls, ar.rule, ar.reason
-        t1, t2, t3 = ar.launched_at, ar.exited_at, ar.classified_at
-        result, result_json, summary = _evaluated(task, s, cls, rule, reason, present, data, ar.parsed, sb.io)
+        with case.service(sb) as svc:
+            text = case.instructions(view, s.lang, paths, svc)
+            if toolbox is not None:
+                text = text.rstrip("\n") + "\n\n" + toolbox.instructions(s.lang)
+            (sb.box / "instructions.md").write_text(text, encoding="utf-8")
+            # runner-made paths (the service's, the toolbox's): bound read-only, not exposed
+            served = tuple(svc.binds) + (tuple(Path(p) for p in toolbox.binds) if toolbox is not None else ())
+            env = sandbox_env(sb, agent, paths, isolation=s.isolation, hidden=hidden, expose=expose, served=served)
+            first = [*svc.path, *([toolbox.bin_dir] if toolbox is not None else [])]
+            if first:
+                env["PATH"] = os.pathsep.join([*first, env.get("PATH", "")])
+            env.update(svc.env)
+            if toolbox is not None:
+                # a neutral name: the agent does not learn the benchmark's name from its environment
+                env["TOOLBOX_PYTHON"] = toolbox.python
+            argv = agent.argv(paths, system_python(), case.script())
+            ar = run_agent_once(agent, s, sb, argv, env, n=n, payload=case.payload, expose=expose, hidden=hidden,
+                                network=network, binds=served)
+            case.collect(svc)
+        graded = case.grade(ar, sb, svc)
         t4 = time.perf_counter()
     finally:
         sb.remove()
     t5 = time.perf_counter()
+    run, data = ar.run, ar.data
     attempt = {
         "n": n,
-        "class": cls,
-        "rule": rule,
-        "reason": reason,
+        "class": ar.cls,
+        "rule": ar.rule,
+        "reason": ar.reason,
         "exit_code": run.exit_code,
         "timed_out": run.timed_out,
-        "limits": limits.to_dict(),
+        "limits": ar.limits.to_dict(),
         "wall_s": round(run.wall_s, 4),
-        "solution_present": present,
+        "solution_present": ar.present,
         "solution_bytes": len(data) if data is not None else None,
         "stderr_tail": run.stderr_tail[-RECORD_STDERR_CHARS:],
         "stdout_tail": run.stdout_tail[-RECORD_STDOUT_CHARS:],
-        "result": summary,
+        "result": graded.summary,
         "timing": {
-            "setup_s": round(t1 - t0, 5),
-            "agent_s": round(t2 - t1, 5),
-            "classify_s": round(t3 - t2, 5),
-            "evaluate_s": round(t4 - t3, 5),
+            "setup_s": round(ar.launched_at - t0, 5),
+            "agent_s": round(ar.exited_at - ar.launched_at, 5),
+            "classify_s": round(ar.classified_at - ar.exited_at, 5),
+            case.grade_timing: round(t4 - ar.classified_at, 5),
             "cleanup_s": round(t5 - t4, 5),
         },
+        **graded.fields,
     }
-    if payload and payload.get("note"):
-        attempt["note"] = payload["note"]
-    if result is not None and "evaluator_error" in result.evidence:
-        attempt["evaluator_error"] = result.evidence["evaluator_error"]
     prefix = attempt_name(n) + "/"
     files = {prefix + "stderr.txt": run.stderr_scan.encode(), prefix + "stdout.txt": run.stdout_scan.encode()}
     if data is not None:
         files[prefix + "solution.json"] = data
-    if result_json is not None:
-        files[prefix + "result.json"] = result_json
+    files.update({prefix + name: content for name, content in graded.files.items()})
     return attempt, files
+
+
+class CompactCase(Case):
+    """A compact task on the worker: ``task.json`` (the agent view at the run's presentation
+    level, naming the judging backend), the task's instructions, ``psab.evaluate``."""
+
+    #: Whether the built-ins' reference answer is taken with sorted keys (:func:`reference_payload`).
+    canonical_reference: bool = False
+
+    def __init__(self, job: CaseJob, hidden: list[Path]) -> None:
+        self.job = job
+        self.task = Task.from_dict(job.task, key=job.task_key)
+        if job.agent.builtin in ANSWER_KINDS:
+            self.payload = reference_payload(self.task, job.agent, job.settings, canonical=self.canonical_reference)
+        elif job.agent.builtin == "escape":
+            self.payload = {"probe": escape_probe(self.task, hidden)}
+
+    def write_view(self, box: Path, paths: dict[str, str]) -> Any:
+        s = self.job.settings
+        # The agent reads its view: one statement (its presentation level) and the judging backend.
+        view = agent_view(self.task, presentation=s.presentation, backend=s.backend)
+        (box / "task.json").write_text(view.to_json(), encoding="utf-8")
+        return view
+
+    def instructions(self, view: Any, lang: str, paths: dict[str, str], service: Service) -> str:
+        return instructions(view, lang, paths)
+
+    def result_summary(self, result: EvaluationResult) -> dict[str, Any]:
+        """The record's ``result`` of an evaluation (:func:`_summary`)."""
+        return _summary(result)  # type: ignore[return-value]
+
+    def grade(self, ar: AgentRun, sandbox: Any, service: Service) -> Graded:
+        result, result_json, summary = _evaluated(self.task, self.job.settings, ar.cls, ar.rule, ar.reason, ar.present,
+                                                  ar.data, ar.parsed, sandbox.io, self.result_summary)
+        fields: dict[str, Any] = {}
+        if self.payload and self.payload.get("note"):
+            fields["note"] = self.payload["note"]
+        if result is not None and "evaluator_error" in result.evidence:
+            fields["evaluator_error"] = result.evidence["evaluator_error"]
+        return Graded(summary, fields, {"result.json": result_json} if result_json is not None else {})
+
+    def record(self, attempts: list[dict[str, Any]]) -> dict[str, Any]:
+        job, task = self.job, self.task
+        final = attempts[-1]
+        return {
+            "agent": job.agent.name,
+            "split": job.split,
+            "family": task.family,
+            "family_version": task.family_version,
+            "task_id": task.id,
+            "index": job.index,
+            "task_digest": task.digest,
+            "isolation": job.settings.isolation,
+            "attempts": attempts,
+            "n_attempts": len(attempts),
+            "final_class": final["class"],
+            "result": final["result"],
+        }
 
 
 def worker_hidden(settings: Any) -> list[Path]:
@@ -470,30 +551,23 @@ def run_attempts(agent: AgentSpec, settings: Any,
     return attempts, artifacts
 
 
-def run_case(job: CaseJob) -> CaseOutcome:
-    """Run every attempt of one case and build its record (executed on a worker)."""
+def run_case(job: Any) -> CaseOutcome:
+    """Run every attempt of one case of any tier and build its record (executed on a worker)."""
     s = job.settings
     hidden = worker_hidden(s)
-    task = Task.from_dict(job.task, key=job.task_key)
-    payload: dict[str, Any] | None = None
-    if job.agent.builtin in ANSWER_KINDS:
-        payload = reference_payload(task, job.agent, s)
-    elif job.agent.builtin == "escape":
-        payload = {"probe": escape_probe(task, hidden)}
-    attempts, artifacts = run_attempts(job.agent, s, lambda n: run_attempt(job, task, n, payload, hidden))
-    final = attempts[-1]
-    record = {
-        "agent": job.agent.name,
-        "split": job.split,
-        "family": task.family,
-        "family_version": task.family_version,
-        "task_id": task.id,
-        "index": job.index,
-        "task_digest": task.digest,
-        "isolation": s.isolation,
-        "attempts": attempts,
-        "n_attempts": len(attempts),
-        "final_class": final["class"],
-        "result": final["result"],
-    }
-    return CaseOutcome(record=record, artifacts=artifacts)
+    case = job.open(hidden)
+    attempts, artifacts = run_attempts(job.agent, s, lambda n: run_attempt(job, case, n, hidden))
+    return CaseOutcome(record=case.record(attempts), artifacts=artifacts)
+
+
+def set_up_error(exit_codes: list[int | None]) -> bool:
+    """Whether an agent's attempts say the run was set up wrong rather than that the agent
+    failed (issue 34, item 3): every attempt of its command ended with the shell's "not found",
+    exit 127 (:data:`~psab.runner.agents.NOT_FOUND_EXIT`) — a client the sandbox cannot start,
+    which :func:`~psab.runner.agents.check_client_interpreters` refuses before the run for the
+    cases it can see. A pure rule for the run loop to apply once an agent's attempts are in; an
+    agent that got past its start even once (another exit status, a timeout: None) is judged
+    as usual."""
+    from psab.runner.agents import NOT_FOUND_EXIT
+
+    return bool(exit_codes) and all(code == NOT_FOUND_EXIT for code in exit_codes)

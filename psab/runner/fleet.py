@@ -1,9 +1,10 @@
 """``psab run --tier fleet``: agents on the fleet tier's questions, through the fleet tools.
 
-The same machinery as the compact tier (:mod:`psab.runner.run`, :mod:`psab.runner.execute`):
-the same sandboxes and isolation, the same failure classes (scored / agent_failure /
-infra_failure, classified by :func:`psab.runner.execute.classify`), the same retry rule (only an
-infrastructure failure earns a second attempt), the same append-only records and ``--resume``.
+A tier of the one run loop (:mod:`psab.runner.loop`, :mod:`psab.runner.tiers`), so the same
+machinery as the compact tier: the same sandboxes and isolation, the same failure classes
+(scored / agent_failure / infra_failure, classified by :func:`psab.runner.execute.classify`),
+the same retry rule (only an infrastructure failure earns a second attempt), the same
+append-only records and ``--resume``.
 What differs is the case: a question of the world built by :mod:`psab.fleet` instead of a task.
 
 Per attempt (issue 23 items 1–4):
@@ -29,44 +30,27 @@ and ``attempts[i].tools``.
 from __future__ import annotations
 
 import contextlib
-import datetime as _dt
 import hashlib
 import json
-import os
-import secrets
-import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any, TextIO
 
 from psab.errors import RunnerError
+from psab.runner import loop
 from psab.runner.agents import AgentSpec
 from psab.runner.execute import (
     INFRA_FAILURE,
     MAX_ATTEMPTS,
     SCORED,
-    run_agent_once,
-    run_attempts,
-    sandbox_env,
-    worker_hidden,
+    CaseOutcome,
+    run_case,
 )
-from psab.runner.sandbox import (
-    DEFAULT_FILE_LIMIT_MB,
-    STOP,
-    check_expose,
-    check_limit_mb,
-    check_temp_root,
-    copy_home,
-    hidden_roots,
-    kill_all_live,
-    make_sandbox,
-    remove_stale,
-    resolve_isolation,
-    system_python,
-    temp_root,
-)
-from psab.runner.store import FORMAT, RunDir, attempt_name, write_atomic
+from psab.runner.loop import RunReport
+from psab.runner.sandbox import DEFAULT_FILE_LIMIT_MB
+from psab.runner.tiers import Case, Graded, Service, Tier, Toolbox
 
 TIER = "fleet"
 #: Built-in kinds whose program is :mod:`psab.fleet.agents` (the others run the compact
@@ -115,15 +99,21 @@ class FleetOptions:
     max_attempts: int = MAX_ATTEMPTS
     memory_limit_mb: float | None = None
     file_limit_mb: float | None = DEFAULT_FILE_LIMIT_MB
+    #: The toolbox (:mod:`psab.runner.tiers`): None the tier's default (off), False off, True
+    #: the built one, a path.
+    toolbox: bool | str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"world": self.world, "questions": self.questions, "keys": self.keys, "size": self.size,
-                "per_family": self.per_family, "families": self.families, "limit": self.limit,
-                "corpus_devices": self.corpus_devices, "budget": dict(self.budget), "isolation": self.isolation,
-                "network": self.network,
-                "lang": self.lang, "timeout_s": self.timeout_s, "run_seed": self.run_seed,
-                "max_attempts": self.max_attempts, "memory_limit_mb": self.memory_limit_mb,
-                "file_limit_mb": self.file_limit_mb}
+        out = {"world": self.world, "questions": self.questions, "keys": self.keys, "size": self.size,
+               "per_family": self.per_family, "families": self.families, "limit": self.limit,
+               "corpus_devices": self.corpus_devices, "budget": dict(self.budget), "isolation": self.isolation,
+               "network": self.network,
+               "lang": self.lang, "timeout_s": self.timeout_s, "run_seed": self.run_seed,
+               "max_attempts": self.max_attempts, "memory_limit_mb": self.memory_limit_mb,
+               "file_limit_mb": self.file_limit_mb}
+        if self.toolbox is not None:  # absent when not asked for: the manifest as before the toolbox
+            out["toolbox"] = self.toolbox
+        return out
 
 
 @dataclass(frozen=True)
@@ -142,6 +132,7 @@ class FleetSettings:
     budget: tuple[tuple[str, float], ...] = ()
     run_seed: int = 0
     extra_hidden: tuple[str, ...] = ()
+    toolbox: Toolbox | None = None
 
 
 @dataclass(frozen=True)
@@ -155,11 +146,16 @@ class FleetJob:
     def key_tuple(self) -> tuple[str, str, str]:
         return ("public", self.question["question_id"], self.agent.name)
 
+    @property
+    def done_key(self) -> tuple[str, str, str]:
+        return self.key_tuple
 
-@dataclass
-class FleetOutcome:
-    record: dict[str, Any]
-    artifacts: dict[str, bytes] = field(default_factory=dict)
+    def open(self, hidden: list[Path]) -> Case:
+        return FleetCase(self, hidden)
+
+
+#: A worker's hand-back (the one type of every tier).
+FleetOutcome = CaseOutcome
 
 
 # ---------------------------------------------------------------------------- the agent's view
@@ -362,91 +358,86 @@ def _tool_client(server: Any) -> str:
     return str(Path(server.bin_dir) / CLIENT_NAME)
 
 
-def run_attempt(job: FleetJob, n: int, payload: dict[str, Any] | None,
-                hidden: list[Path]) -> tuple[dict[str, Any], dict[str, bytes]]:
-    """One attempt: fresh sandbox and tool server, the agent, classification, grading."""
-    from psab.fleet import grading
-    from psab.fleet.server import serve_attempt, tools_text
+class FleetCase(Case):
+    """A fleet question on the worker (module docstring, steps 1–3): ``question.json``, the tool
+    server for this attempt only, grading with the evidence the tools returned."""
 
-    agent, s = job.agent, job.settings
-    q = job.question
-    t0 = time.perf_counter()
-    expose = check_expose(agent.expose, hidden) if s.isolation == "bwrap" else []
-    network = s.network if agent.network is None else (agent.network and s.network)
-    budget = make_budget(dict(s.budget))
-    corpus = make_corpus(s.world, s.corpus_devices, list(q.get("targets") or []), s.run_seed)
-    sb = make_sandbox(temp_root(), s.isolation)
-    log: list[dict[str, Any]] = []
-    retrieved: list[dict[str, Any]] = []
-    try:
-        paths = sb.agent_paths()
+    grade_timing = "grade_s"
+
+    def __init__(self, job: FleetJob, hidden: list[Path]) -> None:
+        self.job = job
+        self.payload = escape_payload(hidden) if job.agent.builtin == "escape" else reference_payload(job)
+
+    def write_view(self, box: Path, paths: dict[str, str]) -> Any:
         paths["task"] = str(Path(paths["workdir"]) / "question.json")
-        view = question_view(q, s.lang)
-        (sb.box / "question.json").write_text(json.dumps(view, ensure_ascii=False, indent=1), encoding="utf-8")
-        copy_home(sb, agent.copy_home)
-        if agent.placeholder is not None:
-            sb.solution.write_text(agent.placeholder, encoding="utf-8")
-        log_path = sb.io / "tools.jsonl"
-        with serve_attempt(Path(s.world), budget, corpus, log_path, sb.attempt_dir) as server:
+        view = question_view(self.job.question, self.job.settings.lang)
+        (box / "question.json").write_text(json.dumps(view, ensure_ascii=False, indent=1), encoding="utf-8")
+        return view
+
+    @contextlib.contextmanager
+    def service(self, sandbox: Any) -> Iterator[Service]:
+        """The tool server, started OUTSIDE the sandbox for this attempt only; the agent sees its
+        socket and client (bound read-only at the same place), never the world's files."""
+        from psab.fleet.server import serve_attempt
+
+        s, q = self.job.settings, self.job.question
+        budget = make_budget(dict(s.budget))
+        corpus = make_corpus(s.world, s.corpus_devices, list(q.get("targets") or []), s.run_seed)
+        self.log_path = sandbox.io / "tools.jsonl"
+        with serve_attempt(Path(s.world), budget, corpus, self.log_path, sandbox.attempt_dir) as server:
             client = _tool_client(server)
-            mcp_argv = list(server.mcp_argv)
-            (sb.box / "instructions.md").write_text(instructions(view, s.lang, paths, tools_text(server, s.lang)),
-                                                    encoding="utf-8")
-            served = tuple(Path(p) for p in server.expose)
-            env = sandbox_env(sb, agent, paths, isolation=s.isolation, hidden=hidden, expose=expose, served=served)
-            env["PATH"] = os.pathsep.join([str(server.bin_dir), env.get("PATH", "")])
             # The server's variables (FLEET_TOOL_SOCKET, FLEET_TOOL: neutral names, so the agent
             # does not learn the benchmark's name from its environment; the escape agent checks
             # it). fleet-tool finds its socket beside itself without them, except when the socket
             # had to move to a short directory (AF_UNIX path limit).
-            env.update({str(k): str(v) for k, v in server.env.items()})
+            env = {str(k): str(v) for k, v in server.env.items()}
             env["FLEET_TOOL"] = client
-            env["FLEET_MCP_ARGV"] = json.dumps(mcp_argv)
-            script = fleet_script_source() if agent.builtin in FLEET_KINDS else compact_script_source()
-            argv = agent.argv(paths, system_python(), script)
-            # the server's directory (client + socket) is the runner's own: bound, not exposed
-            ar = run_agent_once(agent, s, sb, argv, env, n=n, payload=payload, expose=expose, hidden=hidden,
-                                network=network, binds=served)
-            log = _read_log(log_path)
-            retrieved = _retrieved(server, log)
-        run, limits, present, data, parsed = ar.run, ar.limits, ar.present, ar.data, ar.parsed
-        cls, rule, reason = ar.cls, ar.rule, ar.reason
-        t1, t2, t3 = ar.launched_at, ar.exited_at, ar.classified_at
+            env["FLEET_MCP_ARGV"] = json.dumps(list(server.mcp_argv))
+            yield Service(binds=tuple(Path(p) for p in server.expose), path=(str(server.bin_dir),), env=env,
+                          handle=server, collected=([], []))
+
+    def instructions(self, view: Any, lang: str, paths: dict[str, str], service: Service) -> str:
+        from psab.fleet.server import tools_text
+
+        return instructions(view, lang, paths, tools_text(service.handle, lang))
+
+    def script(self) -> str:
+        return fleet_script_source() if self.job.agent.builtin in FLEET_KINDS else compact_script_source()
+
+    def collect(self, service: Service) -> None:
+        log = _read_log(self.log_path)
+        service.collected = (log, _retrieved(service.handle, log))
+
+    def grade(self, ar: Any, sandbox: Any, service: Service) -> Graded:
+        from psab.fleet import grading
+
+        log, retrieved = service.collected
+        q = self.job.question
         grade = None
-        if cls != INFRA_FAILURE:
+        if ar.cls != INFRA_FAILURE:
             # Nothing an agent wrote may stop the run: grading never raises on an answer.
-            submission = parsed if cls == SCORED else None
-            grade = grading.grade_one(job.key, submission, retrieved)
+            submission = ar.parsed if ar.cls == SCORED else None
+            grade = grading.grade_one(self.job.key, submission, retrieved)
             cited = submission.get("evidence") if isinstance(submission, dict) else None
-            grade["cited_rer"] = grading.recall(cited, job.key["required_evidence"])
+            grade["cited_rer"] = grading.recall(cited, self.job.key["required_evidence"])
             grade["question_id_matches"] = isinstance(submission, dict) and submission.get("question_id") == q["question_id"]
-        summary = result_summary(grade, cls, reason)
-        t4 = time.perf_counter()
-    finally:
-        sb.remove()
-    t5 = time.perf_counter()
-    metrics = tool_metrics(log)
-    attempt = {
-        "n": n, "class": cls, "rule": rule, "reason": reason, "exit_code": run.exit_code, "timed_out": run.timed_out,
-        "limits": limits.to_dict(), "wall_s": round(run.wall_s, 4), "solution_present": present,
-        "solution_bytes": len(data) if data is not None else None,
-        "stderr_tail": run.stderr_tail[-RECORD_STDERR_CHARS:], "stdout_tail": run.stdout_tail[-RECORD_STDOUT_CHARS:],
-        "result": summary, "tools": metrics,
-        "tool_calls": [_call_row(c) for c in log[:RECORD_TOOL_CALLS]],
-        "corpus_devices": s.corpus_devices,
-        "timing": {"setup_s": round(t1 - t0, 5), "agent_s": round(t2 - t1, 5), "classify_s": round(t3 - t2, 5),
-                   "grade_s": round(t4 - t3, 5), "cleanup_s": round(t5 - t4, 5)},
-    }
-    prefix = attempt_name(n) + "/"
-    files = {prefix + "stderr.txt": run.stderr_scan.encode(), prefix + "stdout.txt": run.stdout_scan.encode(),
-             prefix + "tools.jsonl": "".join(json.dumps(c, sort_keys=True, ensure_ascii=False) + "\n"
-                                             for c in log).encode()}
-    if data is not None:
-        files[prefix + "solution.json"] = data
-    if grade is not None:
-        files[prefix + "result.json"] = (json.dumps({**grade, "retrieved_evidence": retrieved}, indent=1,
-                                                    sort_keys=True) + "\n").encode()
-    return attempt, files
+        fields = {"tools": tool_metrics(log), "tool_calls": [_call_row(c) for c in log[:RECORD_TOOL_CALLS]],
+                  "corpus_devices": self.job.settings.corpus_devices}
+        files = {"tools.jsonl": "".join(json.dumps(c, sort_keys=True, ensure_ascii=False) + "\n" for c in log).encode()}
+        if grade is not None:
+            files["result.json"] = (json.dumps({**grade, "retrieved_evidence": retrieved}, indent=1,
+                                               sort_keys=True) + "\n").encode()
+        return Graded(result_summary(grade, ar.cls, ar.reason), fields, files)
+
+    def record(self, attempts: list[dict[str, Any]]) -> dict[str, Any]:
+        job, s, q = self.job, self.job.settings, self.job.question
+        final = attempts[-1]
+        return {
+            "agent": job.agent.name, "split": "public", "tier": TIER, "family": q["family"], "family_version": None,
+            "task_id": q["question_id"], "index": None, "task_digest": question_digest(q), "isolation": s.isolation,
+            "n_devices": len(q.get("targets") or []), "corpus_devices": s.corpus_devices,
+            "attempts": attempts, "n_attempts": len(attempts), "final_class": final["class"], "result": final["result"],
+        }
 
 
 def escape_payload(hidden: list[Path]) -> dict[str, Any]:
@@ -474,21 +465,8 @@ def reference_payload(job: FleetJob) -> dict[str, Any] | None:
     return {"answer": job.key["answer"], "required_evidence": job.key["required_evidence"]}
 
 
-def run_case(job: FleetJob) -> FleetOutcome:
-    """Every attempt of one case (an agent on a question), and its record."""
-    s = job.settings
-    hidden = worker_hidden(s)
-    payload = escape_payload(hidden) if job.agent.builtin == "escape" else reference_payload(job)
-    attempts, artifacts = run_attempts(job.agent, s, lambda n: run_attempt(job, n, payload, hidden))
-    final = attempts[-1]
-    q = job.question
-    record = {
-        "agent": job.agent.name, "split": "public", "tier": TIER, "family": q["family"], "family_version": None,
-        "task_id": q["question_id"], "index": None, "task_digest": question_digest(q), "isolation": s.isolation,
-        "n_devices": len(q.get("targets") or []), "corpus_devices": s.corpus_devices,
-        "attempts": attempts, "n_attempts": len(attempts), "final_class": final["class"], "result": final["result"],
-    }
-    return FleetOutcome(record=record, artifacts=artifacts)
+#: Every tier's case runner (:func:`psab.runner.execute.run_case`), under its old name here.
+__all__ = ["FleetCase", "FleetJob", "FleetOptions", "FleetReport", "FleetTier", "resume", "run_case", "start"]
 
 
 # ---------------------------------------------------------------------------- planning
@@ -566,231 +544,136 @@ def plan(opts: FleetOptions, qdir: Path, kdir: Path) -> list[tuple[dict[str, Any
     return out
 
 
-def _preflight(opts: FleetOptions, run_dir: Path) -> str:
-    from psab.runner.instructions import LANGS
-
-    if not opts.agents:
-        raise RunnerError("no agent: give --agent (e.g. --agent builtin:fleet-reference)")
-    names = [a.name for a in opts.agents]
-    dup = sorted({n for n in names if names.count(n) > 1})
-    if dup:
-        raise RunnerError(f"agent names must be unique; repeated: {', '.join(dup)} (rename with NAME=builtin:KIND)")
-    for a in opts.agents:
-        if a.builtin in COMPACT_ONLY:
-            raise RunnerError(f"builtin:{a.builtin} answers compact tasks; the fleet tier's built-ins are "
-                              f"{', '.join('builtin:' + k for k in FLEET_KINDS)}")
-        face = dict(a.options).get("face", "cli")
-        if face not in FACES:
-            raise RunnerError(f"agent {a.name!r}: face={face!r}; use cli or mcp")
-    if opts.lang not in LANGS:
-        raise RunnerError("--lang must be en or ru")
-    for f in opts.families or []:
-        if f not in FLEET_FAMILIES:
-            raise RunnerError(f"--family {f!r}: the fleet families are {', '.join(FLEET_FAMILIES)}")
-    if opts.per_family < 1 or (opts.limit is not None and opts.limit < 1):
-        raise RunnerError("--per-family and --limit must be at least 1")
-    if opts.corpus_devices is not None and opts.corpus_devices < 1:
-        raise RunnerError("--corpus-devices must be at least 1")
-    if not opts.timeout_s > 0:
-        raise RunnerError("--timeout must be positive")
-    make_budget(opts.budget)  # refuses an unknown field or a non-positive value now, not per attempt
-    check_limit_mb("--memory-limit", opts.memory_limit_mb)
-    check_limit_mb("--file-limit", opts.file_limit_mb)
-    isolation = resolve_isolation(opts.isolation, opts.network)
-    check_temp_root(temp_root(), hidden_roots(run_dir))
-    for a in opts.agents:
-        if isolation == "bwrap":
-            check_expose(a.expose, hidden_roots(run_dir))
-        elif a.network is False:
-            raise RunnerError(f"agent {a.name!r} sets network = false, which needs the bwrap sandbox")
-    return isolation
-
-
-def _manifest(run_id: str, opts: FleetOptions, isolation: str, world: Path, qdir: Path, kdir: Path,
-              pairs: list[tuple[dict[str, Any], dict[str, Any]]]) -> dict[str, Any]:
-    import psab
-
-    info = json.loads((world / "world.json").read_text(encoding="utf-8"))
-    return {
-        "format": FORMAT, "tier": TIER, "run_id": run_id,
-        "created": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), "psab_version": psab.__version__,
-        "agents": [a.to_dict() for a in opts.agents], "splits": ["public"], "families": {},
-        "options": {**opts.to_dict(), "world": str(world), "questions": str(qdir), "keys": str(kdir)},
-        "fleet": {"budget": vars(make_budget(opts.budget)), "world_size": info.get("size"), "world_seed_commitment": info.get("seed_commitment"),
-                  "world_statistics": info.get("statistics"), "corpus_devices": opts.corpus_devices,
-                  "questions": [{"question_id": q["question_id"], "family": q["family"],
-                                 "digest": question_digest(q)} for q, _ in pairs]},
-        "isolation": isolation, "planned_cases": len(pairs) * len(opts.agents), "public": [],
-    }
-
-
 def _options_from_manifest(m: dict[str, Any]) -> FleetOptions:
-    from psab.runner.agents import AgentSpec
-
     o = dict(m["options"])
     return FleetOptions(agents=[AgentSpec.from_dict(a) for a in m["agents"]], **o)
 
 
-def _settings(opts: FleetOptions, isolation: str, run_dir: Path, world: Path, qdir: Path, kdir: Path) -> FleetSettings:
-    return FleetSettings(isolation=isolation, world=str(world), network=opts.network, lang=opts.lang,
-                         default_timeout_s=opts.timeout_s, max_attempts=opts.max_attempts,
-                         memory_limit_mb=opts.memory_limit_mb, file_limit_mb=opts.file_limit_mb,
-                         corpus_devices=opts.corpus_devices, budget=tuple(sorted(opts.budget.items())),
-                         run_seed=opts.run_seed,
-                         extra_hidden=tuple(dict.fromkeys((str(run_dir.resolve()), str(world), str(qdir), str(kdir)))))
+#: The fleet's report of a finished run (the one type of every tier).
+FleetReport = RunReport
 
 
-@dataclass
-class FleetReport:
-    run_dir: Path
-    summary: dict[str, Any]
-    table: str
-    ran: int
-    skipped: int
+class FleetTier(Tier):
+    """The fleet tier: a world's questions (:mod:`psab.fleet`), answered through the tools."""
+
+    name = TIER
+    no_agent_hint = "--agent builtin:fleet-reference)"
+    opts: FleetOptions
+
+    def __init__(self, opts: FleetOptions) -> None:
+        super().__init__(opts)
+        self.world = self.qdir = self.kdir = Path()
+
+    @classmethod
+    def from_manifest(cls, manifest: dict[str, Any]) -> Tier:
+        tier = cls(_options_from_manifest(manifest))
+        o = tier.opts
+        tier.world, tier.qdir, tier.kdir = Path(o.world or ""), Path(o.questions or ""), Path(o.keys or "")
+        return tier
+
+    def check_agent(self, agent: AgentSpec) -> None:
+        if agent.builtin in COMPACT_ONLY:
+            raise RunnerError(f"builtin:{agent.builtin} answers compact tasks; the fleet tier's built-ins are "
+                              f"{', '.join('builtin:' + k for k in FLEET_KINDS)}")
+        face = dict(agent.options).get("face", "cli")
+        if face not in FACES:
+            raise RunnerError(f"agent {agent.name!r}: face={face!r}; use cli or mcp")
+
+    def check(self) -> None:
+        opts = self.opts
+        for f in opts.families or []:
+            if f not in FLEET_FAMILIES:
+                raise RunnerError(f"--family {f!r}: the fleet families are {', '.join(FLEET_FAMILIES)}")
+        if opts.per_family < 1 or (opts.limit is not None and opts.limit < 1):
+            raise RunnerError("--per-family and --limit must be at least 1")
+        if opts.corpus_devices is not None and opts.corpus_devices < 1:
+            raise RunnerError("--corpus-devices must be at least 1")
+        make_budget(opts.budget)  # refuses an unknown field or a non-positive value now, not per attempt
+
+    def prepare(self, run_dir: Path) -> None:
+        self.world, self.qdir, self.kdir = prepare_world(self.opts, run_dir)
+
+    def plan(self, seed: str | None, mapper: Any) -> list[Any]:
+        return plan(self.opts, self.qdir, self.kdir)
+
+    def manifest(self, base: dict[str, Any], cases: list[Any], seed: str | None) -> dict[str, Any]:
+        opts, world = self.opts, self.world
+        info = json.loads((world / "world.json").read_text(encoding="utf-8"))
+        return {
+            **base, "tier": TIER, "splits": ["public"], "families": {},
+            "options": {**opts.to_dict(), "world": str(world), "questions": str(self.qdir), "keys": str(self.kdir)},
+            "fleet": {"budget": vars(make_budget(opts.budget)), "world_size": info.get("size"),
+                      "world_seed_commitment": info.get("seed_commitment"),
+                      "world_statistics": info.get("statistics"), "corpus_devices": opts.corpus_devices,
+                      "questions": [{"question_id": q["question_id"], "family": q["family"],
+                                     "digest": question_digest(q)} for q, _ in cases]},
+            "public": [],
+        }
+
+    def resume_check(self, manifest: dict[str, Any], seed: str | None) -> None:
+        if not (self.world / "world.json").is_file():
+            raise RunnerError(f"the run's world {self.world} is gone; it cannot be resumed")
+
+    def check_same(self, manifest: dict[str, Any], cases: list[Any], seed: str | None) -> None:
+        recorded = [e["digest"] for e in manifest["fleet"]["questions"]]
+        if [question_digest(q) for q, _ in cases] != recorded:
+            raise RunnerError("the run's questions changed since it started; start a new run")
+
+    def settings(self, isolation: str, run_dir: Path) -> FleetSettings:
+        opts, world, qdir, kdir = self.opts, self.world, self.qdir, self.kdir
+        return FleetSettings(isolation=isolation, world=str(world), network=opts.network, lang=opts.lang,
+                             default_timeout_s=opts.timeout_s, max_attempts=opts.max_attempts,
+                             memory_limit_mb=opts.memory_limit_mb, file_limit_mb=opts.file_limit_mb,
+                             corpus_devices=opts.corpus_devices, budget=tuple(sorted(opts.budget.items())),
+                             run_seed=opts.run_seed, toolbox=self.toolbox,
+                             extra_hidden=tuple(dict.fromkeys((str(run_dir.resolve()), str(world), str(qdir),
+                                                               str(kdir)))))
+
+    def jobs(self, cases: list[Any], settings: Any) -> list[Any]:
+        return [FleetJob(agent=a, question=q, key=k, settings=settings) for q, k in cases for a in self.opts.agents]
+
+    def connect(self, address: str) -> Any:
+        return _dask_client(address)  # looked up at call time (a test replaces it)
+
+    def summary(self, manifest: dict[str, Any], records: list[dict[str, Any]],
+                rows: list[Any]) -> tuple[dict[str, Any], str, str]:
+        """The runner's rows (as for the compact tier) and the fleet table per agent × family
+        (:func:`psab.reports.fleet.fleet_rows`)."""
+        from psab.reports.fleet import fleet_rows, rows_markdown, rows_text
+
+        agents = [a["name"] for a in manifest["agents"]]
+        frows = fleet_rows(records, agents, resamples=1000)
+        extra = {"tier": TIER, "backend": "fleet-tools", "families": {},
+                 "corpus_devices": manifest["fleet"].get("corpus_devices"), "fleet_rows": frows}
+        return extra, "\n## Fleet tier\n\n" + rows_markdown(frows) + "\n", rows_text(frows)
 
 
 def start(opts: FleetOptions, *, out: str | Path | None = None, workers: int = 1, progress: str = "auto",
           stream: TextIO | None = None, dask: str | None = None) -> FleetReport:
     """Start a new fleet run; see ``psab run --help`` (``--tier fleet``). ``dask``: a Dask
     scheduler's address; the cases then run on its workers (:func:`_dask_client`)."""
-    run_id = _dt.datetime.now(_dt.UTC).strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3)
-    run_dir = Path(out) if out else Path("runs") / run_id
-    if run_dir.exists() and any(run_dir.iterdir()):
-        raise RunnerError(f"run directory {run_dir} already exists and is not empty; use --resume {run_dir} or another --out")
-    isolation = _preflight(opts, run_dir)
-    client = _dask_client(dask) if dask else None  # an unreachable scheduler leaves no run directory behind
-    with _closing(client), RunDir(run_dir) as rd:
-        rd.path.mkdir(parents=True, exist_ok=True)
-        rd.lock()
-        world, qdir, kdir = prepare_world(opts, run_dir)
-        pairs = plan(opts, qdir, kdir)
-        manifest = _manifest(run_id, opts, isolation, world, qdir, kdir, pairs)
-        write_atomic(rd.manifest_path, json.dumps(manifest, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
-        return _execute(rd, manifest, opts, isolation, world, qdir, kdir, pairs, workers, progress, stream, client)
+    return loop.start(FleetTier(opts), out=out, workers=workers, dask=dask, progress=progress, stream=stream)
 
 
 def resume(run_dir: str | Path, *, workers: int = 1, progress: str = "auto", stream: TextIO | None = None,
            dask: str | None = None) -> FleetReport:
     """Continue an interrupted fleet run: recorded cases are kept, the rest run."""
-    rd = RunDir(run_dir)
-    manifest = rd.manifest()
-    with rd:
-        rd.lock()
-        opts = _options_from_manifest(manifest)
-        isolation = resolve_isolation(manifest["isolation"], opts.network)
-        world, qdir, kdir = Path(opts.world or ""), Path(opts.questions or ""), Path(opts.keys or "")
-        if not (world / "world.json").is_file():
-            raise RunnerError(f"the run's world {world} is gone; it cannot be resumed")
-        pairs = plan(opts, qdir, kdir)
-        recorded = [e["digest"] for e in manifest["fleet"]["questions"]]
-        if [question_digest(q) for q, _ in pairs] != recorded:
-            raise RunnerError("the run's questions changed since it started; start a new run")
-        with _closing(_dask_client(dask) if dask else None) as client:
-            return _execute(rd, manifest, opts, isolation, world, qdir, kdir, pairs, workers, progress, stream, client)
+    return loop.resume(run_dir, workers=workers, dask=dask, progress=progress, stream=stream)
 
 
 def _dask_client(address: str) -> Any:
-    """A client of the Dask scheduler at ``address``, as the compact tier makes it
-    (:class:`psab.runner.run._Executor`). Each case then runs whole on a worker — sandbox, tool
-    server (a thread of the worker) and agent together, as they must: the agent reaches its
-    tools over a Unix socket, so the two cannot be split across machines. The world, questions
-    and keys are read at the run's (absolute) paths, so every worker must see them there (a
-    shared file system, or a cluster on this machine); a worker that cannot run the chosen
-    sandbox fails the case as it does under --workers."""
-    try:
-        from distributed import Client
-    except ImportError:
-        raise RunnerError("--dask needs dask.distributed (pip install 'psab[dask]')") from None
-    try:
-        return Client(address, timeout="20s")
-    except (OSError, TimeoutError, ValueError) as exc:
-        raise RunnerError(f"--dask {address}: cannot connect ({exc})") from None
+    """A client of the Dask scheduler at ``address`` (:func:`psab.runner.loop.dask_client`).
+    Each case then runs whole on a worker — sandbox, tool server (a thread of the worker) and
+    agent together, as they must: the agent reaches its tools over a Unix socket, so the two
+    cannot be split across machines. The world, questions and keys are read at the run's
+    (absolute) paths, so every worker must see them there (a shared file system, or a cluster on
+    this machine)."""
+    return loop.dask_client(address)
 
 
-@contextlib.contextmanager
-def _closing(client: Any) -> Any:
-    try:
-        yield client
-    finally:
-        if client is not None:
-            client.close()
-
-
-def _execute(rd: RunDir, manifest: dict[str, Any], opts: FleetOptions, isolation: str, world: Path, qdir: Path,
-             kdir: Path, pairs: list[tuple[dict[str, Any], dict[str, Any]]], workers: int, progress: str,
-             stream: TextIO | None, client: Any = None) -> FleetReport:
-    """Run the cases not yet recorded: on ``workers`` threads, or on the Dask cluster of
-    ``client`` (:func:`_dask_client`), which the caller closes."""
-    import concurrent.futures as cf
-
-    from psab.runner.execute import append_outcome
-    from psab.runner.progress import Progress
-
-    remove_stale(temp_root())
-    done = {(r["split"], r["task_id"], r["agent"]) for r in rd.load_records()}
-    settings = _settings(opts, isolation, rd.path, world, qdir, kdir)
-    jobs = [FleetJob(agent=a, question=q, key=k, settings=settings) for q, k in pairs for a in opts.agents]
-    todo = [j for j in jobs if j.key_tuple not in done]
-    bar = Progress(total=len(jobs), done=len(jobs) - len(todo), stream=stream, mode=progress)
-    if done:
-        bar.note(f"resuming {manifest['run_id']}: {len(jobs) - len(todo)} of {len(jobs)} cases already recorded")
-    if workers < 1 and client is None:
-        raise RunnerError("--workers must be at least 1")
-    ran = 0
-    STOP.clear()
-    pool: cf.ThreadPoolExecutor | None = None
-    if client is not None:
-        from distributed import as_completed as dask_completed
-
-        futures: list[Any] = [client.submit(run_case, j, pure=False) for j in todo]
-        completed: Any = dask_completed(futures)
-    else:
-        pool = cf.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="psab-fleet")
-        futures = [pool.submit(run_case, j) for j in todo]
-        completed = cf.as_completed(futures)
-    try:
-        for fut in completed:
-            outcome = fut.result()
-            record = append_outcome(rd, outcome.record, outcome.artifacts)
-            ran += 1
-            bar.update(record)
-    except BaseException:
-        for f in futures:
-            f.cancel()
-        kill_all_live()
-        raise
-    finally:
-        bar.close()
-        if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
-        if client is not None:
-            for f in futures:
-                f.cancel()
-    summary, table = write_summary(rd, manifest, planned=len(jobs))
-    return FleetReport(rd.path, summary, table, ran, len(jobs) - len(todo))
-
-
-def write_summary(rd: RunDir, manifest: dict[str, Any], planned: int) -> tuple[dict[str, Any], str]:
-    """``summary.json`` and ``summary.md``: the runner's rows (as for the compact tier) and the
-    fleet table per agent × family (:func:`psab.reports.fleet.fleet_rows`)."""
-    from psab.contract import dumps
-    from psab.reports.fleet import fleet_rows, rows_markdown, rows_text
-    from psab.runner.summary import aggregate, markdown
-
-    records = list(rd.records())
-    agents = [a["name"] for a in manifest["agents"]]
-    rows = aggregate(records, agents)
-    frows = fleet_rows(records, agents, resamples=1000)
-    summary: dict[str, Any] = {
-        "format": "psab-run-summary-v1", "tier": TIER, "run_id": manifest["run_id"],
-        "psab_version": manifest["psab_version"], "isolation": manifest["isolation"], "backend": "fleet-tools",
-        "families": {}, "planned": planned, "recorded": len(records), "complete": len(records) == planned,
-        "corpus_devices": manifest["fleet"].get("corpus_devices"),
-        "rows": [r.to_dict() for r in rows], "fleet_rows": frows,
-    }
-    write_atomic(rd.path / "summary.json", dumps(summary))
-    write_atomic(rd.path / "summary.md", markdown(summary, rows) + "\n## Fleet tier\n\n" + rows_markdown(frows) + "\n")
-    return summary, rows_text(frows)
+def write_summary(rd: Any, manifest: dict[str, Any], planned: int) -> tuple[dict[str, Any], str]:
+    """``summary.json`` and ``summary.md`` of a fleet run (:func:`psab.runner.loop.write_summary`)."""
+    return loop.write_summary(FleetTier.from_manifest(manifest), rd, manifest, planned)
 
 
 def is_fleet_manifest(m: dict[str, Any]) -> bool:

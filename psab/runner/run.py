@@ -1,48 +1,31 @@
-"""``psab run``: plan the cases, run them (threads or Dask), record, resume, summarize.
+"""``psab run``: the compact tier (the families' tasks) on the one run loop.
 
-The coordinating process is the only writer of the run directory. Workers — threads driving
-agent subprocesses, or Dask workers — run :func:`psab.runner.execute.run_case` and hand back
-the record and artifacts; each finished case is appended durably before the next is reported.
+:class:`CompactTier` supplies the cases — the public case of every selected family and/or
+held-out draws — and their manifest, resume check and summary; :mod:`psab.runner.loop` plans,
+preflights, runs (threads or Dask), records, resumes and summarizes, as for every tier
+(:mod:`psab.runner.tiers`). :func:`start` and :func:`resume` are this tier's entry points
+(:func:`resume` continues a run of any tier).
 """
 
 from __future__ import annotations
 
-import concurrent.futures as cf
-import datetime as _dt
 import os
-import secrets
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, ClassVar, TextIO
 
 from psab.errors import RunnerError
+from psab.runner import loop
 from psab.runner.agents import AgentSpec
-from psab.runner.execute import (
-    EVAL_LOCK,
-    MAX_ATTEMPTS,
-    CaseJob,
-    CaseOutcome,
-    Settings,
-    append_outcome,
-    run_case,
-)
-from psab.runner.instructions import LANGS
-from psab.runner.progress import Progress
-from psab.runner.sandbox import (
-    DEFAULT_FILE_LIMIT_MB,
-    STOP,
-    check_expose,
-    check_limit_mb,
-    check_temp_root,
-    hidden_roots,
-    kill_all_live,
-    remove_stale,
-    resolve_isolation,
-    temp_root,
-)
-from psab.runner.store import FORMAT, SPLITS, RunDir, check_seed, write_atomic
-from psab.runner.summary import aggregate, markdown, public_cases, text_table
+from psab.runner.execute import EVAL_LOCK, MAX_ATTEMPTS, CaseJob, Settings
+from psab.runner.loop import RunReport
+from psab.runner.sandbox import DEFAULT_FILE_LIMIT_MB
+from psab.runner.store import SPLITS, RunDir, check_seed
+from psab.runner.summary import public_cases, text_table
+from psab.runner.tiers import Tier
+
+__all__ = ["CompactTier", "PlannedTask", "RunOptions", "RunReport", "plan_tasks", "resume", "seed_from", "start"]
 
 SEED_ENV = "PSAB_SEED"
 
@@ -70,6 +53,9 @@ class RunOptions:
     max_attempts: int = MAX_ATTEMPTS
     memory_limit_mb: float | None = None
     file_limit_mb: float | None = DEFAULT_FILE_LIMIT_MB
+    #: The toolbox (:mod:`psab.runner.tiers`): None the tier's default (off here), False off,
+    #: True the built one, a path a toolbox built there.
+    toolbox: bool | str | None = None
 
 
 @dataclass(frozen=True)
@@ -82,29 +68,22 @@ class PlannedTask:
     family: str
 
 
-@dataclass
-class RunReport:
-    run_dir: Path
-    summary: dict[str, Any]
-    table: str
-    ran: int
-    skipped: int
-
-
 # ------------------------------------------------------------------------------ planning
 
 
-def _family_ids(families: Sequence[str] | None, backend: str = "surrogate") -> list[str]:
+def _family_ids(families: Sequence[str] | None, backend: str = "surrogate", catalogue: Sequence[Any] | None = None) -> list[str]:
     """The selected families in catalogue order; without a selection, every family the run's
-    backend can judge (a run under pandapower covers the families that declare it)."""
+    backend can judge (a run under pandapower covers the families that declare it).
+    ``catalogue``: the tier's specs (default :func:`psab.families`, the compact tier's)."""
     import psab
 
+    specs = list(psab.families() if catalogue is None else catalogue)
     if families:
         for f in families:
             psab.get_family(f)  # UnknownFamilyError names the known ids
         wanted = set(families)
-        return [s.id for s in psab.families() if s.id in wanted]
-    return [s.id for s in psab.families() if backend in s.backends]
+        return [s.id for s in specs if s.id in wanted]
+    return [s.id for s in specs if backend in s.backends]
 
 
 def _planned(split: str, index: int | None, task: Any) -> PlannedTask:
@@ -121,11 +100,13 @@ def _generate_one(family: str, seed: str, index: int, backend: str,
     return task.to_dict(), task.key, task.digest
 
 
-def plan_tasks(opts: RunOptions, seed: str | None, mapper: Callable[..., Iterable[Any]]) -> list[PlannedTask]:
-    """The run's tasks: the public case of every selected family, and/or held-out draws."""
+def plan_tasks(opts: RunOptions, seed: str | None, mapper: Callable[..., Iterable[Any]],
+               catalogue: Sequence[Any] | None = None) -> list[PlannedTask]:
+    """The run's tasks: the public case of every selected family, and/or held-out draws
+    (``catalogue``: as for :func:`_family_ids`)."""
     import psab
 
-    ids = _family_ids(opts.families, opts.backend)
+    ids = _family_ids(opts.families, opts.backend, catalogue)
     tasks: list[PlannedTask] = []
     if "public" in opts.splits:
         public = [_planned("public", None, psab.get_family(f).public_task()) for f in ids]
@@ -145,45 +126,24 @@ def plan_tasks(opts: RunOptions, seed: str | None, mapper: Callable[..., Iterabl
     return tasks
 
 
-def _manifest(run_id: str, opts: RunOptions, isolation: str, tasks: list[PlannedTask], seed: str | None) -> dict[str, Any]:
-    import psab
-    from psab.generators import seeds
-
-    fams = sorted({t.family for t in tasks})
-    manifest: dict[str, Any] = {
-        "format": FORMAT,
-        "run_id": run_id,
-        "created": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "psab_version": psab.__version__,
-        "agents": [a.to_dict() for a in opts.agents],
-        "splits": list(opts.splits),
-        "families": {f: psab.get_family(f).version for f in fams},
-        "options": {
-            "families": opts.families, "limit": opts.limit, "count": opts.count, "start": opts.start,
-            "isolation": opts.isolation, "network": opts.network, "lang": opts.lang, "backend": opts.backend,
-            "presentation": opts.presentation, "level": opts.level,
-            "timeout_s": opts.timeout_s, "run_seed": opts.run_seed, "max_attempts": opts.max_attempts,
-            "memory_limit_mb": opts.memory_limit_mb, "file_limit_mb": opts.file_limit_mb,
-        },
-        "isolation": isolation,
-        "planned_cases": len(tasks) * len(opts.agents),
-        "public": _public_entries(tasks),
+def _options_dict(opts: RunOptions) -> dict[str, Any]:
+    """The manifest's ``options`` (``toolbox`` only when the run has one: a compact run without
+    it records exactly what it recorded before the toolbox existed)."""
+    out: dict[str, Any] = {
+        "families": opts.families, "limit": opts.limit, "count": opts.count, "start": opts.start,
+        "isolation": opts.isolation, "network": opts.network, "lang": opts.lang, "backend": opts.backend,
+        "presentation": opts.presentation, "level": opts.level,
+        "timeout_s": opts.timeout_s, "run_seed": opts.run_seed, "max_attempts": opts.max_attempts,
+        "memory_limit_mb": opts.memory_limit_mb, "file_limit_mb": opts.file_limit_mb,
     }
-    entries = _heldout_entries(tasks, opts.level)
-    if entries:
-        assert seed is not None
-        manifest["heldout"] = {
-            "seed_commitment": seeds.commitment(seed),
-            "commitment_scheme": seeds.COMMITMENT_SCHEME,
-            "commitment_version": seeds.benchmark_version(),
-            "manifest": seeds.manifest(entries),
-        }
-    return manifest
+    if opts.toolbox is not None:
+        out["toolbox"] = opts.toolbox
+    return out
 
 
-def _options_from_manifest(m: dict[str, Any]) -> RunOptions:
+def _options_from_manifest(m: dict[str, Any], cls: type[RunOptions] | None = None) -> RunOptions:
     o = m["options"]
-    return RunOptions(
+    return (cls or RunOptions)(
         agents=[AgentSpec.from_dict(a) for a in m["agents"]], splits=list(m["splits"]), families=o["families"],
         limit=o["limit"], count=o["count"], start=o["start"], isolation=o["isolation"], network=o["network"],
         lang=o["lang"], backend=o["backend"], timeout_s=o["timeout_s"], run_seed=o["run_seed"],
@@ -192,6 +152,7 @@ def _options_from_manifest(m: dict[str, Any]) -> RunOptions:
         max_attempts=o.get("max_attempts", MAX_ATTEMPTS),
         # a run recorded before resource limits existed resumes without them, as it started
         memory_limit_mb=o.get("memory_limit_mb"), file_limit_mb=o.get("file_limit_mb"),
+        toolbox=o.get("toolbox"),
     )
 
 
@@ -225,233 +186,162 @@ def _check_same_tasks(m: dict[str, Any], tasks: list[PlannedTask], seed: str | N
                               "(a family's generator changed); start a new run")
 
 
-# ------------------------------------------------------------------------------ executing
+# ------------------------------------------------------------------------------ the tier
 
 
-class _Executor:
-    """Threads driving agent subprocesses, or a Dask cluster."""
+class CompactTier(Tier):
+    """The compact tier: the public case of every selected family and/or held-out draws, in
+    sandboxes holding ``task.json`` and the task's instructions, judged by ``psab.evaluate``
+    (:class:`psab.runner.execute.CompactCase`)."""
 
-    def __init__(self, workers: int, dask: str | None) -> None:
-        self.dask = dask
-        self.client = None
-        self.pool: cf.ThreadPoolExecutor | None = None
-        if dask:
-            try:
-                from distributed import Client
-            except ImportError:
-                raise RunnerError("--dask needs dask.distributed (pip install 'psab[dask]')") from None
-            try:
-                self.client = Client(dask, timeout="20s")
-            except (OSError, TimeoutError, ValueError) as exc:
-                raise RunnerError(f"--dask {dask}: cannot connect ({exc})") from None
-        else:
-            if workers < 1:
-                raise RunnerError("--workers must be at least 1")
-            self.pool = cf.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="psab-case")
+    name = "compact"
+    no_agent_hint = "--agent builtin:reference) or --agents-file"
+    opts: RunOptions
 
-    def map(self, fn: Callable[..., Any], *iterables: Iterable[Any]) -> list[Any]:
-        if self.client is not None:
-            futures = self.client.map(fn, *iterables, pure=False)
-            return self.client.gather(futures)
-        return list(map(fn, *iterables))  # generation takes turns under EVAL_LOCK anyway
+    #: The options dataclass of this tier.
+    options_class: ClassVar[type[RunOptions]] = RunOptions
 
-    def run(self, jobs: list[CaseJob]) -> Iterable[CaseOutcome]:
-        if self.client is not None:
-            from distributed import as_completed
+    def catalogue(self) -> list[Any] | None:
+        """The tier's specs (None: :func:`psab.families`, the compact families)."""
+        return None
 
-            futures = [self.client.submit(run_case, job, pure=False) for job in jobs]
-            try:
-                for fut in as_completed(futures):
-                    yield fut.result()
-            finally:
-                for f in futures:
-                    f.cancel()
-            return
-        assert self.pool is not None
-        futures = [self.pool.submit(run_case, job) for job in jobs]
-        try:
-            for fut in cf.as_completed(futures):
-                yield fut.result()
-        finally:
-            for f in futures:
-                f.cancel()
+    @classmethod
+    def from_manifest(cls, manifest: dict[str, Any]) -> Tier:
+        return cls(_options_from_manifest(manifest, cls.options_class))
 
-    def close(self) -> None:
-        if self.pool is not None:
-            self.pool.shutdown(wait=True, cancel_futures=True)
-        if self.client is not None:
-            self.client.close()
+    def check_agent(self, agent: AgentSpec) -> None:
+        if (agent.builtin or "").startswith("fleet-"):
+            raise RunnerError(f"{agent.name}: fleet-tier built-ins answer fleet questions; run them with --tier fleet")
+
+    def check(self) -> None:
+        import psab
+        from psab import backends
+        from psab.registry import PRESENTATION_LEVELS
+
+        opts = self.opts
+        for s in opts.splits:
+            if s not in SPLITS:
+                raise RunnerError(f"--split must be public or heldout, not {s!r}")
+        if opts.presentation not in PRESENTATION_LEVELS:
+            raise RunnerError(f"--presentation must be one of {', '.join(PRESENTATION_LEVELS)}, not {opts.presentation!r}")
+        if opts.count < 1 or opts.start < 0 or (opts.limit is not None and opts.limit < 1):
+            raise RunnerError("--count and --limit must be at least 1, --start at least 0")
+        backends.require(opts.backend)
+        for f in opts.families or []:
+            psab.get_family(f)
+        self.check_families()
+        for spec in (psab.get_family(f) for f in _family_ids(opts.families, opts.backend, self.catalogue())):
+            if opts.backend not in spec.backends:
+                raise RunnerError(f"family {spec.id} is not judged under backend {opts.backend!r} (it declares {', '.join(spec.backends)})")
+            if opts.presentation == "expert" and spec.expert is None:
+                raise RunnerError(f"family {spec.id} has no expert presentation yet; leave it out or use --presentation guided")
+            if "heldout" in opts.splits and opts.level not in spec.levels:
+                raise RunnerError(f"family {spec.id} offers difficulty levels {', '.join(map(str, spec.levels))}; not {opts.level}")
+
+    def check_families(self) -> None:
+        """Refuse a selected case of another tier (a study under --tier compact, say) by name,
+        rather than planning nothing."""
+        import psab
+
+        catalogue = self.catalogue()
+        ids = {s.id for s in (psab.families() if catalogue is None else catalogue)}
+        for f in self.opts.families or []:
+            if f not in ids:
+                tier = getattr(psab.get_family(f), "tier", "compact")
+                raise RunnerError(f"--family {f} is a {tier}-tier case; run it with --tier {tier}")
+
+    def plan(self, seed: str | None, mapper: Callable[..., Iterable[Any]]) -> list[Any]:
+        return plan_tasks(self.opts, seed, mapper, self.catalogue())
+
+    def manifest(self, base: dict[str, Any], cases: list[Any], seed: str | None) -> dict[str, Any]:
+        import psab
+        from psab.generators import seeds
+
+        opts = self.opts
+        fams = sorted({t.family for t in cases})
+        manifest: dict[str, Any] = {
+            **base,
+            "splits": list(opts.splits),
+            "families": {f: psab.get_family(f).version for f in fams},
+            "options": _options_dict(opts),
+            "public": _public_entries(cases),
+        }
+        if self.name != "compact":
+            manifest["tier"] = self.name
+        entries = _heldout_entries(cases, opts.level)
+        if entries:
+            assert seed is not None
+            manifest["heldout"] = {
+                "seed_commitment": seeds.commitment(seed),
+                "commitment_scheme": seeds.COMMITMENT_SCHEME,
+                "commitment_version": seeds.benchmark_version(),
+                "manifest": seeds.manifest(entries),
+            }
+        return manifest
+
+    def store(self, rd: RunDir, cases: list[Any]) -> None:
+        rd.store_public_tasks([(t.task, t.key) for t in cases if t.split == "public"])
+
+    def resume_check(self, manifest: dict[str, Any], seed: str | None) -> None:
+        if "heldout" in self.opts.splits and seed is None:
+            raise RunnerError(f"resuming a held-out run needs its seed: --seed or ${SEED_ENV}")
+
+    def check_same(self, manifest: dict[str, Any], cases: list[Any], seed: str | None) -> None:
+        _check_same_tasks(manifest, cases, seed)
+
+    def settings(self, isolation: str, run_dir: Path) -> Settings:
+        return _settings(self.opts, isolation, run_dir, self.toolbox)
+
+    def job(self, t: PlannedTask, agent: AgentSpec, settings: Settings) -> Any:
+        return CaseJob(agent=agent, split=t.split, index=t.index, task=t.task, task_key=t.key, settings=settings)
+
+    def jobs(self, cases: list[Any], settings: Any) -> list[Any]:
+        return [self.job(t, a, settings) for t in cases for a in self.opts.agents]
+
+    def summary(self, manifest: dict[str, Any], records: list[dict[str, Any]],
+                rows: list[Any]) -> tuple[dict[str, Any], str, str]:
+        held = [r for r in records if r["split"] == "heldout"]
+        extra: dict[str, Any] = {"backend": manifest["options"]["backend"], "families": manifest["families"],
+                                 "public_cases": public_cases(records)}
+        if "tier" in manifest:
+            extra["tier"] = manifest["tier"]
+        if "heldout" in manifest:
+            extra["heldout"] = {
+                "seed_commitment": manifest["heldout"]["seed_commitment"],
+                "cases": len(manifest["heldout"]["manifest"]),
+                "recorded": len(held),
+                "families": sorted({e["family"] for e in manifest["heldout"]["manifest"]}),
+            }
+        return extra, "", text_table(rows)
 
 
-def _settings(opts: RunOptions, isolation: str, run_dir: Path) -> Settings:
+def _settings(opts: RunOptions, isolation: str, run_dir: Path, toolbox: Any = None) -> Settings:
     return Settings(isolation=isolation, network=opts.network, lang=opts.lang, backend=opts.backend,
                     presentation=opts.presentation,
                     default_timeout_s=opts.timeout_s, run_seed=opts.run_seed, max_attempts=opts.max_attempts,
                     memory_limit_mb=opts.memory_limit_mb, file_limit_mb=opts.file_limit_mb,
-                    extra_hidden=(str(run_dir.resolve()),))
-
-
-def _preflight(opts: RunOptions, run_dir: Path) -> str:
-    import psab
-    from psab import backends
-
-    if not opts.agents:
-        raise RunnerError("no agent: give --agent (e.g. --agent builtin:reference) or --agents-file")
-    fleet_only = [a.name for a in opts.agents if (a.builtin or "").startswith("fleet-")]
-    if fleet_only:
-        raise RunnerError(f"{', '.join(fleet_only)}: fleet-tier built-ins answer fleet questions; run them with --tier fleet")
-    names = [a.name for a in opts.agents]
-    dup = sorted({n for n in names if names.count(n) > 1})
-    if dup:
-        raise RunnerError(f"agent names must be unique; repeated: {', '.join(dup)} (rename with NAME=builtin:KIND)")
-    for s in opts.splits:
-        if s not in SPLITS:
-            raise RunnerError(f"--split must be public or heldout, not {s!r}")
-    if opts.lang not in LANGS:
-        raise RunnerError("--lang must be en or ru")
-    from psab.registry import PRESENTATION_LEVELS
-
-    if opts.presentation not in PRESENTATION_LEVELS:
-        raise RunnerError(f"--presentation must be one of {', '.join(PRESENTATION_LEVELS)}, not {opts.presentation!r}")
-    if opts.count < 1 or opts.start < 0 or (opts.limit is not None and opts.limit < 1):
-        raise RunnerError("--count and --limit must be at least 1, --start at least 0")
-    if not opts.timeout_s > 0:
-        raise RunnerError("--timeout must be positive")
-    check_limit_mb("--memory-limit", opts.memory_limit_mb)
-    check_limit_mb("--file-limit", opts.file_limit_mb)
-    backends.require(opts.backend)
-    for f in opts.families or []:
-        psab.get_family(f)
-    for spec in (psab.get_family(f) for f in _family_ids(opts.families, opts.backend)):
-        if opts.backend not in spec.backends:
-            raise RunnerError(f"family {spec.id} is not judged under backend {opts.backend!r} (it declares {', '.join(spec.backends)})")
-        if opts.presentation == "expert" and spec.expert is None:
-            raise RunnerError(f"family {spec.id} has no expert presentation yet; leave it out or use --presentation guided")
-        if "heldout" in opts.splits and opts.level not in spec.levels:
-            raise RunnerError(f"family {spec.id} offers difficulty levels {', '.join(map(str, spec.levels))}; not {opts.level}")
-    isolation = resolve_isolation(opts.isolation, opts.network)
-    hidden = hidden_roots(run_dir)
-    check_temp_root(temp_root(), hidden)
-    home = Path.home().resolve()
-    for a in opts.agents:
-        if isolation == "bwrap":
-            check_expose(a.expose, hidden)
-        elif a.network is False:
-            raise RunnerError(f"agent {a.name!r} sets network = false, which needs the bwrap sandbox")
-        for item in a.copy_home:
-            src = Path(os.path.expanduser(item))
-            if not src.exists() or not src.resolve().is_relative_to(home):
-                raise RunnerError(f"agent {a.name!r}: copy_home {item!r} must be an existing path under {home}")
-    return isolation
+                    extra_hidden=(str(run_dir.resolve()),), toolbox=toolbox)
 
 
 def start(opts: RunOptions, *, out: str | Path | None = None, seed: str | None = None, workers: int = 1,
           dask: str | None = None, progress: str = "auto", stream: TextIO | None = None) -> RunReport:
-    """Start a new run; see ``psab run --help``."""
-    run_id = _dt.datetime.now(_dt.UTC).strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3)
-    run_dir = Path(out) if out else Path("runs") / run_id
-    if run_dir.exists() and any(run_dir.iterdir()):
-        raise RunnerError(f"run directory {run_dir} already exists and is not empty; use --resume {run_dir} or another --out")
-    isolation = _preflight(opts, run_dir)
-    executor = _Executor(workers, dask)
-    try:
-        tasks = plan_tasks(opts, seed, executor.map)
-        manifest = _manifest(run_id, opts, isolation, tasks, seed)
-        with RunDir(run_dir) as rd:
-            rd.create(manifest)
-            rd.store_public_tasks([(t.task, t.key) for t in tasks if t.split == "public"])
-            return _execute(rd, manifest, opts, isolation, tasks, executor, progress, stream)
-    finally:
-        executor.close()
+    """Start a new compact run; see ``psab run --help``."""
+    return loop.start(CompactTier(opts), out=out, seed=seed, workers=workers, dask=dask, progress=progress,
+                      stream=stream)
 
 
 def resume(run_dir: str | Path, *, seed: str | None = None, workers: int = 1, dask: str | None = None,
            progress: str = "auto", stream: TextIO | None = None) -> RunReport:
-    """Continue an interrupted run: every case already recorded is kept, the rest run."""
-    rd = RunDir(run_dir)
-    manifest = rd.manifest()
-    if manifest.get("tier") == "fleet":
-        from psab.runner import fleet
-
-        return fleet.resume(run_dir, workers=workers, dask=dask, progress=progress,  # type: ignore[return-value]
-                            stream=stream)
-    with rd:
-        rd.lock()
-        opts = _options_from_manifest(manifest)
-        if "heldout" in opts.splits and seed is None:
-            raise RunnerError(f"resuming a held-out run needs its seed: --seed or ${SEED_ENV}")
-        isolation = resolve_isolation(manifest["isolation"], opts.network)
-        executor = _Executor(workers, dask)
-        try:
-            tasks = plan_tasks(opts, seed, executor.map)
-            _check_same_tasks(manifest, tasks, seed)
-            return _execute(rd, manifest, opts, isolation, tasks, executor, progress, stream)
-        finally:
-            executor.close()
+    """Continue an interrupted run of any tier: every case already recorded is kept, the rest run."""
+    return loop.resume(run_dir, seed=seed, workers=workers, dask=dask, progress=progress, stream=stream)
 
 
-def _execute(rd: RunDir, manifest: dict[str, Any], opts: RunOptions, isolation: str, tasks: list[PlannedTask],
-             executor: _Executor, progress: str, stream: TextIO | None) -> RunReport:
-    remove_stale(temp_root())
-    # The one read of the records: repaired, parsed and kept up to date by every append, so
-    # the summary at the end reads them from memory.
-    done = {(r["split"], r["task_id"], r["agent"]) for r in rd.load_records()}
-    settings = _settings(opts, isolation, rd.path)
-    jobs = [
-        CaseJob(agent=a, split=t.split, index=t.index, task=t.task, task_key=t.key, settings=settings)
-        for t in tasks for a in opts.agents
-    ]
-    todo = [j for j in jobs if j.key not in done]
-    bar = Progress(total=len(jobs), done=len(jobs) - len(todo), stream=stream, mode=progress)
-    if done:
-        bar.note(f"resuming {manifest['run_id']}: {len(jobs) - len(todo)} of {len(jobs)} cases already recorded")
-    ran = 0
-    STOP.clear()
-    try:
-        for outcome in executor.run(todo):
-            record = append_outcome(rd, outcome.record, outcome.artifacts)
-            ran += 1
-            bar.update(record)
-    except BaseException:
-        kill_all_live()
-        raise
-    finally:
-        bar.close()
-    summary, rows = write_summary(rd, manifest, planned=len(jobs))
-    return RunReport(rd.path, summary, text_table(rows), ran, len(jobs) - len(todo))
+def write_summary(rd: RunDir, manifest: dict[str, Any], planned: int) -> tuple[dict[str, Any], str]:
+    """``summary.json`` and ``summary.md`` of a run of any tier (:func:`psab.runner.loop.write_summary`)."""
+    from psab.runner.tiers import manifest_tier, tier_class
 
-
-def write_summary(rd: RunDir, manifest: dict[str, Any], planned: int) -> tuple[dict[str, Any], list[Any]]:
-    """Aggregates only: ``summary.json`` and ``summary.md`` at the top of the run directory."""
-    records = list(rd.records())
-    agents = [a["name"] for a in manifest["agents"]]
-    rows = aggregate(records, agents)
-    held = [r for r in records if r["split"] == "heldout"]
-    summary: dict[str, Any] = {
-        "format": "psab-run-summary-v1",
-        "run_id": manifest["run_id"],
-        "psab_version": manifest["psab_version"],
-        "isolation": manifest["isolation"],
-        "backend": manifest["options"]["backend"],
-        "families": manifest["families"],
-        "planned": planned,
-        "recorded": len(records),
-        "complete": len(records) == planned,
-        "rows": [r.to_dict() for r in rows],
-        "public_cases": public_cases(records),
-    }
-    if "heldout" in manifest:
-        summary["heldout"] = {
-            "seed_commitment": manifest["heldout"]["seed_commitment"],
-            "cases": len(manifest["heldout"]["manifest"]),
-            "recorded": len(held),
-            "families": sorted({e["family"] for e in manifest["heldout"]["manifest"]}),
-        }
-    from psab.contract import dumps
-
-    write_atomic(rd.path / "summary.json", dumps(summary))
-    write_atomic(rd.path / "summary.md", markdown(summary, rows))
-    return summary, rows
+    tier = tier_class(manifest_tier(manifest)).from_manifest(manifest)
+    return loop.write_summary(tier, rd, manifest, planned)
 
 
 def seed_from(arg: str | None) -> str | None:

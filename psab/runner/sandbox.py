@@ -684,7 +684,7 @@ def bwrap_problem(network: bool = True) -> str | None:
             return _PROBE[network]
         exe = shutil.which("bwrap")
         if exe is None:
-            problem: str | None = "bwrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
+            problem: str | None = "bwrap is not installed"
         elif (why := unreachable_for_agent(temp_root(), read=False)) is not None:
             problem = (f"the sandbox root {temp_root()} is closed to uid {HOST_AGENT_UID}, the host user the sandbox "
                        f"runs as ({why}); set TMPDIR to a directory others may pass through, such as /tmp")
@@ -708,6 +708,32 @@ def bwrap_problem(network: bool = True) -> str | None:
         return problem
 
 
+#: How a user gets the namespace sandbox (Debian/Ubuntu; ``make run`` and ``make test`` run
+#: scripts/install-system-deps.sh, which installs it where it can: root and apt).
+BWRAP_INSTALL = "sudo apt-get install bubblewrap (Debian/Ubuntu), or make system-deps as root"
+
+
+def relocation_notice(problem: str) -> str:
+    """The one line a run that falls back to relocation prints at its start (issue 34, item 2):
+    why bwrap is not used, what relocation leaves open (docs/runner.md, "relocate") and how to
+    get bwrap."""
+    return (f"psab: warning: isolation relocate, not the bwrap sandbox ({problem}): the agents run as you in a fresh "
+            "directory with a scrubbed environment and can still read every file you can by absolute path (psab, "
+            "the cases' keys, the run directory, your home), the runner's /proc (its arguments and environment, API "
+            "keys included) and the other attempts' sandboxes, and reach the network — fine for trying psab, not for "
+            f"publishing scores; to get the sandbox: {BWRAP_INSTALL} (--isolation bwrap refuses to run without it)")
+
+
+def isolation_notice(requested: str, network: bool) -> str | None:
+    """:func:`relocation_notice` when ``requested`` isolation (``auto``) will fall back to
+    relocation here, else None (``bwrap`` and ``relocate`` were chosen; an unusable ``bwrap``
+    is the run's error, said by :func:`resolve_isolation`)."""
+    if requested != "auto" or not network:
+        return None
+    problem = bwrap_problem(network)
+    return None if problem is None else relocation_notice(problem)
+
+
 def resolve_isolation(requested: str, network: bool) -> str:
     """``auto`` → ``bwrap`` if it works here, else ``relocate``; ``bwrap`` insists."""
     if requested not in ISOLATIONS:
@@ -720,7 +746,8 @@ def resolve_isolation(requested: str, network: bool) -> str:
     if problem is None:
         return "bwrap"
     if requested == "bwrap" or not network:
-        raise RunnerError(f"--isolation bwrap{' (needed by --no-network)' if not network else ''}: {problem}")
+        fix = f" (install it: {BWRAP_INSTALL})" if shutil.which("bwrap") is None else ""
+        raise RunnerError(f"--isolation bwrap{' (needed by --no-network)' if not network else ''}: {problem}{fix}")
     return "relocate"
 
 

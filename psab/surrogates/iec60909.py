@@ -107,6 +107,7 @@ from typing import Any
 import numpy as np
 
 from psab.jsonpointer import clone
+from psab.jsonpointer import pointer_to as _ptr
 from psab.surrogates.symmetrical import ShuntFault, shunt_fault, transformer_zero_sequence
 
 SQRT3 = math.sqrt(3.0)
@@ -493,10 +494,6 @@ def checked_network(inputs: Mapping[str, Any],
     known = {b.id for b in net.buses}
     problems += [f"{ptr}: {what} {bus!r} is not a bus of the network" for ptr, what, bus in references if bus not in known]
     return net, problems
-
-
-def _ptr(*parts: Any) -> str:
-    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
 
 
 def network_problems(net: Network) -> list[str]:

