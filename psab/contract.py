@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from psab.errors import InvalidArgumentError, InvalidTaskError
-from psab.jsonpointer import pointer
+from psab.jsonpointer import escape, pointer
 
 SCHEMA_VERSION = 1
 #: ``study``: the study tier (:mod:`psab.studies`): a weighted mean of deliverable scores, the
@@ -138,14 +138,29 @@ def write_json(path: str | Path, obj: Any) -> None:
     p.write_text(dumps(obj), encoding="utf-8")
 
 
+class NonJSONConstant(ValueError):
+    """``NaN``, ``Infinity`` or ``-Infinity`` in a document read as JSON (RFC 8259 has none)."""
+
+
+def _refuse_constant(name: str) -> Any:
+    raise NonJSONConstant(f"{name} is not a JSON number")
+
+
+def loads_strict(text: str) -> Any:
+    """``json.loads`` without the ``NaN``/``Infinity`` extension Python's parser accepts: a
+    tolerance or an input of ``NaN`` would otherwise reach the evaluator (issue 32, item 2)."""
+    return json.loads(text, parse_constant=_refuse_constant)
+
+
 def read_json(path: str | Path) -> Any:
-    """Read a JSON file written by a maintainer or psab (not by an agent)."""
+    """Read a JSON file written by a maintainer or psab (not by an agent); strict JSON
+    (no ``NaN``/``Infinity``: psab never writes them, see :func:`dumps`)."""
     p = Path(path)
     if not p.is_file():
         raise InvalidArgumentError(f"{p}: no such file")
     try:
-        return json.loads(p.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        return loads_strict(p.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError, NonJSONConstant) as exc:
         raise InvalidArgumentError(f"{p}: not valid JSON ({exc})") from None
 
 
@@ -174,6 +189,38 @@ def schema_errors(name: str, instance: Any) -> list[tuple[str, str]]:
     out = []
     for err in sorted(_validator(name).iter_errors(instance), key=lambda e: list(map(str, e.absolute_path))):
         out.append((pointer(err.absolute_path), err.message))
+    return out
+
+
+#: Largest relative tolerance a task may declare (the task schema's bound): at 50 % a "match"
+#: no longer tells a right value from a wrong one; every family declares 1e-3 or less.
+MAX_RELATIVE_TOLERANCE = 0.5
+#: Largest absolute floor, feasibility slack or objective tolerance (in the unit the entry's
+#: field names): the largest any family declares is 5 (percentage points of loading); 1000
+#: would already accept a garbage answer to most fields, 1e300 or Infinity to all.
+MAX_ABSOLUTE_TOLERANCE = 1000.0
+
+
+def tolerance_problems(tolerances: Any) -> list[str]:
+    """Pointers (into ``tolerances``) of every tolerance that is not a finite number in
+    (0, max]: the task schema bounds them, but a JSON Schema ``maximum`` or
+    ``exclusiveMinimum`` lets NaN through (every comparison with NaN is false), and a task
+    built in Python need not have passed the schema at all."""
+    if not isinstance(tolerances, Mapping):
+        return [": must be an object"]
+    out = []
+    entries: list[tuple[str, Any, float]] = [("/relative", tolerances.get("relative"), MAX_RELATIVE_TOLERANCE)]
+    for group in ("absolute_floors", "feasibility", "objective"):
+        values = tolerances.get(group) or {}
+        if not isinstance(values, Mapping):
+            out.append(f"/{group}: must be an object")
+            continue
+        for name, value in values.items():
+            limit = MAX_RELATIVE_TOLERANCE if (group, name) == ("objective", "relative") else MAX_ABSOLUTE_TOLERANCE
+            entries.append((f"/{group}/{escape(name)}", value, limit))
+    for where, value, limit in entries:
+        if isinstance(value, bool) or not isinstance(value, int | float) or not (math.isfinite(value) and 0 < value <= limit):
+            out.append(f"{where}: must be a finite number in (0, {limit:g}]; found {value!r}")
     return out
 
 
@@ -248,6 +295,9 @@ class Task:
             where, msg = errors[0]
             more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
             raise InvalidTaskError(f"task does not satisfy the task schema at '{where or '/'}': {msg}{more}")
+        bad = tolerance_problems(data["tolerances"])
+        if bad:
+            raise InvalidTaskError(f"task tolerances{bad[0]}" + (f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""))
         if key is not None and not isinstance(key, Mapping):
             raise InvalidTaskError("a task's key must be a JSON object")
         return cls(
@@ -271,8 +321,8 @@ class Task:
     @classmethod
     def from_json(cls, text: str, key: Mapping[str, Any] | None = None) -> Task:
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
+            data = loads_strict(text)
+        except (json.JSONDecodeError, NonJSONConstant) as exc:
             raise InvalidTaskError(f"task is not valid JSON: {exc}") from None
         return cls.from_dict(data, key=key)
 
@@ -292,6 +342,9 @@ class Solution:
     answer: Any
     rationale: str | None = None
     task_id: str | None = None
+    #: What reading the solution file tolerated (a byte order mark); reported in the result's
+    #: evidence as ``solution_notes``, never part of the solution itself.
+    notes: tuple[str, ...] = field(default=(), compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"answer": self.answer}

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -98,28 +100,69 @@ def _int_or_oversized(literal: str) -> Any:
     return int(literal)
 
 
-def parse_solution_text(text: str | bytes) -> Any:
-    """Parse a solution document an agent wrote, without letting it crash or exhaust the caller.
+#: Deepest nesting of a solution document the parser reads, whatever the depth of the call
+#: stack it is parsed from (the runner and the CLI parse a few dozen frames deep, where
+#: Python's default limit of 1000 frames stopped a valid 990-deep document). Validation then
+#: reports anything nested past its own bound (``validation.MAX_DEPTH``) at its field.
+MAX_SOLUTION_DEPTH = 1000
 
-    Raises :class:`SolutionProblem` for text that is not UTF-8 JSON, is nested deeper than the
-    parser's stack, or holds more than :data:`MAX_SOLUTION_VALUES` values. An integer literal
-    longer than :data:`MAX_INT_LITERAL_CHARS` (a 5,000-digit one would raise ``ValueError:
-    Exceeds the limit (4300 digits)``) does not fail the document: it is read as an
-    :class:`~psab.contract.OversizedNumber`, which validation reports at its own field (and
-    which is harmless anywhere not scored). Float literals need no bound: ``float()`` reads
-    any length in linear time (an 8 MB one in ~15 ms), rounding to ±inf at worst.
-    """
+#: The UTF-8 encoding of U+FEFF, which some editors and Windows tools put before a document.
+UTF8_BOM = "\ufeff"
+BOM_NOTE = "the solution file began with a UTF-8 byte order mark (U+FEFF); it was ignored"
+
+
+def _stack_depth() -> int:
+    frame, n = sys._getframe(), 0
+    while frame is not None:
+        frame, n = frame.f_back, n + 1
+    return n
+
+
+def parse_solution_document(text: str | bytes) -> tuple[Any, tuple[str, ...]]:
+    """:func:`parse_solution_text` with notes on what was tolerated (a leading byte order mark)."""
+    notes: tuple[str, ...] = ()
     try:
         if isinstance(text, bytes):
             text = text.decode("utf-8")
+        if text.startswith(UTF8_BOM):
+            # RFC 8259 §8.1: parsers MAY ignore a BOM; the answer is the same document.
+            text, notes = text[1:], (BOM_NOTE,)
         if _value_count_exceeds(text, MAX_SOLUTION_VALUES):
             raise SolutionProblem("solution must not hold more than " f"{MAX_SOLUTION_VALUES} JSON values",
                                   f"more than {MAX_SOLUTION_VALUES} values")
-        return json.loads(text, parse_int=_int_or_oversized)
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-        # RecursionError: nesting deeper than the parser's stack ('[' * 100000) — still
-        # the agent's malformed document, not a reason to crash the caller.
+        # The parser recurses once per level: give it MAX_SOLUTION_DEPTH levels above the
+        # frames already in use, so the verdict does not depend on who calls.
+        limit = sys.getrecursionlimit()
+        needed = _stack_depth() + MAX_SOLUTION_DEPTH + 50
+        if needed > limit:
+            sys.setrecursionlimit(needed)
+        try:
+            return json.loads(text, parse_int=_int_or_oversized), notes
+        finally:
+            if needed > limit:
+                sys.setrecursionlimit(limit)
+    except RecursionError:
+        # nesting deeper than MAX_SOLUTION_DEPTH ('[' * 100000) — still the agent's malformed
+        # document, not a reason to crash the caller.
+        raise SolutionProblem(f"solution must not be nested more than {MAX_SOLUTION_DEPTH} levels deep",
+                              f"deeper than {MAX_SOLUTION_DEPTH} levels") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise SolutionProblem("solution file must be a UTF-8 JSON document", f"{type(exc).__name__}: {exc}") from None
+
+
+def parse_solution_text(text: str | bytes) -> Any:
+    """Parse a solution document an agent wrote, without letting it crash or exhaust the caller.
+
+    Raises :class:`SolutionProblem` for text that is not UTF-8 JSON, is nested deeper than
+    :data:`MAX_SOLUTION_DEPTH`, or holds more than :data:`MAX_SOLUTION_VALUES` values. A leading
+    UTF-8 byte order mark is ignored (:func:`parse_solution_document` reports it). An integer
+    literal longer than :data:`MAX_INT_LITERAL_CHARS` (a 5,000-digit one would raise
+    ``ValueError: Exceeds the limit (4300 digits)``) does not fail the document: it is read as
+    an :class:`~psab.contract.OversizedNumber`, which validation reports at its own field (and
+    which is harmless anywhere not scored). Float literals need no bound: ``float()`` reads
+    any length in linear time (an 8 MB one in ~15 ms), rounding to ±inf at worst.
+    """
+    return parse_solution_document(text)[0]
 
 
 def as_solution(solution: Solution | Mapping[str, Any] | str | Path | Any) -> Solution:
@@ -141,8 +184,8 @@ def as_solution(solution: Solution | Mapping[str, Any] | str | Path | Any) -> So
         p = Path(solution)
         if not p.is_file():
             raise InvalidArgumentError(f"{p}: no such solution file")
-        data = parse_solution_text(p.read_bytes())
+        data, notes = parse_solution_document(p.read_bytes())
         if not isinstance(data, Mapping):
             raise SolutionProblem("solution must be a JSON object with an 'answer' object", type(data).__name__)
-        return Solution.from_dict(data)
+        return replace(Solution.from_dict(data), notes=notes)
     raise SolutionProblem("solution must be a JSON object with an 'answer' object", type(solution).__name__)

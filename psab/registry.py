@@ -489,11 +489,16 @@ class FamilySpec:
         key = (self.id, task.digest)
         if key in _INPUTS_CHECKED:
             return
-        from psab.evaluators.input_checks import MAX_MAGNITUDE, nonfinite_pointers
+        from psab.evaluators.input_checks import MAX_MAGNITUDE, MIN_MAGNITUDE, nonfinite_pointers
         from psab.evaluators.validation import schema_violations
 
         if not isinstance(task.public_inputs, Mapping):
             raise InvalidTaskError(f"task {task.id}: public_inputs must be a JSON object")
+        from psab.contract import tolerance_problems
+
+        bad_tolerances = tolerance_problems(task.tolerances)  # a Task built in Python skips the task schema
+        if bad_tolerances:
+            raise InvalidTaskError(f"task {task.id}: tolerances{bad_tolerances[0]}")
         if self.inputs_schema is not None:
             problems = schema_violations(self.inputs_schema, task.public_inputs)
             if problems:
@@ -504,8 +509,8 @@ class FamilySpec:
                 )
         bad = nonfinite_pointers(task.public_inputs)
         if bad:
-            raise InvalidTaskError(f"task {task.id}: public_inputs{bad[0]} must be a finite number of magnitude "
-                                   f"at most {MAX_MAGNITUDE:g}"
+            raise InvalidTaskError(f"task {task.id}: public_inputs{bad[0]} must be a finite number, zero or of "
+                                   f"magnitude in [{MIN_MAGNITUDE:g}, {MAX_MAGNITUDE:g}]"
                                    + (f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""))
         if self.validate_inputs is not None:
             try:

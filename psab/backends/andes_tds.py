@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import os
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -56,7 +57,9 @@ def is_warm() -> bool:
 def _quiet() -> None:
     import andes
 
-    andes.config_logger(stream_level=50)
+    # No log file, and a log_path given: without one, config_logger asks get_log_dir(), which
+    # makes a fresh empty /tmp/andes-* directory on every call (one per system built; issue 32).
+    andes.config_logger(stream_level=50, file=False, log_path=tempfile.gettempdir())
 
 
 def warm() -> Path:

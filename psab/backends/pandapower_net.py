@@ -127,8 +127,24 @@ def run_power_flow(net: Any, **options: Any) -> None:
 
 def ybus(net: Any) -> np.ndarray:
     """pandapower's own bus admittance matrix (per unit on ``net.sn_mva``), rows and columns
-    in the order of ``net.bus.index``; runs a power flow to build it."""
-    run_power_flow(net)
+    in the order of ``net.bus.index``; runs a power flow to build it.
+
+    The matrix is assembled before the first Newton-Raphson iteration, so a power flow that
+    then fails to converge (a purely resistive branch, a heavily loaded case; issue 32) still
+    leaves it in ``net._ppc``: Y_bus does not depend on the operating point. A failure before
+    the matrix exists is the caller's network, an :class:`~psab.errors.InvalidTaskError`.
+    """
+    from pandapower.powerflow import LoadflowNotConverged
+
+    from psab.errors import InvalidTaskError
+
+    net._ppc = None  # never read a matrix left by an earlier run
+    try:
+        run_power_flow(net)
+    except LoadflowNotConverged:
+        if not isinstance(net._ppc, dict) or "Ybus" not in net._ppc.get("internal", {}):
+            raise InvalidTaskError("public_inputs/branches: pandapower cannot assemble Y_bus for this network "
+                                   "(its power flow stopped before building it)") from None
     Y = net._ppc["internal"]["Ybus"].toarray()
     lookup = net._pd2ppc_lookups["bus"]
     order = [int(lookup[i]) for i in net.bus.index]

@@ -32,6 +32,7 @@ offending pair in input order; these are found in the calling process before any
 from __future__ import annotations
 
 import atexit
+import dataclasses
 import io
 import multiprocessing
 import multiprocessing.context
@@ -106,13 +107,13 @@ def _parse_text(task: Task, raw: bytes, backend: str) -> Solution | EvaluationRe
     """The solution in ``raw``, or — for text that is no solution document — the verdict
     ``evaluate`` gives a solution file holding it (the same violation, word for word)."""
     from psab.evaluators.kernel import _result, _spec_for
-    from psab.io import SolutionProblem, parse_solution_text
+    from psab.io import SolutionProblem, parse_solution_document
 
     try:
-        data = parse_solution_text(raw)
+        data, notes = parse_solution_document(raw)
         if not isinstance(data, Mapping):
             raise SolutionProblem("solution must be a JSON object with an 'answer' object", type(data).__name__)
-        return Solution.from_dict(data)
+        return dataclasses.replace(Solution.from_dict(data), notes=notes)
     except SolutionProblem as problem:
         spec = _spec_for(task, backend)
         evidence: dict[str, Any] = {}

@@ -23,12 +23,19 @@ from psab.jsonpointer import pointer_to as pointer  # the families' ic.pointer(*
 #: case (in the units the fields name) comes near it, and it keeps squares and products of
 #: inputs far from float overflow.
 MAX_MAGNITUDE = 1e12
+#: The smallest magnitude a non-zero number of a task may have, the mirror of
+#: :data:`MAX_MAGNITUDE`: the smallest non-zero input of any public, golden or drawn case is
+#: 1e-6 (a rank tolerance), while a 1e-300 base, voltage or impedance underflows when squared
+#: and overflows when inverted (``ZeroDivisionError``, ``FloatingPointError`` in the solvers;
+#: issue 32, item 1). Zero itself stays allowed where the field's schema allows it.
+MIN_MAGNITUDE = 1e-12
 
 
 def nonfinite_pointers(value: Any, base: str = "") -> list[str]:
-    """Pointers of every NaN, infinite or absurdly large (> :data:`MAX_MAGNITUDE`) number in
-    ``value`` (JSON has no NaN, but a task built in Python can carry one, and a JSON Schema
-    ``minimum`` lets NaN through)."""
+    """Pointers of every NaN, infinite, absurdly large (> :data:`MAX_MAGNITUDE`) or
+    vanishingly small but non-zero (< :data:`MIN_MAGNITUDE`) number in ``value`` (JSON has no
+    NaN, but a task built in Python can carry one, and a JSON Schema ``minimum`` lets NaN
+    through)."""
     out: list[str] = []
     stack: list[tuple[str, Any]] = [(base, value)]
     while stack:
@@ -36,7 +43,7 @@ def nonfinite_pointers(value: Any, base: str = "") -> list[str]:
         if isinstance(v, bool):
             continue
         if isinstance(v, int | float):
-            if not (math.isfinite(v) and abs(v) <= MAX_MAGNITUDE):
+            if not (math.isfinite(v) and abs(v) <= MAX_MAGNITUDE) or 0 < abs(v) < MIN_MAGNITUDE:
                 out.append(ptr)
         elif isinstance(v, Mapping):
             stack.extend((ptr + pointer(k), x) for k, x in v.items())
@@ -149,9 +156,10 @@ _NONNEGATIVE = {"type": "number", "minimum": 0}
 _EFFICIENCY = {"type": "number", "exclusiveMinimum": 0, "maximum": 1}
 
 
-def series_schema(min_items: int = 1) -> dict[str, Any]:
-    """A per-step series of numbers."""
-    return {"type": "array", "items": dict(_NUMBER), "minItems": min_items}
+def series_schema(min_items: int = 1, *, nonnegative: bool = False) -> dict[str, Any]:
+    """A per-step series of numbers (``nonnegative``: of demands, forecasts, availabilities —
+    a negative load or PV forecast made the reference dispatch infeasible, issue 32)."""
+    return {"type": "array", "items": dict(_NONNEGATIVE if nonnegative else _NUMBER), "minItems": min_items}
 
 
 def storage_schema(**extra: Mapping[str, Any]) -> dict[str, Any]:
@@ -174,3 +182,78 @@ def storage_problems(p: Problems, ptr: str, d: Mapping[str, Any]) -> None:
     p.within(ptr + "/soc_initial_mwh", d["soc_initial_mwh"], d["soc_min_mwh"], d["soc_max_mwh"], "the energy limits")
     p.within(ptr + "/soc_terminal_min_mwh", d["soc_terminal_min_mwh"], d["soc_min_mwh"], d["soc_max_mwh"],
              "the energy limits")
+
+
+# ------------------------------------------------------------------ typed input fragments
+#
+# Issue 32, item 1: a schema that only lists ``required`` fields lets ``null``, ``true`` or
+# ``"1.0"`` through to ``float()`` (``TypeError``) and a zero base or voltage through to a
+# division. These fragments give every field its type and its physical range, so that the
+# schema names the field before any solver runs.
+
+ID: dict[str, Any] = {"type": "string", "minLength": 1}
+NUMBER: dict[str, Any] = dict(_NUMBER)
+POSITIVE: dict[str, Any] = dict(_POSITIVE)
+NONNEGATIVE: dict[str, Any] = dict(_NONNEGATIVE)
+BOOLEAN: dict[str, Any] = {"type": "boolean"}
+#: A nominal or base voltage (kV): from the 0.1 kV below any LV system to the 1200 kV of the
+#: highest UHV AC lines; the compact cases use 0.4-400 kV.
+KV: dict[str, Any] = {"type": "number", "minimum": 0.1, "maximum": 1200}
+#: A per-unit power base (MVA); the cases use 10 and 100.
+BASE_MVA: dict[str, Any] = {"type": "number", "minimum": 0.001, "maximum": 100_000}
+#: A voltage set-point of a source or slack bus (pu): the ANSI C84.1 / EN 50160 bands lie well
+#: inside [0.8, 1.2]; the cases use 1.0-1.04.
+VM_SETPOINT_PU: dict[str, Any] = {"type": "number", "minimum": 0.8, "maximum": 1.2}
+#: An off-nominal tap ratio (pu): the cases use 0.969-1.25; a transformer's taps span ±20 %
+#: at most, with margin.
+TAP_RATIO: dict[str, Any] = {"type": "number", "minimum": 0.5, "maximum": 2.0}
+
+
+def obj(required: Sequence[str], properties: Mapping[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
+    """An object with ``required`` fields typed by ``properties`` (others stay allowed: a case
+    may carry names and notes)."""
+    return {"type": "object", "required": list(required), "properties": dict(properties or {}), **extra}
+
+
+def array(items: Mapping[str, Any], *, min_items: int = 0, max_items: int | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": "array", "items": dict(items), "minItems": min_items}
+    if max_items is not None:
+        out["maxItems"] = max_items
+    return out
+
+
+def bounded(schema: Mapping[str, Any], max_items: int) -> dict[str, Any]:
+    """A copy of ``schema`` in which every array without a ``maxItems`` gets ``max_items``
+    (issue 32, item 4: 20,000 lines kept the pandapower backend busy past 120 s). Each family
+    states the bound that fits it; an array that declares its own keeps it."""
+    def walk(node: Any) -> Any:
+        if isinstance(node, Mapping):
+            out = {k: walk(v) for k, v in node.items()}
+            if out.get("type") == "array" and "maxItems" not in out:
+                out["maxItems"] = max_items
+            return out
+        if isinstance(node, list):
+            return [walk(v) for v in node]
+        return node
+    return walk(schema)
+
+
+def unique_id_problems(p: Problems, inputs: Mapping[str, Any], lists: Sequence[tuple[Any, ...]],
+                       key: str = "id") -> None:
+    """No repeated ``key`` within each list at a path of ``lists`` (issue 32, item 4: repeated
+    ids were read as parallel elements). A path may pass through objects only."""
+    for path in lists:
+        node: Any = inputs
+        for part in path:
+            node = node.get(part) if isinstance(node, Mapping) else None
+        if isinstance(node, list) and all(isinstance(x, Mapping) and key in x for x in node):
+            p.unique_ids(pointer(*path), node, key)
+
+
+def unique_ids_hook(*lists: tuple[Any, ...], key: str = "id") -> Any:
+    """A ``validate_inputs`` hook that checks only :func:`unique_id_problems` over ``lists``."""
+    def hook(inputs: Mapping[str, Any]) -> list[str]:
+        p = Problems()
+        unique_id_problems(p, inputs, lists, key)
+        return p
+    return hook

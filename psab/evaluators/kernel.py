@@ -185,6 +185,8 @@ def evaluate(
         sol = as_solution(solution)
     except SolutionProblem as problem:
         return _result(t, spec, backend, False, 0.0, [Violation("", problem.constraint, "JSON object with an 'answer' object", problem.found)], evidence)
+    if sol.notes:
+        evidence["solution_notes"] = list(sol.notes)
 
     check = check_answer(t.submission_schema, sol.answer)
     if check.violations:

@@ -95,8 +95,30 @@ def _validator(schema: Mapping[str, Any]) -> Any:
     return validator
 
 
+#: Most entries of a schema fragment (an enum's values, the allowed field names) echoed as a
+#: violation's ``expected``: 50 violations each echoing a 1,008-value enum made a 7 KB answer's
+#: result 1.6 MB (issue 32, item 9). The rest are counted, not copied.
+MAX_ECHO_SCHEMA_ITEMS = 20
+
+
+def echo_fragment(val: Any) -> Any:
+    """``val`` (a fragment of the submission schema) as a violation echoes it: a list of at
+    most :data:`MAX_ECHO_SCHEMA_ITEMS` entries and a note of how many there are in all; a
+    mapping (a ``const`` object) by its size when it is larger than that."""
+    if isinstance(val, list | tuple) and len(val) > MAX_ECHO_SCHEMA_ITEMS:
+        return [*val[:MAX_ECHO_SCHEMA_ITEMS], f"… [{len(val)} values in all]"]
+    if isinstance(val, Mapping) and len(val) > MAX_ECHO_SCHEMA_ITEMS:
+        return f"an object of {len(val)} fields"
+    return val
+
+
 def _describe(err: Any) -> tuple[str, Any]:
     """A violation's constraint words and expected value from a jsonschema error."""
+    constraint, expected = _describe_raw(err)
+    return constraint, echo_fragment(expected)
+
+
+def _describe_raw(err: Any) -> tuple[str, Any]:
     v, val = err.validator, err.validator_value
     if v == "type":
         return f"must be of type {val}", val
@@ -135,7 +157,7 @@ def schema_violations(schema: Mapping[str, Any], instance: Any) -> list[Violatio
                     ptr = pointer([*base, name])
                     by_pointer.setdefault(
                         ptr,
-                        Violation(ptr, "unexpected field (not in the submission schema)", sorted(allowed), name),
+                        Violation(ptr, "unexpected field (not in the submission schema)", echo_fragment(sorted(allowed)), name),
                     )
             continue
         ptr = pointer(base)
@@ -334,7 +356,7 @@ class _Reader:
         self.unexpected = 0
 
     def own(self, ptr: str, constraint: str, expected: Any, found: Any) -> None:
-        self.violations.setdefault(ptr, Violation(ptr, constraint, expected, found))
+        self.violations.setdefault(ptr, Violation(ptr, constraint, echo_fragment(expected), found))
 
     def read(self, schema: Any, answer: Any) -> Any:
         holder: list[Any] = [None]

@@ -307,4 +307,11 @@ def realized(task: Task) -> np.ndarray:
     key = task.key or {}
     if "realized_power_mw" not in key:
         raise InvalidTaskError(f"task {task.id} has no key with realized_power_mw; load it with its key.json")
-    return np.asarray(key["realized_power_mw"], float)
+    y = np.asarray(key["realized_power_mw"], float)
+    horizon = len(task.public_inputs["nwp_wind_speed_m_s"])
+    if y.shape != (horizon,):
+        # One NWP value too many or too few: the answer schema follows the inputs, so the
+        # reference itself could not be scored against the key (issue 32, item 3).
+        raise InvalidTaskError(f"task {task.id}: public_inputs/nwp_wind_speed_m_s has {horizon} values; the task's key "
+                               f"holds {y.size} realized hours (one per horizon hour)")
+    return y

@@ -37,11 +37,15 @@ import numpy as np
 from psab.contract import Task, digest
 from psab.errors import InvalidTaskError, SolverError
 from psab.evaluators import answer_schema as s
+from psab.evaluators import input_checks as ic
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.surrogates import iec60909 as iec
 from psab.surrogates.symmetrical import ikss2_ka
 
 FAMILY_ID = "breaker_relay_short_circuit"
+#: Most entries of any list in public_inputs (issue 32, item 4: lists had no bound): the public case
+#: and the drawn ones hold at most 15.
+MAX_INPUT_ITEMS = 500
 
 
 def submission_schema(inputs: dict[str, Any]) -> dict[str, Any]:
@@ -201,6 +205,8 @@ def _checked(inputs: dict[str, Any]) -> tuple[iec.Network | None, list[str]]:
                  for i, r in enumerate(inputs["relays"]) if r["breaker"] not in breakers]
     if len(breakers) != len(inputs["breakers"]):
         problems.append("/breakers: breaker ids are not unique")
+    relays = [r["id"] for r in inputs["relays"]]
+    problems += [f"/relays/{i}/id: duplicate relay id {rid!r}" for i, rid in enumerate(relays) if rid in relays[:i]]
     if len({c["type"] for c in inputs["breaker_catalog"]}) != len(inputs["breaker_catalog"]):
         problems.append("/breaker_catalog: breaker catalog types are not unique")
     return net, problems
@@ -653,7 +659,7 @@ SPEC = register(
         objective_unit="kEUR",
         objective_scale_floor=10.0,
         accept=accept,
-        inputs_schema=INPUTS_SCHEMA,
+        inputs_schema=ic.bounded(INPUTS_SCHEMA, MAX_INPUT_ITEMS),
         expert=EXPERT,
         judged_by=JUDGED_BY,
         levels=(1, 2, 3),

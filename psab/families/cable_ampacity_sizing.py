@@ -38,6 +38,9 @@ from psab.surrogates.cable import (
 )
 
 FAMILY_ID = "cable_ampacity_sizing"
+#: Most entries of any list in public_inputs (issue 32, item 4: lists had no bound): the public case
+#: and the drawn ones hold at most 16.
+MAX_INPUT_ITEMS = 500
 
 # ---------------------------------------------------------------------------- the standard's tables
 # Copied from the published standard (outside-the-code data); the public case carries them.
@@ -548,7 +551,7 @@ SPEC = register(
         solve=solve,
         evaluate=evaluate,
         generate=generate,
-        inputs_schema=INPUTS_SCHEMA,
+        inputs_schema=ic.bounded(INPUTS_SCHEMA, MAX_INPUT_ITEMS),
         validate_inputs=input_problems,
         objective_sense="minimize",
         objective_unit="mm²",

@@ -26,10 +26,14 @@ import numpy as np
 from psab.contract import Task
 from psab.errors import InvalidTaskError
 from psab.evaluators import answer_schema as s
+from psab.evaluators import input_checks as ic
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.surrogates import lcoe
 
 FAMILY_ID = "commercial_pv_lcoe_uncertainty"
+#: Most entries of any list in public_inputs (issue 32, item 4: lists had no bound): the public case
+#: and the drawn ones hold at most 0.
+MAX_INPUT_ITEMS = 100
 PCTS = ("p10", "p50", "p90")
 
 #: Site → (latitude °, longitude °, altitude m, time zone, measured annual GHI kWh/m² (NSRDB TMY,
@@ -343,7 +347,7 @@ SPEC = register(
         solve=solve,
         evaluate=evaluate,
         generate=generate,
-        inputs_schema=INPUTS_SCHEMA,
+        inputs_schema=ic.bounded(INPUTS_SCHEMA, MAX_INPUT_ITEMS),
         expert=EXPERT,
         judged_by=JUDGED_BY,
         levels=(1, 2),

@@ -37,6 +37,9 @@ from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.surrogates import dc_flow
 
 FAMILY_ID = "contingency_screening"
+#: Most entries of any list in public_inputs (issue 32, item 4: lists had no bound): the public case
+#: and the drawn ones hold at most 20; one power flow per outage.
+MAX_INPUT_ITEMS = 300
 
 #: DC post-outage loadings inside [LOW, HIGH] × rating are excluded from cases (see above).
 MARGIN_LOW = 0.96
@@ -619,7 +622,7 @@ SPEC = register(
         evaluate=evaluate,
         generate=generate,
         accept=accept,
-        inputs_schema=INPUTS_SCHEMA,
+        inputs_schema=ic.bounded(INPUTS_SCHEMA, MAX_INPUT_ITEMS),
         expert=EXPERT,
         judged_by=JUDGED_BY,
         levels=(1, 2),

@@ -41,6 +41,9 @@ from psab.solvers.algebra import LinearConstraint, check, equal_to, values
 from psab.surrogates import dc_flow
 
 FAMILY_ID = "corrective_transmission_switching"
+#: Most entries of any list in public_inputs (issue 32, item 4: lists had no bound): the public case
+#: and the drawn ones hold at most 20; one power flow per candidate switching.
+MAX_INPUT_ITEMS = 300
 
 #: Feasibility slack of power balance, unit limits and branch flows (MW): a dispatch written to
 #: two decimals still balances.
@@ -682,7 +685,7 @@ SPEC = register(
         evaluate=evaluate,
         generate=generate,
         accept=accept,
-        inputs_schema=INPUTS_SCHEMA,
+        inputs_schema=ic.bounded(INPUTS_SCHEMA, MAX_INPUT_ITEMS),
         validate_inputs=input_problems,
         objective_sense="minimize",
         objective_unit="USD",

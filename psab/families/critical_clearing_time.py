@@ -31,10 +31,14 @@ import numpy as np
 from psab.contract import Task
 from psab.errors import InvalidTaskError
 from psab.evaluators import answer_schema as s
+from psab.evaluators import input_checks as ic
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.surrogates import swing as sw
 
 FAMILY_ID = "critical_clearing_time"
+#: Most entries of any list in public_inputs (issue 32, item 4: lists had no bound): the public case
+#: and the drawn ones hold at most 2; a time-domain simulation per bisection step.
+MAX_INPUT_ITEMS = 100
 
 #: Fixed-step size the ANDES backend's bisection resolves the critical clearing time to (s).
 ANDES_PRECISION_S = 0.001
@@ -519,7 +523,7 @@ SPEC = register(
         evaluate=evaluate,
         generate=generate,
         accept=accept,
-        inputs_schema=INPUTS_SCHEMA,
+        inputs_schema=ic.bounded(INPUTS_SCHEMA, MAX_INPUT_ITEMS),
         expert=EXPERT,
         judged_by=JUDGED_BY,
         levels=(1, 2),

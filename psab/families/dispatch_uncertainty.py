@@ -40,6 +40,9 @@ from psab.solvers.dispatch import (
 )
 
 FAMILY_ID = "dispatch_uncertainty"
+#: Most entries of any list in public_inputs (issue 32, item 4: lists had no bound): the public case
+#: and the drawn ones hold at most 48.
+MAX_INPUT_ITEMS = 1000
 
 FIELD_WORDS = {
     "p_mw": "scheduled output, MW",
@@ -69,7 +72,7 @@ def submission_schema(inputs: dict[str, Any]) -> dict[str, Any]:
 
 INPUTS_SCHEMA = s.obj({
     "step_minutes": s.POSITIVE, "currency": {"type": "string"},
-    **{k: ic.series_schema() for k in SERIES},
+    **{k: ic.series_schema(nonnegative=True) for k in SERIES},
     "units": s.array(s.obj({
         "id": s.ID, "p_min_mw": s.NONNEGATIVE, "p_max_mw": s.POSITIVE, "ramp_mw_per_step": s.NONNEGATIVE,
         "reserve_max_mw": s.NONNEGATIVE, "p_initial_mw": s.NONNEGATIVE, "energy_cost_per_mwh": s.NUMBER,
@@ -472,7 +475,7 @@ SPEC = register(
         objective_unit="currency",
         objective_scale_floor=100.0,
         accept=accept,
-        inputs_schema=INPUTS_SCHEMA,
+        inputs_schema=ic.bounded(INPUTS_SCHEMA, MAX_INPUT_ITEMS),
         validate_inputs=input_problems,
         neighbourhood=neighbourhood,
         expert=EXPERT,

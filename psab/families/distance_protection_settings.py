@@ -59,6 +59,9 @@ from psab.surrogates.distance import (
 )
 
 FAMILY_ID = "distance_protection_settings"
+#: Most entries of any list in public_inputs (issue 32, item 4: lists had no bound): the public case
+#: and the drawn ones hold at most 3.
+MAX_INPUT_ITEMS = 100
 REACHES = ("zone1_reach_ohm_sec", "zone2_reach_ohm_sec", "zone3_reach_ohm_sec")
 DELAYS = ("zone2_delay_s", "zone3_delay_s")
 
@@ -701,7 +704,7 @@ SPEC = register(
         solve=solve,
         evaluate=evaluate,
         generate=generate,
-        inputs_schema=INPUTS_SCHEMA,
+        inputs_schema=ic.bounded(INPUTS_SCHEMA, MAX_INPUT_ITEMS),
         validate_inputs=input_problems,
         objective_sense="minimize",
         objective_unit="s",

@@ -31,6 +31,9 @@ from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.surrogates import ieee738
 
 FAMILY_ID = "dynamic_thermal_rating"
+#: Most entries of any list in public_inputs (issue 32, item 4: lists had no bound): the public case
+#: and the drawn ones hold at most 48.
+MAX_INPUT_ITEMS = 1000
 HOURS = 24
 
 # ---------------------------------------------------------------------------- contract
@@ -428,7 +431,7 @@ SPEC = register(
         evaluate=evaluate,
         generate=generate,
         accept=accept,
-        inputs_schema=INPUTS_SCHEMA,
+        inputs_schema=ic.bounded(INPUTS_SCHEMA, MAX_INPUT_ITEMS),
         expert=EXPERT,
         judged_by=JUDGED_BY,
         levels=(1, 2),

@@ -32,11 +32,15 @@ import numpy as np
 from psab.contract import Task
 from psab.errors import InvalidTaskError
 from psab.evaluators import answer_schema as s
+from psab.evaluators import input_checks as ic
 from psab.generators.acceptance import draw_until_clear
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.surrogates import en50160 as en
 
 FAMILY_ID = "en50160_voltage_compliance"
+#: Most entries of any list in public_inputs (issue 32, item 4: lists had no bound): the public case
+#: and the drawn ones hold at most 1008; a year of 10-minute values is 52,560.
+MAX_INPUT_ITEMS = 60000
 PHASES = ("L1", "L2", "L3")
 
 # ---------------------------------------------------------------------------- contract
@@ -411,7 +415,7 @@ SPEC = register(
         evaluate=evaluate,
         generate=generate,
         accept=accept,
-        inputs_schema=INPUTS_SCHEMA,
+        inputs_schema=ic.bounded(INPUTS_SCHEMA, MAX_INPUT_ITEMS),
         expert=EXPERT,
         judged_by=JUDGED_BY,
         levels=(1, 2),

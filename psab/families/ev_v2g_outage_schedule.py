@@ -24,6 +24,7 @@ import numpy as np
 from psab.contract import Task, Violation
 from psab.errors import InvalidTaskError
 from psab.evaluators import answer_schema as s
+from psab.evaluators import input_checks as ic
 from psab.generators.acceptance import Moves
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.solvers import algebra
@@ -58,7 +59,9 @@ def submission_schema(inputs: dict[str, Any]) -> dict[str, Any]:
 
 
 _N = s.NUMBER
-INPUTS_SCHEMA: dict[str, Any] = {
+#: Most hours or EVs of a case: the cases schedule one day (24 h) and a handful of EVs.
+MAX_ITEMS = 1000
+INPUTS_SCHEMA: dict[str, Any] = ic.bounded({
     "type": "object",
     "required": ["step_minutes", "currency", "critical_load_kw", "price_per_kwh", "service_limit_kw", "outage",
                  "value_of_lost_load_per_kwh", "evs"],
@@ -76,10 +79,14 @@ INPUTS_SCHEMA: dict[str, Any] = {
                          "eta_charge", "eta_discharge"],
             "anyOf": [{"required": ["arrival_soc", "departure_soc", "soc_min"]},
                       {"required": ["arrival_soc_pct", "departure_soc_pct", "soc_min_pct"]}],
-            "properties": {"id": s.ID, "arrival_hour": {"type": "integer"}, "departure_hour": {"type": "integer"}},
+            "properties": {"id": s.ID, "arrival_hour": {"type": "integer"}, "departure_hour": {"type": "integer"},
+                           "capacity_kwh": ic.POSITIVE, "p_charge_max_kw": ic.NONNEGATIVE,
+                           "p_discharge_max_kw": ic.NONNEGATIVE, "eta_charge": ic.NUMBER, "eta_discharge": ic.NUMBER,
+                           **{k: ic.NUMBER for k in ("arrival_soc", "departure_soc", "soc_min", "arrival_soc_pct",
+                                                     "departure_soc_pct", "soc_min_pct")}},
         }},
     },
-}
+}, MAX_ITEMS)
 
 CONVENTIONS_EN = (
     "Conventions: hour t covers [t, t+1) h, Δt = 1 h; powers are constant within the hour and measured at the "

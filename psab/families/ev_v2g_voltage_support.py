@@ -22,6 +22,7 @@ import numpy as np
 from psab.contract import Task
 from psab.errors import InvalidTaskError, SolverError
 from psab.evaluators import answer_schema as s
+from psab.evaluators import input_checks as ic
 from psab.evaluators.cache import LRUCache
 from psab.families import pv_volt_var as PVV
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
@@ -50,17 +51,27 @@ def submission_schema(inputs: dict[str, Any]) -> dict[str, Any]:
     }, "V2G injections for voltage support", ru="мощности V2G для поддержки напряжения")
 
 
-INPUTS_SCHEMA: dict[str, Any] = {
+INPUTS_SCHEMA: dict[str, Any] = ic.bounded({
     "type": "object",
     "required": ["feeder", "loads", "ev_hubs", "v_min_pu", "v_max_pu", "duration_h"],
     "properties": {
-        "feeder": PVV.INPUTS_SCHEMA["properties"]["feeder"],
-        "loads": PVV.INPUTS_SCHEMA["properties"]["loads"],
-        "ev_hubs": {"type": "array", "minItems": 1, "items": {"type": "object", "required": [
-            "id", "bus", "p_max_kw", "q_max_kvar", "price_per_kwh", "price_per_kvarh"]}},
+        "feeder": PVV.FEEDER_SCHEMA,
+        "loads": PVV.LOADS_SCHEMA,
+        "ev_hubs": {"type": "array", "minItems": 1, "items": ic.obj(
+            ["id", "bus", "p_max_kw", "q_max_kvar", "price_per_kwh", "price_per_kvarh"],
+            {"id": ic.ID, "bus": ic.ID, "p_max_kw": ic.NONNEGATIVE, "q_max_kvar": ic.NONNEGATIVE,
+             "price_per_kwh": ic.NUMBER, "price_per_kvarh": ic.NUMBER})},
         "v_min_pu": s.NUMBER, "v_max_pu": s.NUMBER, "duration_h": {"const": 1},
     },
-}
+}, PVV.MAX_FEEDER_ELEMENTS)
+
+
+def input_problems(inputs: dict[str, Any]) -> list[str]:
+    p = ic.Problems()
+    PVV.feeder_problems(p, inputs)
+    ic.unique_id_problems(p, inputs, [("ev_hubs",)])
+    return p
+
 
 CONVENTIONS_EN = (
     "Conventions: series impedances only (ohm at base_kv; per km × length where so given), the root held at "
@@ -492,6 +503,7 @@ SPEC = register(
         objective_unit="USD",
         objective_scale_floor=5.0,
         inputs_schema=INPUTS_SCHEMA,
+        validate_inputs=input_problems,
         neighbourhood=neighbourhood,
         # about a third of the draws pass the agreement rule (accept), so allow more redraws
         redraw_budget=40,

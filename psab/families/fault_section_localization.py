@@ -34,11 +34,15 @@ import numpy as np
 from psab.contract import Task
 from psab.errors import InvalidTaskError
 from psab.evaluators import answer_schema as s
+from psab.evaluators import input_checks as ic
 from psab.families import _feeder_cases as fc
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.surrogates import feeder_reliability as fr
 
 FAMILY_ID = "fault_section_localization"
+#: Most entries of any list in public_inputs (issue 32, item 4: lists had no bound): the public case
+#: and the drawn ones hold at most 10.
+MAX_INPUT_ITEMS = 500
 
 
 def _schema_guard(fn):  # type: ignore[no-untyped-def]
@@ -328,7 +332,8 @@ SPEC = register(
         evaluate=evaluate,
         generate=generate,
         accept=accept,
-        inputs_schema=INPUTS_SCHEMA,
+        inputs_schema=ic.bounded(INPUTS_SCHEMA, MAX_INPUT_ITEMS),
+        validate_inputs=ic.unique_ids_hook(("sections",), ("events",)),
         expert=EXPERT,
         judged_by=JUDGED_BY,
         levels=(1, 2),

@@ -24,12 +24,16 @@ import numpy as np
 from psab.contract import Task
 from psab.errors import InvalidTaskError
 from psab.evaluators import answer_schema as s
+from psab.evaluators import input_checks as ic
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.surrogates import ac_power_flow as acpf
 from psab.surrogates import wls
 from psab.surrogates.matpower_cases import transmission_case
 
 FAMILY_ID = "fdi_state_estimation"
+#: Most entries of any list in public_inputs (issue 32, item 4: lists had no bound): the public case
+#: and the drawn ones hold at most 61; a WLS estimate per bad-data pass.
+MAX_INPUT_ITEMS = 1000
 QUANTITIES = {"v_pu": wls.K_V, "p_injection_mw": wls.P_INJ, "q_injection_mvar": wls.Q_INJ,
               "p_flow_mw": wls.P_FLOW, "q_flow_mvar": wls.Q_FLOW}
 
@@ -66,9 +70,9 @@ INPUTS_SCHEMA: dict[str, Any] = {
     "type": "object",
     "required": ["base_mva", "buses", "reference_bus", "branches", "measurements", "rn_threshold"],
     "properties": {
-        "base_mva": s.POSITIVE,
+        "base_mva": ic.BASE_MVA,
         "buses": {"type": "array", "minItems": 2, "items": {"type": "object", "required": ["id", "vn_kv"],
-                                                            "properties": {"id": s.ID, "vn_kv": s.POSITIVE}}},
+                                                            "properties": {"id": s.ID, "vn_kv": ic.KV}}},
         "reference_bus": s.ID,
         "branches": {"type": "array", "minItems": 1, "items": {
             "type": "object", "required": ["id", "from_bus", "to_bus", "r_pu", "x_pu", "b_pu"],
@@ -83,6 +87,23 @@ INPUTS_SCHEMA: dict[str, Any] = {
         "rn_threshold": {"type": "number", "minimum": 1.0, "maximum": 10.0},
     },
 }
+
+
+#: A measured voltage magnitude (pu) the estimator can take: pandapower's estimator drops a
+#: non-positive one from its tables and then fails on a pandas KeyError (issue 32, item 1);
+#: no steady state lies outside (0, 2] pu.
+V_MEASUREMENT_MAX_PU = 2.0
+
+
+def input_problems(inputs: dict[str, Any]) -> list[str]:
+    """Unique branch ids (measurements name them); every voltage measurement in (0, 2] pu."""
+    p = ic.Problems()
+    ic.unique_id_problems(p, inputs, [("branches",)])
+    for i, m in enumerate(inputs["measurements"]):
+        if m["quantity"] == "v_pu" and not 0 < m["value"] <= V_MEASUREMENT_MAX_PU:
+            p.add(ic.pointer("measurements", i, "value"),
+                  f"a voltage magnitude must lie in (0, {V_MEASUREMENT_MAX_PU:g}] pu; found {m['value']!r}")
+    return p
 
 
 class Case:
@@ -528,7 +549,8 @@ SPEC = register(
         evaluate=evaluate,
         generate=generate,
         accept=accept,
-        inputs_schema=INPUTS_SCHEMA,
+        inputs_schema=ic.bounded(INPUTS_SCHEMA, MAX_INPUT_ITEMS),
+        validate_inputs=input_problems,
         expert=EXPERT,
         judged_by=JUDGED_BY,
         levels=(1, 2),

@@ -31,6 +31,7 @@ import numpy as np
 from psab.contract import Task, digest
 from psab.errors import InvalidTaskError
 from psab.evaluators import answer_schema as s
+from psab.evaluators import input_checks as ic
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.surrogates import restoration as rs
 from psab.surrogates.feeders import feeder
@@ -63,24 +64,60 @@ def submission_schema(inputs: dict[str, Any]) -> dict[str, Any]:
     )
 
 
-INPUTS_SCHEMA = {
+#: Most buses, branches, switches or loads of a case: the CIGRE MV network has 15 buses and
+#: 18 branches, the drawn cases as many; 500 keeps an AC power flow per candidate configuration
+#: (the pandapower backend) within seconds.
+MAX_ELEMENTS = 500
+_TRANSFORMER = ic.obj(["sn_mva", "vn_hv_kv", "vn_lv_kv", "vk_percent", "vkr_percent"], {
+    "sn_mva": ic.POSITIVE, "vn_hv_kv": ic.KV, "vn_lv_kv": ic.KV,
+    "vk_percent": {"type": "number", "exclusiveMinimum": 0, "maximum": 100},
+    "vkr_percent": {"type": "number", "minimum": 0, "maximum": 100}})
+_BRANCH = ic.obj(["id", "from_bus", "to_bus", "kind", "r_ohm", "x_ohm"], {
+    "id": ic.ID, "from_bus": ic.ID, "to_bus": ic.ID, "kind": {"enum": ["transformer", "cable", "overhead"]},
+    "r_ohm": ic.NONNEGATIVE, "x_ohm": ic.NONNEGATIVE, "length_km": ic.POSITIVE, "rating_ka": ic.POSITIVE,
+    "c_nf": ic.NONNEGATIVE, "transformer": _TRANSFORMER},
+    # what each backend reads: a transformer's data (pandapower builds it from them), a line's
+    # length and rating (its loading limit and, under pandapower, its per-km parameters)
+    allOf=[{"if": {"properties": {"kind": {"const": "transformer"}}},
+            "then": {"required": ["transformer"]}, "else": {"required": ["length_km", "rating_ka"]}}])
+INPUTS_SCHEMA = ic.bounded({
     "type": "object",
     "properties": {
-        "base_kv": {"type": "number", "exclusiveMinimum": 0},
-        "source_bus": {"type": "string"},
+        "base_kv": ic.KV,
+        "source_bus": ic.ID,
         "source_vm_pu": {"type": "number", "minimum": 0.8, "maximum": 1.2},
-        "buses": {"type": "array", "items": {"type": "object", "required": ["id", "vn_kv"]}},
-        "branches": {"type": "array", "items": {"type": "object", "required": ["id", "from_bus", "to_bus", "kind", "r_ohm", "x_ohm"]}},
-        "switches": {"type": "array", "items": {"type": "object", "required": ["id", "branch", "normally_closed"]}},
-        "loads": {"type": "array", "items": {"type": "object", "required": ["id", "bus", "p_mw", "q_mvar", "priority"]}},
-        "substation_loads": {"type": "array", "items": {"type": "object", "required": ["id", "bus", "p_mw", "q_mvar"]}},
-        "faulted_branches": {"type": "array", "minItems": 1, "items": {"type": "string"}, "uniqueItems": True},
+        "buses": {"type": "array", "items": ic.obj(["id", "vn_kv"], {"id": ic.ID, "vn_kv": ic.KV})},
+        "branches": {"type": "array", "items": _BRANCH},
+        "switches": {"type": "array", "items": ic.obj(["id", "branch", "normally_closed"], {
+            "id": ic.ID, "branch": ic.ID, "normally_closed": ic.BOOLEAN})},
+        "loads": {"type": "array", "items": ic.obj(["id", "bus", "p_mw", "q_mvar", "priority"], {
+            "id": ic.ID, "bus": ic.ID, "p_mw": ic.NONNEGATIVE, "q_mvar": ic.NUMBER, "priority": ic.NONNEGATIVE})},
+        "substation_loads": {"type": "array", "items": ic.obj(["id", "bus", "p_mw", "q_mvar"], {
+            "id": ic.ID, "bus": ic.ID, "p_mw": ic.NUMBER, "q_mvar": ic.NUMBER})},
+        "faulted_branches": {"type": "array", "minItems": 1, "items": ic.ID, "uniqueItems": True},
         "v_min_pu": {"type": "number"}, "v_max_pu": {"type": "number"},
         "switching_penalty": {"type": "number", "minimum": 0},
     },
     "required": ["base_kv", "source_bus", "source_vm_pu", "buses", "branches", "switches", "loads", "faulted_branches",
                  "v_min_pu", "v_max_pu", "switching_penalty"],
-}
+}, MAX_ELEMENTS)
+
+
+def input_problems(inputs: dict[str, Any]) -> list[str]:
+    """Unique ids of buses, branches, switches and loads (all loads share one id space: the
+    pandapower backend names its load elements by them)."""
+    p = ic.Problems()
+    ic.unique_id_problems(p, inputs, [("buses",), ("branches",), ("switches",)])
+    loads = [("loads", i, ld) for i, ld in enumerate(inputs["loads"])]
+    loads += [("substation_loads", i, ld) for i, ld in enumerate(inputs.get("substation_loads", []))]
+    seen: dict[str, str] = {}
+    for key, i, ld in loads:
+        where = ic.pointer(key, i, "id")
+        if ld["id"] in seen:
+            p.add(where, f"duplicate load id {ld['id']!r} (also at {seen[ld['id']]})")
+        else:
+            seen[ld["id"]] = where
+    return p
 
 
 def s_rated_mva(inputs: dict[str, Any], br: dict[str, Any]) -> float:
@@ -573,6 +610,7 @@ SPEC = register(
         accept=accept,
         neighbourhood=neighbourhood,
         inputs_schema=INPUTS_SCHEMA,
+        validate_inputs=input_problems,
         expert=EXPERT,
         judged_by=JUDGED_BY,
         levels=(1, 2),

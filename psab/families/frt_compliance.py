@@ -24,10 +24,14 @@ import numpy as np
 from psab.contract import Task
 from psab.errors import InvalidTaskError
 from psab.evaluators import answer_schema as s
+from psab.evaluators import input_checks as ic
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.surrogates import frt
 
 FAMILY_ID = "frt_compliance"
+#: Most entries of any list in public_inputs (issue 32, item 4: lists had no bound): the public case
+#: and the drawn ones hold at most 361.
+MAX_INPUT_ITEMS = 10000
 
 #: RfG voltage-against-time profile parameters with their clause and the ranges the Regulation
 #: allows (the TSO specifies values within them). Values in per unit of the reference voltage.
@@ -81,9 +85,14 @@ INPUTS_SCHEMA: dict[str, Any] = {
     "type": "object",
     "required": ["grid_code", "profile", "trip_time_s"],
     "properties": {
-        "grid_code": {"type": "object", "required": ["document", "clause"]},
+        "grid_code": {"type": "object", "required": ["document", "clause"], "properties": {
+            # a range is [low, high] (either end may name the parameter it follows) or one value (RfG Table 7.2)
+            "allowed_ranges": {"type": "object", "additionalProperties": {"anyOf": [
+                {"type": "array", "minItems": 2, "maxItems": 2, "items": {"type": ["number", "string"]}},
+                {"type": ["string", "number"]}]}}}},
         "envelope": {"type": "array", "minItems": 2, "items": {"type": "object", "required": ["t_s", "u_pu"]}},
-        "profile": {"type": "object", "required": ["t_s"]},
+        "profile": {"type": "object", "required": ["t_s"],
+                    "properties": {k: {"type": "array"} for k in ("t_s", "u_pu", "u_ab_kv", "u_bc_kv", "u_ca_kv")}},
         "trip_time_s": {"type": ["number", "null"]},
         "u_n_kv": {"type": "number", "exclusiveMinimum": 0},
     },
@@ -405,7 +414,7 @@ SPEC = register(
         evaluate=evaluate,
         generate=generate,
         accept=accept,
-        inputs_schema=INPUTS_SCHEMA,
+        inputs_schema=ic.bounded(INPUTS_SCHEMA, MAX_INPUT_ITEMS),
         expert=EXPERT,
         judged_by=JUDGED_BY,
         levels=(1, 2),

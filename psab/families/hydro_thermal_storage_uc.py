@@ -47,6 +47,9 @@ from psab.surrogates.dispatch import (
 )
 
 FAMILY_ID = "hydro_thermal_storage_uc"
+#: Most entries of any list in public_inputs (issue 32, item 4: lists had no bound): the public case
+#: and the drawn ones hold at most 24; a MILP over all steps.
+MAX_INPUT_ITEMS = 1000
 
 # ---------------------------------------------------------------------------- contract
 
@@ -77,13 +80,13 @@ def submission_schema(inputs: dict[str, Any]) -> dict[str, Any]:
 
 INPUTS_SCHEMA = s.obj({
     "step_minutes": s.POSITIVE, "currency": {"type": "string"},
-    "demand_mw": ic.series_schema(),
+    "demand_mw": ic.series_schema(nonnegative=True),
     "thermal_units": s.array(s.obj({
         "id": s.ID, "p_min_mw": s.NONNEGATIVE, "p_max_mw": s.POSITIVE, "min_up_h": s.NONNEGATIVE, "min_down_h": s.NONNEGATIVE,
         "startup_cost": s.NONNEGATIVE, "no_load_cost_per_h": s.NONNEGATIVE, "marginal_cost_per_mwh": s.NUMBER,
         "initial_on": {"type": "boolean"}, "initial_hours_in_state": s.NONNEGATIVE,
     }), "thermal_units", min_items=1),
-    "hydro": s.obj({"id": s.ID, "mw_per_m3s": s.POSITIVE, "turbine_max_m3s": s.NONNEGATIVE, "inflow_m3s": ic.series_schema(),
+    "hydro": s.obj({"id": s.ID, "mw_per_m3s": s.POSITIVE, "turbine_max_m3s": s.NONNEGATIVE, "inflow_m3s": ic.series_schema(nonnegative=True),
                     "volume_initial_hm3": s.NONNEGATIVE, "volume_min_hm3": s.NONNEGATIVE, "volume_max_hm3": s.POSITIVE,
                     "volume_final_min_hm3": s.NONNEGATIVE}),
     "storage": ic.storage_schema(),
@@ -600,7 +603,7 @@ SPEC = register(
         objective_unit="currency",
         objective_scale_floor=100.0,
         accept=accept,
-        inputs_schema=INPUTS_SCHEMA,
+        inputs_schema=ic.bounded(INPUTS_SCHEMA, MAX_INPUT_ITEMS),
         validate_inputs=input_problems,
         neighbourhood=neighbourhood,
         expert=EXPERT,

@@ -26,10 +26,14 @@ import numpy as np
 from psab.contract import Task
 from psab.errors import InvalidTaskError
 from psab.evaluators import answer_schema as s
+from psab.evaluators import input_checks as ic
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.surrogates import ibr
 
 FAMILY_ID = "ibr_short_circuit_frt"
+#: Most entries of any list in public_inputs (issue 32, item 4: lists had no bound): the public case
+#: and the drawn ones hold at most 0.
+MAX_INPUT_ITEMS = 100
 
 FIELDS = (
     ("i_q_pu", "reactive current injected during the fault, per unit of the rated current (positive = capacitive, supporting the voltage)", 1e-4),
@@ -315,7 +319,7 @@ SPEC = register(
         evaluate=evaluate,
         generate=generate,
         accept=accept,
-        inputs_schema=INPUTS_SCHEMA,
+        inputs_schema=ic.bounded(INPUTS_SCHEMA, MAX_INPUT_ITEMS),
         expert=EXPERT,
         judged_by=JUDGED_BY,
         levels=(1, 2),

@@ -46,6 +46,9 @@ from psab.solvers.dispatch import (
 from psab.surrogates.dispatch import inscribed_polygon, polygon_slack, soc_trajectory
 
 FAMILY_ID = "islanded_microgrid_pq_dispatch"
+#: Most entries of any list in public_inputs (issue 32, item 4: lists had no bound): the public case
+#: and the drawn ones hold at most 48.
+MAX_INPUT_ITEMS = 1000
 
 #: sides of the inscribed polygon the reference LP uses for every capability circle
 POLYGON_SIDES = 16
@@ -77,9 +80,9 @@ def submission_schema(inputs: dict[str, Any]) -> dict[str, Any]:
 
 INPUTS_SCHEMA = s.obj({
     "step_minutes": s.POSITIVE, "currency": {"type": "string"},
-    "load_p_mw": ic.series_schema(), "load_q_mvar": ic.series_schema(),
+    "load_p_mw": ic.series_schema(nonnegative=True), "load_q_mvar": ic.series_schema(),
     "units": s.array(s.obj({"id": s.ID, "kind": s.ID, "p_min_mw": s.NONNEGATIVE, "p_max_mw": s.NONNEGATIVE,
-                            "p_available_mw": ic.series_schema(), "q_min_mvar": s.NUMBER, "q_max_mvar": s.NUMBER,
+                            "p_available_mw": ic.series_schema(nonnegative=True), "q_min_mvar": s.NUMBER, "q_max_mvar": s.NUMBER,
                             "s_max_mva": s.POSITIVE, "cost_per_mwh": s.NUMBER},
                            optional=("p_min_mw", "p_max_mw", "p_available_mw")), "units", min_items=1),
     "battery": ic.storage_schema(s_max_mva=s.POSITIVE, q_max_mvar=s.NONNEGATIVE),
@@ -615,7 +618,7 @@ SPEC = register(
         objective_sense="minimize",
         objective_unit="currency",
         objective_scale_floor=100.0,
-        inputs_schema=INPUTS_SCHEMA,
+        inputs_schema=ic.bounded(INPUTS_SCHEMA, MAX_INPUT_ITEMS),
         validate_inputs=input_problems,
         neighbourhood=neighbourhood,
         accept=accept,

@@ -23,10 +23,14 @@ import numpy as np
 from psab.contract import Task
 from psab.errors import InvalidTaskError
 from psab.evaluators import answer_schema as s
+from psab.evaluators import input_checks as ic
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.surrogates import mas_frequency as mas
 
 FAMILY_ID = "mas_frequency_handover"
+#: Most entries of any list in public_inputs (issue 32, item 4: lists had no bound): the public case
+#: and the drawn ones hold at most 16.
+MAX_INPUT_ITEMS = 500
 NO_LEAD = "none"
 
 # ---------------------------------------------------------------------------- contract
@@ -354,7 +358,8 @@ SPEC = register(
         evaluate=evaluate,
         generate=generate,
         accept=accept,
-        inputs_schema=INPUTS_SCHEMA,
+        inputs_schema=ic.bounded(INPUTS_SCHEMA, MAX_INPUT_ITEMS),
+        validate_inputs=ic.unique_ids_hook(("stations",), ("links",)),
         expert=EXPERT,
         judged_by=JUDGED_BY,
         levels=(1, 2),

@@ -40,6 +40,9 @@ from psab.solvers.dispatch import (
 from psab.surrogates.dispatch import soc_trajectory
 
 FAMILY_ID = "microgrid_economic_dispatch"
+#: Most entries of any list in public_inputs (issue 32, item 4: lists had no bound): the public case
+#: and the drawn ones hold at most 96; one LP over all steps.
+MAX_INPUT_ITEMS = 2000
 
 # ---------------------------------------------------------------------------- contract
 
@@ -72,10 +75,9 @@ def submission_schema(inputs: dict[str, Any]) -> dict[str, Any]:
                         "microgrid economic dispatch schedule", ru="график экономической диспетчеризации микросети")
 
 
-_SERIES = {"type": "array", "items": s.NUMBER, "minItems": 1}
 INPUTS_SCHEMA = s.obj({
     "step_minutes": s.POSITIVE, "currency": {"type": "string"},
-    "load_mw": _SERIES, "pv_forecast_mw": _SERIES,
+    "load_mw": ic.series_schema(nonnegative=True), "pv_forecast_mw": ic.series_schema(nonnegative=True),
     "grid": s.obj({"import_price_per_mwh": ic.series_schema(), "export_price_per_mwh": ic.series_schema(),
                    "import_limit_mw": s.NONNEGATIVE, "export_limit_mw": s.NONNEGATIVE}),
     "diesel": s.obj({"id": s.ID, "p_max_mw": s.NONNEGATIVE, "cost_per_mwh": s.NUMBER}),
@@ -482,7 +484,7 @@ SPEC = register(
         objective_unit="currency",
         objective_scale_floor=100.0,
         accept=accept,
-        inputs_schema=INPUTS_SCHEMA,
+        inputs_schema=ic.bounded(INPUTS_SCHEMA, MAX_INPUT_ITEMS),
         validate_inputs=input_problems,
         neighbourhood=neighbourhood,
         expert=EXPERT,

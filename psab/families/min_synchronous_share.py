@@ -30,11 +30,15 @@ import numpy as np
 from psab.contract import Task
 from psab.errors import InvalidTaskError
 from psab.evaluators import answer_schema as s
+from psab.evaluators import input_checks as ic
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.solvers import synchronous_share as ss
 from psab.solvers.algebra import check, values
 
 FAMILY_ID = "min_synchronous_share"
+#: Most entries of any list in public_inputs (issue 32, item 4: lists had no bound): the public case
+#: and the drawn ones hold at most 10.
+MAX_INPUT_ITEMS = 500
 SLACK_MW = 0.01
 
 
@@ -363,7 +367,7 @@ SPEC = register(
         objective_unit="currency units",
         objective_scale_floor=100.0,
         accept=accept,
-        inputs_schema=INPUTS_SCHEMA,
+        inputs_schema=ic.bounded(INPUTS_SCHEMA, MAX_INPUT_ITEMS),
         expert=EXPERT,
         judged_by=JUDGED_BY,
         levels=(1, 2),

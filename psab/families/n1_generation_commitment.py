@@ -35,6 +35,9 @@ from psab.solvers.algebra import check, values
 from psab.surrogates import dc_flow
 
 FAMILY_ID = "n1_generation_commitment"
+#: Most entries of any list in public_inputs (issue 32, item 4: lists had no bound): the public case
+#: and the drawn ones hold at most 9; a MILP with one block per outage.
+MAX_INPUT_ITEMS = 300
 
 #: Feasibility slack (MW) of balance, limits, headroom and flows; the pickup balance and the
 #: McCormick rows are in MW or Hz·(MW/Hz) at the same scale.
@@ -414,7 +417,7 @@ SPEC = register(
         evaluate=evaluate,
         generate=generate,
         accept=accept,
-        inputs_schema=INPUTS_SCHEMA,
+        inputs_schema=ic.bounded(INPUTS_SCHEMA, MAX_INPUT_ITEMS),
         validate_inputs=input_problems,
         objective_sense="minimize",
         objective_unit="USD",

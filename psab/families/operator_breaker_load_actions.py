@@ -32,6 +32,7 @@ import numpy as np
 from psab.contract import Task
 from psab.errors import InvalidTaskError, SolverError
 from psab.evaluators import answer_schema as s
+from psab.evaluators import input_checks as ic
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.solvers.algebra import LinearConstraint
 from psab.surrogates import dc_flow
@@ -58,6 +59,47 @@ def submission_schema(inputs: dict[str, Any]) -> dict[str, Any]:
                            for ld in inputs["loads"]}, "shed MW of every load", ru="отключаемая мощность каждой нагрузки")},
         "breaker operations and load shedding", ru="операции выключателями и отключение нагрузки",
     )
+
+
+#: Most buses, branches, loads or generators: the cases are the 5-bus and the IEEE 14/30-bus
+#: systems; 1000 keeps the DC screening and the pandapower AC check within seconds.
+MAX_ELEMENTS = 1000
+#: What the DC model and the pandapower AC check (psab.backends.pandapower_ac_checks) read,
+#: typed and bounded, so that a broken field is named before either runs (issue 32, item 1).
+INPUTS_SCHEMA: dict[str, Any] = ic.bounded(ic.obj(
+    ["base_mva", "slack_bus", "interconnector", "contingency", "buses", "branches", "loads", "generators",
+     "breaker_penalty"], {
+        "base_mva": ic.BASE_MVA, "slack_bus": ic.ID, "slack_vm_pu": ic.VM_SETPOINT_PU,
+        "frequency_hz": {"type": "number", "minimum": 40, "maximum": 70},
+        "breaker_penalty": ic.NONNEGATIVE,
+        "interconnector": ic.obj(["bus", "scheduled_import_mw"], {"bus": ic.ID, "scheduled_import_mw": ic.NUMBER}),
+        "contingency": ic.obj(["branch_id"], {"branch_id": ic.ID}),
+        "maintenance_outages": {"type": "array", "items": ic.ID, "uniqueItems": True},
+        "buses": {"type": "array", "minItems": 2, "items": ic.obj(["id", "vn_kv"], {"id": ic.ID, "vn_kv": ic.KV})},
+        "branches": {"type": "array", "minItems": 1, "items": ic.obj(
+            ["id", "from_bus", "to_bus", "r_pu", "x_pu", "rating_mw"], {
+                "id": ic.ID, "from_bus": ic.ID, "to_bus": ic.ID, "r_pu": ic.NONNEGATIVE, "x_pu": ic.POSITIVE,
+                "b_pu": ic.NONNEGATIVE, "tap_ratio": ic.TAP_RATIO, "phase_shift_deg": {"type": "number", "minimum": -90, "maximum": 90},
+                "rating_mw": ic.POSITIVE, "switchable": ic.BOOLEAN})},
+        "loads": {"type": "array", "items": ic.obj(["id", "bus", "p_mw", "priority"], {
+            "id": ic.ID, "bus": ic.ID, "p_mw": ic.NONNEGATIVE, "q_mvar": ic.NUMBER, "priority": ic.NONNEGATIVE})},
+        "generators": {"type": "array", "items": ic.obj(["id", "bus", "p_mw", "vm_pu"], {
+            "id": ic.ID, "bus": ic.ID, "p_mw": ic.NUMBER, "vm_pu": ic.VM_SETPOINT_PU})},
+        "shunts": {"type": "array", "items": ic.obj(["bus"], {"bus": ic.ID, "g_pu": ic.NUMBER, "b_pu": ic.NUMBER})},
+    }), MAX_ELEMENTS)
+
+
+def input_problems(inputs: dict[str, Any]) -> list[str]:
+    """Unique ids; every load, generator, shunt, the slack and the interconnector on a bus."""
+    p = ic.Problems()
+    pos = p.unique_ids("/buses", inputs["buses"])
+    ic.unique_id_problems(p, inputs, [("branches",), ("loads",), ("generators",)])
+    for key in ("loads", "generators", "shunts"):
+        for i, el in enumerate(inputs.get(key, ())):
+            p.refers(ic.pointer(key, i, "bus"), el["bus"], pos, "bus")
+    p.refers("/slack_bus", inputs["slack_bus"], pos, "bus")
+    p.refers("/interconnector/bus", inputs["interconnector"]["bus"], pos, "bus")
+    return p
 
 
 class Case:
@@ -449,8 +491,8 @@ SPEC = register(
         objective_unit="priority-MW",
         objective_scale_floor=1.0,
         accept=accept,
-        inputs_schema={"type": "object", "required": ["base_mva", "slack_bus", "interconnector", "contingency", "buses", "branches",
-                                                      "loads", "generators", "breaker_penalty"]},
+        inputs_schema=INPUTS_SCHEMA,
+        validate_inputs=input_problems,
         expert=EXPERT,
         judged_by=JUDGED_BY,
         levels=(1, 2),

@@ -35,6 +35,9 @@ from psab.surrogates.relay_curves import IEC_CURVES, InverseCurve, time_factor
 from psab.surrogates.symmetrical import ikss2_ka
 
 FAMILY_ID = "overcurrent_protection"
+#: Most entries of any list in public_inputs (issue 32, item 4: lists had no bound): the public case
+#: and the drawn ones hold at most 8.
+MAX_INPUT_ITEMS = 200
 
 # ---------------------------------------------------------------------------- contract
 
@@ -520,7 +523,7 @@ SPEC = register(
         solve=solve,
         evaluate=evaluate,
         generate=generate,
-        inputs_schema=INPUTS_SCHEMA,
+        inputs_schema=ic.bounded(INPUTS_SCHEMA, MAX_INPUT_ITEMS),
         validate_inputs=input_problems,
         objective_sense="minimize",
         objective_unit="s",

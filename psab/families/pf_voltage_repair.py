@@ -51,6 +51,9 @@ from psab.surrogates.ac_power_flow import (
 )
 
 FAMILY_ID = "pf_voltage_repair"
+#: Most entries of any list in public_inputs (issue 32, item 4: lists had no bound): the public case
+#: and the drawn ones hold at most 20; one AC power flow per candidate under pandapower.
+MAX_INPUT_ITEMS = 500
 
 #: Declared feasibility tolerance of the voltage band (pu) and of the injection limits (Mvar).
 VOLTAGE_TOL_PU = 2e-4
@@ -702,7 +705,7 @@ SPEC = register(
         objective_unit="Mvar",
         objective_scale_floor=0.1,
         accept=accept,
-        inputs_schema=INPUTS_SCHEMA,
+        inputs_schema=ic.bounded(INPUTS_SCHEMA, MAX_INPUT_ITEMS),
         validate_inputs=input_problems,
         neighbourhood=neighbourhood,
         redraw_budget=40,

@@ -23,11 +23,15 @@ import numpy as np
 from psab.contract import Task
 from psab.errors import InvalidTaskError
 from psab.evaluators import answer_schema as s
+from psab.evaluators import input_checks as ic
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.surrogates import meter_protection as mp
 from psab.surrogates.matpower_cases import transmission_case
 
 FAMILY_ID = "protected_meter_placement"
+#: Most entries of any list in public_inputs (issue 32, item 4: lists had no bound): the public case
+#: and the drawn ones hold at most 24; a rank test per candidate meter set.
+MAX_INPUT_ITEMS = 200
 
 # ---------------------------------------------------------------------------- contract
 
@@ -364,7 +368,8 @@ SPEC = register(
         objective_unit="kUSD",
         objective_scale_floor=10.0,
         accept=accept,
-        inputs_schema=INPUTS_SCHEMA,
+        inputs_schema=ic.bounded(INPUTS_SCHEMA, MAX_INPUT_ITEMS),
+        validate_inputs=ic.unique_ids_hook(("buses",), ("branches",), ("measurements",)),
         expert=EXPERT,
         judged_by=JUDGED_BY,
         levels=(1, 2),

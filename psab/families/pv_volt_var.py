@@ -32,6 +32,7 @@ import numpy as np
 from psab.contract import Task
 from psab.errors import InvalidTaskError, SolverError
 from psab.evaluators import answer_schema as s
+from psab.evaluators import input_checks as ic
 from psab.evaluators.cache import LRUCache
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.solvers import algebra
@@ -63,22 +64,45 @@ def submission_schema(inputs: dict[str, Any]) -> dict[str, Any]:
 
 
 _N = s.NUMBER
-INPUTS_SCHEMA: dict[str, Any] = {
+#: Most buses, branches, loads or inverters of a feeder: the CIGRE MV feeders have 15 buses,
+#: the drawn ones at most that; 500 keeps a pandapower solve well inside a second.
+MAX_FEEDER_ELEMENTS = 500
+_BRANCH = ic.obj(["id", "from_bus", "to_bus"], {
+    "id": ic.ID, "from_bus": ic.ID, "to_bus": ic.ID, "r_ohm": ic.NONNEGATIVE, "x_ohm": ic.NONNEGATIVE,
+    "r_ohm_per_km": ic.NONNEGATIVE, "x_ohm_per_km": ic.NONNEGATIVE, "length_km": ic.POSITIVE},
+    anyOf=[{"required": ["r_ohm", "x_ohm"]}, {"required": ["r_ohm_per_km", "x_ohm_per_km", "length_km"]}])
+FEEDER_SCHEMA: dict[str, Any] = ic.obj(["base_kv", "root_bus", "root_vm_pu", "buses", "branches"], {
+    "base_kv": ic.KV, "root_bus": ic.ID, "root_vm_pu": ic.VM_SETPOINT_PU,
+    "buses": {"type": "array", "minItems": 2, "items": s.ID, "uniqueItems": True},
+    "branches": {"type": "array", "minItems": 1, "items": _BRANCH}})
+LOADS_SCHEMA: dict[str, Any] = {"type": "array", "items": ic.obj(["bus", "p_mw", "q_mvar"], {
+    "bus": ic.ID, "p_mw": _N, "q_mvar": _N})}
+INPUTS_SCHEMA: dict[str, Any] = ic.bounded({
     "type": "object",
     "required": ["feeder", "loads", "inverters", "v_min_pu", "v_max_pu", "objective"],
     "properties": {
-        "feeder": {"type": "object", "required": ["base_kv", "root_bus", "root_vm_pu", "buses", "branches"],
-                   "properties": {"buses": {"type": "array", "minItems": 2, "items": s.ID},
-                                  "branches": {"type": "array", "minItems": 1, "items": {
-                                      "type": "object", "required": ["id", "from_bus", "to_bus"],
-                                      "anyOf": [{"required": ["r_ohm", "x_ohm"]},
-                                                {"required": ["r_ohm_per_km", "x_ohm_per_km", "length_km"]}]}}}},
-        "loads": {"type": "array", "items": {"type": "object", "required": ["bus", "p_mw", "q_mvar"]}},
-        "inverters": {"type": "array", "minItems": 1, "items": {"type": "object", "required": ["id", "bus", "s_rated_mva", "p_mw"]}},
+        "feeder": FEEDER_SCHEMA,
+        "loads": LOADS_SCHEMA,
+        "inverters": {"type": "array", "minItems": 1, "items": ic.obj(["id", "bus", "s_rated_mva", "p_mw"], {
+            "id": ic.ID, "bus": ic.ID, "s_rated_mva": ic.POSITIVE, "p_mw": ic.NONNEGATIVE})},
         "v_min_pu": _N, "v_max_pu": _N,
         "objective": {"const": "total_reactive_effort"},
     },
-}
+}, MAX_FEEDER_ELEMENTS)
+
+
+def feeder_problems(p: ic.Problems, inputs: dict[str, Any]) -> None:
+    """Unique branch ids (the answer and the AC model are keyed by them) and no repeated bus
+    name (the schema's uniqueItems already refuses one)."""
+    ic.unique_id_problems(p, inputs, [("feeder", "branches")])
+
+
+def input_problems(inputs: dict[str, Any]) -> list[str]:
+    p = ic.Problems()
+    feeder_problems(p, inputs)
+    ic.unique_id_problems(p, inputs, [("inverters",)])
+    return p
+
 
 CONVENTIONS_EN = (
     "Conventions: branch impedances are series r + jx in ohm at base_kv (transformers referred to that side; line "
@@ -657,6 +681,7 @@ SPEC = register(
         objective_unit="Mvar",
         objective_scale_floor=0.1,
         inputs_schema=INPUTS_SCHEMA,
+        validate_inputs=input_problems,
         neighbourhood=neighbourhood,
         expert=EXPERT,
         judged_by=JUDGED_BY,

@@ -41,6 +41,9 @@ from psab.solvers.dispatch import (
 from psab.surrogates.dispatch import realized_exchange, soc_trajectory, step_costs
 
 FAMILY_ID = "rolling_microgrid_dispatch"
+#: Most entries of any list in public_inputs (issue 32, item 4: lists had no bound): the public case
+#: and the drawn ones hold at most 48; one LP per window.
+MAX_INPUT_ITEMS = 1000
 
 #: answer field → variable of the executed schedule (PV is not a decision: it is not curtailed)
 FIELDS = {
@@ -89,7 +92,7 @@ INPUTS_SCHEMA = s.obj({
     "diesel": s.obj({"id": s.ID, "p_max_mw": s.NONNEGATIVE, "cost_per_mwh": s.NUMBER}),
     "battery": ic.storage_schema(),
     "forecast_windows": s.array(s.obj({"issued_at_step": {"type": "integer", "minimum": 0},
-                                       "load_mw": ic.series_schema(), "pv_mw": ic.series_schema()}),
+                                       "load_mw": ic.series_schema(nonnegative=True), "pv_mw": ic.series_schema(nonnegative=True)}),
                                 "forecast_windows", min_items=1),
 })
 
@@ -658,7 +661,7 @@ SPEC = register(
         objective_unit="currency",
         objective_scale_floor=100.0,
         accept=accept,
-        inputs_schema=INPUTS_SCHEMA,
+        inputs_schema=ic.bounded(INPUTS_SCHEMA, MAX_INPUT_ITEMS),
         validate_inputs=input_problems,
         neighbourhood=neighbourhood,
         expert=EXPERT,

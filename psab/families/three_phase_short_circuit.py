@@ -35,10 +35,14 @@ import numpy as np
 from psab.contract import Task, digest
 from psab.errors import InvalidTaskError
 from psab.evaluators import answer_schema as s
+from psab.evaluators import input_checks as ic
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.surrogates import iec60909 as iec
 
 FAMILY_ID = "three_phase_short_circuit"
+#: Most entries of any list in public_inputs (issue 32, item 4: lists had no bound): the public case
+#: and the drawn ones hold at most 7.
+MAX_INPUT_ITEMS = 500
 
 #: Answer fields: (name, what, absolute floor in the field's unit).
 FIELDS = (
@@ -468,7 +472,7 @@ SPEC = register(
         evaluate=evaluate,
         generate=generate,
         accept=accept,
-        inputs_schema=INPUTS_SCHEMA,
+        inputs_schema=ic.bounded(INPUTS_SCHEMA, MAX_INPUT_ITEMS),
         expert=EXPERT,
         judged_by=JUDGED_BY,
         levels=(1, 2, 3),

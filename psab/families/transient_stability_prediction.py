@@ -35,9 +35,11 @@ import numpy as np
 from psab.contract import Task
 from psab.errors import InvalidTaskError, SolverError
 from psab.evaluators import answer_schema as s
+from psab.evaluators import input_checks as ic
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.surrogates import ac_power_flow as acpf
 from psab.surrogates import swing as sw
+from psab.surrogates.ac_power_flow import PowerFlowDidNotConverge
 
 FAMILY_ID = "transient_stability_prediction"
 
@@ -85,8 +87,11 @@ def _obj(props: dict[str, Any], optional: tuple[str, ...] = ()) -> dict[str, Any
     return {"type": "object", "required": [k for k in props if k not in optional], "properties": props}
 
 
-INPUTS_SCHEMA: dict[str, Any] = _obj({
-    "base_mva": _POS,
+#: Most buses, branches or machines: the cases are the WSCC 9-bus system and its kin; every
+#: scenario integrates the reduced network, so 200 keeps a task's reference within seconds.
+MAX_ELEMENTS = 200
+INPUTS_SCHEMA: dict[str, Any] = ic.bounded(_obj({
+    "base_mva": ic.BASE_MVA,
     "frequency_hz": {"enum": [50, 60]},
     "buses": {"type": "array", "minItems": 2, "items": _obj({
         "id": _ID, "type": {"enum": ["slack", "pv", "pq"]}, "p_load_mw": _NUM, "q_load_mvar": _NUM,
@@ -103,7 +108,15 @@ INPUTS_SCHEMA: dict[str, Any] = _obj({
                        "step_s": {"type": "number", "minimum": 0.0003, "maximum": 0.05}}),
     "scenarios": {"type": "array", "minItems": 8, "maxItems": 12, "items": _obj({
         "id": _ID, "fault_bus": _ID, "trip_branch": _ID, "t_clear_s": _POS})},
-})
+}), MAX_ELEMENTS)
+
+
+def input_problems(inputs: dict[str, Any]) -> list[str]:
+    """Unique ids of buses, branches, machines and scenarios (a repeated bus made the pre-fault
+    power flow diverge; a repeated branch or machine was read as a parallel one)."""
+    p = ic.Problems()
+    ic.unique_id_problems(p, inputs, [("buses",), ("branches",), ("machines",), ("scenarios",)])
+    return p
 
 
 def _bad(field: str, why: str) -> InvalidTaskError:
@@ -152,7 +165,10 @@ class System:
             p_load_mw=[b["p_load_mw"] for b in buses], q_load_mvar=[b["q_load_mvar"] for b in buses],
             p_gen_mw=p_gen, v_set_pu=[b["v_set_pu"] for b in buses])
         self.net = net
-        sol = acpf.solve_ac(net)
+        try:
+            sol = acpf.solve_ac(net)
+        except PowerFlowDidNotConverge as exc:  # a case without an operating point is the caller's error
+            raise _bad("buses", f"the pre-fault power flow does not converge ({exc})") from None
         if not sol.converged:
             raise _bad("buses", "the pre-fault power flow does not converge")
         v = sol.V
@@ -502,6 +518,7 @@ SPEC = register(
         generate=generate,
         accept=accept,
         inputs_schema=INPUTS_SCHEMA,
+        validate_inputs=input_problems,
         expert=EXPERT,
         judged_by=JUDGED_BY,
         levels=(1, 2),

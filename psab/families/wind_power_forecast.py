@@ -26,11 +26,15 @@ import numpy as np
 from psab.contract import Task
 from psab.evaluators import answer_schema as s
 from psab.evaluators import forecast as fc
+from psab.evaluators import input_checks as ic
 from psab.families import _wind
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.surrogates.wind_curves import PROVENANCE as CURVES_PROVENANCE
 
 FAMILY_ID = "wind_power_forecast"
+#: Most entries of any list in public_inputs (issue 32, item 4: lists had no bound): the public case
+#: and the drawn ones hold at most 72.
+MAX_INPUT_ITEMS = 10000
 
 #: A trivial forecast that reaches this skill makes a draw too easy to rank forecasters.
 TRIVIAL_SKILL_LIMIT = 0.98
@@ -263,7 +267,7 @@ SPEC = register(
         evaluate=evaluate,
         generate=generate,
         accept=accept,
-        inputs_schema=_wind.INPUTS_SCHEMA,
+        inputs_schema=ic.bounded(_wind.INPUTS_SCHEMA, MAX_INPUT_ITEMS),
         # A forecast value nudged 5 % towards the realized power is a better forecast, and the
         # forecast score caps every better-than-reference answer at 1 (docs/families.md, scoring kinds).
         mutation_exempt=("/power_mw/*",),

@@ -31,12 +31,16 @@ from psab.contract import Task
 from psab.errors import InvalidTaskError
 from psab.evaluators import answer_schema as s
 from psab.evaluators import forecast as fc
+from psab.evaluators import input_checks as ic
 from psab.families import _wind
 from psab.families.wind_power_forecast import COMMON_EN, COMMON_RU
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
 from psab.surrogates.wind_curves import PROVENANCE as CURVES_PROVENANCE
 
 FAMILY_ID = "wind_prediction_interval"
+#: Most entries of any list in public_inputs (issue 32, item 4: lists had no bound): the public case
+#: and the drawn ones hold at most 72.
+MAX_INPUT_ITEMS = 10000
 
 #: Lead blocks (horizon steps, from ≤ t < to) whose past errors are pooled for one quantile pair.
 LEAD_BLOCKS = ((0, 6), (6, 12), (12, 18), (18, 24))
@@ -358,7 +362,7 @@ SPEC = register(
         evaluate=evaluate,
         generate=generate,
         accept=accept,
-        inputs_schema=INPUTS_SCHEMA,
+        inputs_schema=ic.bounded(INPUTS_SCHEMA, MAX_INPUT_ITEMS),
         # A lower bound raised by 5 % narrows the interval; while it still covers, a sharper
         # interval is a better one and the score caps it at 1 (sharpness subject to reliability).
         mutation_exempt=("/lower_mw/*",),

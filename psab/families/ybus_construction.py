@@ -25,6 +25,9 @@ from psab.surrogates import dc_flow
 from psab.surrogates.ac_power_flow import PQ, SLACK, AcNetwork, make_network
 
 FAMILY_ID = "ybus_construction"
+#: Most entries of any list in public_inputs (issue 32, item 4: lists had no bound): the public case
+#: and the drawn ones hold at most 80.
+MAX_INPUT_ITEMS = 1000
 
 # ---------------------------------------------------------------------------- contract
 
@@ -452,7 +455,7 @@ SPEC = register(
         judged_by=JUDGED_BY,
         levels=(1, 2, 3),
         naive_answer=naive_answer,
-        inputs_schema=INPUTS_SCHEMA,
+        inputs_schema=ic.bounded(INPUTS_SCHEMA, MAX_INPUT_ITEMS),
         validate_inputs=input_problems,
     )
 )

@@ -505,6 +505,15 @@ def network_problems(net: Network) -> list[str]:
     if len(set(ids)) != len(ids):
         out.append(f"{_ptr('buses')}: bus ids are not unique")
     known = set(ids)
+    # Element ids are unique within each list (issue 32, item 4: a repeated line id was read
+    # as a parallel line while the answer and the pandapower names are keyed by id).
+    for key in ("feeders", "transformers", "transformers_3w", "lines", "generators", "power_station_units", "motors"):
+        seen: dict[str, int] = {}
+        for i, el in enumerate(getattr(net, key)):
+            if el.id in seen:
+                out.append(f"{_ptr(key, i, 'id')}: duplicate id {el.id!r} (also at index {seen[el.id]})")
+            else:
+                seen[el.id] = i
     refs: list[tuple[str, str, str]] = []
     for i, q in enumerate(net.feeders):
         refs.append((_ptr("feeders", i, "bus"), q.id, q.bus))
