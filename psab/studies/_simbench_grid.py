@@ -192,11 +192,17 @@ def _derive(code: str, folder: Path) -> dict[str, Any]:
     load_q = per_bus(av[("load", "q_mvar")][ld.index], ld.bus)
     sgen_p = per_bus(av[("sgen", "p_mw")][sg.index], sg.bus)
     res = {c: net.profiles["renewables"][c].to_numpy(dtype=float) for c in net.profiles["renewables"].columns if c != "time"}
-    line_types = {k: {"r_ohm_per_km": float(v["r_ohm_per_km"]), "x_ohm_per_km": float(v["x_ohm_per_km"]),
-                      "c_nf_per_km": float(v["c_nf_per_km"]), "max_i_ka": float(v["max_i_ka"])}
-                  for k, v in net.std_types["line"].items()}
-    trafo_types = {k: {f: float(v[f]) for f in ("sn_mva", "vn_hv_kv", "vn_lv_kv", "vk_percent", "vkr_percent", "pfe_kw", "i0_percent")}
-                   for k, v in net.std_types["trafo"].items()}
+    # the type tables as the CSV folder states them (LineType.csv: r, x in ohm/km, b in µS/km,
+    # iMax in A; TransformerType.csv: sR in MVA), not pandapower's own standard types
+    import pandas as pd
+
+    lt = pd.read_csv(folder / "LineType.csv", sep=";")
+    line_types = {str(r.id): {"r_ohm_per_km": float(r.r), "x_ohm_per_km": float(r.x),
+                              "c_nf_per_km": float(r.b) / (2 * np.pi * F_HZ) * 1e3, "max_i_ka": float(r.iMax) / 1e3,
+                              "b_us_per_km": float(r.b), "kind": str(r.type)} for r in lt.itertuples()}
+    tt = pd.read_csv(folder / "TransformerType.csv", sep=";")
+    trafo_types = {str(r.id): {"sn_mva": float(r.sR), "vn_hv_kv": float(r.vmHV), "vn_lv_kv": float(r.vmLV),
+                               "vk_percent": float(r.vmImp), "pcu_kw": float(r.pCu)} for r in tt.itertuples()}
     return {
         "code": code, "bus_names": names, "vn_kv": vn, "vm_min_pu": vmin, "vm_max_pu": vmax,
         "slack": idx[int(eg.bus)], "vm_slack_pu": float(eg.vm_pu),
@@ -226,7 +232,7 @@ def grid(code: str) -> Grid:
     """The grid's arrays (derived from its CSV folder once, then read from the cache)."""
     folder = csv_folder(code)
     digest = files_digest(model_files(code))[:16]
-    path = cache_root() / "hosting" / f"{code}-{digest}.npz"
+    path = cache_root() / "hosting" / f"{code}-{digest}-v2.npz"
     meta_path = path.with_suffix(".json")
     if path.is_file() and meta_path.is_file():
         meta = json.loads(meta_path.read_text())

@@ -52,7 +52,7 @@ from typing import Any
 import numpy as np
 
 from psab.contract import Task, Violation
-from psab.errors import InvalidTaskError
+from psab.errors import InvalidTaskError, SolverError
 from psab.evaluators import answer_schema as s
 from psab.registry import Assessment, Deliverable, FamilySpec, Generated, Reference, register
 from psab.studies import model as study_model
@@ -115,8 +115,7 @@ class Case:
     resolution_mwp: float
     hc_max_mwp: float
     rise_max_pu: float
-    trafo_options: dict[str, dict[str, float]]
-    trafo_count: int
+    trafo_options: dict[str, dict[str, Any]]
     line_options: dict[str, dict[str, Any]]
     qu_cost_keur_per_plant: float
     qu_q_max_per_mwp: float
@@ -206,15 +205,19 @@ def _build(inputs: Mapping[str, Any]) -> Case:
     trafo_options = {}
     for k, t in enumerate(cat["transformer_options"]):
         if t["type"] not in g.trafo_types:
-            raise _bad(f"/catalogue/transformer_options/{k}/type", "must name a transformer type of the grid's type table")
-        tt = g.trafo_types[t["type"]]
-        trafo_options[t["type"]] = {"sn_mva": tt["sn_mva"], "cost_keur_per_unit": float(t["cost_keur_per_unit"])}
+            raise _bad(f"/catalogue/transformer_options/{k}/type", "must name a type of TransformerType.csv")
+        if not 1 <= int(t["units_after"]) <= 6:
+            raise _bad(f"/catalogue/transformer_options/{k}/units_after", "must lie in [1, 6]")
+        if t["id"] in trafo_options or t["id"] == "keep":
+            raise _bad(f"/catalogue/transformer_options/{k}/id", "must be unique and not 'keep'")
+        trafo_options[str(t["id"])] = {"sn_total_mva": g.trafo_types[t["type"]]["sn_mva"] * int(t["units_after"]),
+                                       "cost_keur": float(t["cost_keur"])}
     line_options = {}
     for k, opt in enumerate(cat["line_options"]):
         if opt["line_id"] not in line_pos:
             raise _bad(f"/catalogue/line_options/{k}/line_id", "must name an in-service line of Line.csv")
         if opt["new_type"] not in g.line_types:
-            raise _bad(f"/catalogue/line_options/{k}/new_type", "must name a line type of the grid's type table")
+            raise _bad(f"/catalogue/line_options/{k}/new_type", "must name a type of LineType.csv")
         if opt["line_id"] in line_options:
             raise _bad(f"/catalogue/line_options/{k}/line_id", "is listed twice")
         line_options[opt["line_id"]] = {"new_type": opt["new_type"], "cost_keur": float(opt["cost_keur"]),
@@ -229,7 +232,7 @@ def _build(inputs: Mapping[str, Any]) -> Case:
                 rollout_mwp=np.array(r_mwp), rollout_profile=profile(ro["pv_profile"], "/rollout/pv_profile"),
                 hc_nodes=tuple(hc["node_ids"]), hc_profile=profile(hc["pv_profile"], "/hosting_capacity/pv_profile"),
                 resolution_mwp=res, hc_max_mwp=hc_max, rise_max_pu=float(inputs["criteria"]["voltage_rise_max_pu"]),
-                trafo_options=trafo_options, trafo_count=int(len(g.trafo_names)), line_options=line_options,
+                trafo_options=trafo_options, line_options=line_options,
                 qu_cost_keur_per_plant=float(qu["cost_keur_per_plant"]), qu_q_max_per_mwp=float(qu["q_max_mvar_per_mwp"]),
                 qu_u_pu=tuple(float(u) for u in qu["u_pu"]), qu_k=tuple(float(k) for k in qu["q_per_p_inst"]),
                 caps_pct=caps, curtail_eur_per_mwh=float(cur["price_eur_per_mwh"]),
@@ -269,7 +272,7 @@ def curtailed_mwh(case: Case, cap_pct: float) -> float:
 def cost_keur(case: Case, d: Decision) -> float:
     c = 0.0
     if d.transformer_type != "keep":
-        c += case.trafo_options[d.transformer_type]["cost_keur_per_unit"] * case.trafo_count
+        c += case.trafo_options[d.transformer_type]["cost_keur"]
     c += sum(case.line_options[ln]["cost_keur"] for ln in d.lines)
     if d.q_u:
         c += case.qu_cost_keur_per_plant * case.rollout_ids.__len__()
@@ -289,8 +292,7 @@ def network_for(case: Case, d: Decision) -> hy.MVNetwork:
         r[k], x[k] = opt["r_ohm_per_km"] * length, opt["x_ohm_per_km"] * length
         b[k] = 2 * np.pi * hy.F_HZ * opt["c_nf_per_km"] * 1e-3 * length
         imax[k] = opt["max_i_ka"]
-    sn = net.trafo_sn_total_mva if d.transformer_type == "keep" else \
-        case.trafo_options[d.transformer_type]["sn_mva"] * case.trafo_count
+    sn = net.trafo_sn_total_mva if d.transformer_type == "keep" else case.trafo_options[d.transformer_type]["sn_total_mva"]
     return replace(net, line_r_ohm=r, line_x_ohm=x, line_b_us=b, line_max_i_ka=imax, trafo_sn_total_mva=sn)
 
 
@@ -442,7 +444,7 @@ def hosting_capacity(task: Task, case: Case, node_id: str, backend: str, linear:
             worst |= set(day[bad[np.argsort(-c.excess[bad])[:SCREEN_PER_CRITERION]]].tolist())
         screen = np.array(sorted(set(screen.tolist()) | worst))
     if not good:
-        raise RuntimeError(f"hosting capacity at {node_id}: screening did not converge")
+        raise SolverError(f"hosting capacity at {node_id}: screening did not converge")
     out = {"node_id": node_id, "hc_mwp": round(lo * case.resolution_mwp, 6)}
     if lo >= n_max:
         out.update(binding_criterion="none", binding_step=-1, binding_element_id="")
@@ -508,7 +510,7 @@ def best_decision(task: Task, backend: str, linear: bool = False) -> tuple[Decis
             screen = np.array(sorted(set(screen.tolist()) | worst))
             continue   # the same candidate again, now on the larger screen (it fails there)
         i += 1
-    raise RuntimeError("no decision of the catalogue meets every criterion")
+    raise SolverError("no decision of the catalogue meets every criterion")
 
 
 # ---------------------------------------------------------------------------- answers
@@ -563,7 +565,7 @@ def naive_answer(task: Task) -> dict[str, Any]:
             lines.add(ln)
     trafo = "keep"
     if float(np.max(crit["trafo_thermal"].excess)) > VIOLATION_TOL["trafo_thermal"] and case.trafo_options:
-        trafo = min(case.trafo_options, key=lambda t: case.trafo_options[t]["cost_keur_per_unit"])
+        trafo = min(case.trafo_options, key=lambda t: case.trafo_options[t]["cost_keur"])
     d = Decision(trafo, tuple(sorted(lines)), False, 100.0)
     for qu in (False, True):
         for cap in sorted(case.caps_pct, reverse=True):
@@ -600,7 +602,7 @@ def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
     d = decision_of(answer["decision"])
     bad_lines = [ln for ln in d.lines if ln not in case.line_options]
     if d.transformer_type != "keep" and d.transformer_type not in case.trafo_options:
-        violations.append(Violation("/decision/transformer_type", "must be 'keep' or a transformer option of the catalogue",
+        violations.append(Violation("/decision/transformer_type", "must be 'keep' or a transformer option id of the catalogue",
                                     sorted(case.trafo_options), d.transformer_type))
     if bad_lines:
         violations.append(Violation("/decision/replace_lines", "every replaced line must be a line option of the catalogue",
@@ -646,7 +648,7 @@ def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
 def submission_schema(inputs: Mapping[str, Any]) -> dict[str, Any]:
     nodes = list(inputs["hosting_capacity"]["node_ids"])
     line_opts = [o["line_id"] for o in inputs["catalogue"]["line_options"]]
-    trafos = ["keep", *[t["type"] for t in inputs["catalogue"]["transformer_options"]]]
+    trafos = ["keep", *[t["id"] for t in inputs["catalogue"]["transformer_options"]]]
     caps = list(inputs["catalogue"]["curtailment"]["cap_levels_pct"])
     item = s.obj({
         "node_id": s.enum(nodes, "the listed node (Node.csv id)", ru="указанный узел (id из Node.csv)"),
@@ -664,8 +666,8 @@ def submission_schema(inputs: Mapping[str, Any]) -> dict[str, Any]:
         "hosting_capacity": s.array(item, "one entry per listed node, in the listed order", length=len(nodes),
                                     ru="по одной записи на каждый указанный узел, в указанном порядке"),
         "decision": s.obj({
-            "transformer_type": s.enum(trafos, "'keep' or the type replacing every HV/MV transformer",
-                                       ru="'keep' или тип, заменяющий все трансформаторы ВН/СН"),
+            "transformer_type": s.enum(trafos, "'keep' or the id of a transformer option",
+                                       ru="'keep' или id варианта по трансформаторам"),
             "replace_lines": s.array(s.enum(line_opts, "a line option id", ru="id варианта замены линии"),
                                      "lines replaced by their catalogue type", max_items=max(len(line_opts), 1),
                                      unique=True, ru="линии, заменяемые на тип из каталога"),
@@ -708,12 +710,14 @@ def materialize(task: Task, directory: str | Path) -> None:
 # ---------------------------------------------------------------------------- held-out draws
 
 #: Replacement type per kind of line (the strongest MV types of the grid's own type table).
-NEW_TYPE = {"cs": "NA2XS2Y 1x240 RM/25 12/20 kV", "ol": "243-AL1/39-ST1A 20.0"}
+NEW_TYPE = {"cs": "NA2XS2Y 1x185 RM/25 12/20 kV", "ol": "70-AL1/11-ST1A 20.0"}
 #: Base costs (kEUR; see provenance: assumed, low confidence), perturbed ±20 % per draw.
 COST_CABLE_KEUR_PER_KM = 110.0
 COST_OVERHEAD_KEUR_PER_KM = 70.0
-COST_TRAFO_KEUR = {"40 MVA 110/20 kV YNd5": 1100.0, "63 MVA 110/20 kV": 1400.0}
-TRAFO_UPGRADE = {25.0: "40 MVA 110/20 kV YNd5", 40.0: "63 MVA 110/20 kV"}
+COST_TRAFO_KEUR_PER_UNIT = 1100.0
+#: The transformer option per grid: rural (2 × 25 MVA) replaces both units by 40 MVA ones;
+#: semiurban (2 × 40 MVA, already the largest 110/20 kV type of TransformerType.csv) adds a third.
+TRAFO_OPTION = {25.0: ("replace_2x40MVA", "40 MVA 110/20 kV YNd5", 2, 2), 40.0: ("add_1x40MVA", "40 MVA 110/20 kV YNd5", 3, 1)}
 COST_QU_KEUR_PER_PLANT = 3.0
 CURTAIL_EUR_PER_MWH = 90.0
 CAP_LEVELS_PCT = [100, 55, 50, 45, 40, 35, 30]
@@ -748,7 +752,8 @@ def _path_lines(net: hy.MVNetwork, bus: int) -> list[int]:
 def generate(public: Task | None, rng: np.random.Generator, level: int = 1) -> Generated:
     """A draw on the level's SimBench grid (level 1: 1-MV-rural, 95 MV buses; level 2:
     1-MV-semiurb, 115): load and generation scaled by 0.9-1.1, a PV roll-out of 5 (level 2: 7)
-    plants of 1.5-4 MWp at nodes drawn among the electrically farthest half of the grid, 4
+    plants at nodes drawn among the electrically farthest half of the grid, sized 1-3 MWp and
+    scaled together so that their voltage rise overshoots the 2 % limit by 0.4-1.2 points, 4
     (level 2: 6) hosting-capacity nodes, the catalogue's eight line options on the roll-out's
     paths (those the do-nothing year loads most and whose resistance raises the voltage most)
     and every cost perturbed by ±20 %."""
@@ -768,23 +773,39 @@ def generate(public: Task | None, rng: np.random.Generator, level: int = 1) -> G
     ro_nodes = sorted(rng.choice(far, size=n_ro, replace=False).tolist())
     hc_nodes = rng.choice(cand, size=n_hc, replace=False).tolist()
     profile = str(rng.choice(pv))
-    plants = [{"id": f"PV{k + 1}", "node_id": case.bus_ids[b], "p_mwp": round(float(rng.uniform(1.5, 4.0)), 1)}
+    sizes = rng.uniform(1.0, 3.0, size=n_ro)
+    # scale the roll-out together so that its voltage rise at the sunniest steps (linearised flow)
+    # overshoots the 2 % limit by a drawn 0.4-1.2 points: reinforcement is needed and possible
+    prof = g.res_profiles[profile]
+    sunny = np.argsort(-prof)[:48]
+    p0, q0 = case.p_base[:, sunny], case.q_base[:, sunny]
+    p1 = p0.copy()
+    np.add.at(p1, np.array(ro_nodes), sizes[:, None] * prof[sunny][None, :])
+    v0 = hy.power_flow(net, p0, q0, linear=True).vm
+    v1 = hy.power_flow(net, p1, q0, linear=True).vm
+    rise = float(np.max(v1 - v0))
+    scale = (RISE_MAX_PU + float(rng.uniform(0.004, 0.012))) / max(rise, 1e-9)
+    plants = [{"id": f"PV{k + 1}", "node_id": case.bus_ids[b], "p_mwp": max(round(float(sizes[k] * scale), 1), 0.1)}
               for k, b in enumerate(ro_nodes)]
     # line options: on the roll-out's paths, ranked by the resistance they add to the farthest plants
     on_paths: dict[int, float] = {}
     for b in ro_nodes:
         for k in _path_lines(net, b):
-            if g.line_type[k] != NEW_TYPE[_line_kind(g, k)]:
+            new = g.line_types[NEW_TYPE[_line_kind(g, k)]]
+            if new["max_i_ka"] > g.line_max_i_ka[k] + 1e-9:
                 on_paths[k] = on_paths.get(k, 0.0) + float(net.line_r_ohm[k])
     chosen = sorted(on_paths, key=lambda k: -on_paths[k])[:N_LINE_OPTIONS]
     line_options = []
     for k in sorted(chosen):
         kind = _line_kind(g, k)
         per_km = COST_CABLE_KEUR_PER_KM if kind == "cs" else COST_OVERHEAD_KEUR_PER_KM
+        new = g.line_types[NEW_TYPE[kind]]
         line_options.append({"line_id": g.line_names[k], "new_type": NEW_TYPE[kind],
                              "length_km": float(g.line_length_km[k]),
+                             "new_r_ohm_per_km": new["r_ohm_per_km"], "new_x_ohm_per_km": new["x_ohm_per_km"],
+                             "new_b_us_per_km": new["b_us_per_km"], "new_max_i_ka": new["max_i_ka"],
                              "cost_keur": round(per_km * float(g.line_length_km[k]) * float(rng.uniform(0.8, 1.2)), 1)})
-    up = TRAFO_UPGRADE[float(g.trafo_sn_mva[0])]
+    t_id, t_type, t_after, t_new = TRAFO_OPTION[float(g.trafo_sn_mva[0])]
     inputs = dict(stub)
     inputs["scenario"] = {"load_scale": round(float(rng.uniform(0.9, 1.1)), 3),
                           "sgen_scale": round(float(rng.uniform(0.9, 1.1)), 3), "busbar_vm_pu": round(float(g.vm_slack_pu), 4)}
@@ -792,9 +813,9 @@ def generate(public: Task | None, rng: np.random.Generator, level: int = 1) -> G
                                   "pv_profile": profile}
     inputs["rollout"] = {"pv_profile": profile, "plants": plants}
     inputs["catalogue"] = {
-        "transformer_options": [{"type": up, "sn_mva": float(g.trafo_types[up]["sn_mva"]),
-                                 "cost_keur_per_unit": round(COST_TRAFO_KEUR[up] * float(rng.uniform(0.8, 1.2)), 1)}],
-        "transformer_count": int(len(g.trafo_names)),
+        "transformer_options": [{"id": t_id, "type": t_type, "units_after": t_after, "new_units": t_new,
+                                 "sn_total_mva_after": float(g.trafo_types[t_type]["sn_mva"]) * t_after,
+                                 "cost_keur": round(COST_TRAFO_KEUR_PER_UNIT * t_new * float(rng.uniform(0.8, 1.2)), 1)}],
         "line_options": line_options,
         "q_u": {**stub["catalogue"]["q_u"], "cost_keur_per_plant": round(COST_QU_KEUR_PER_PLANT * float(rng.uniform(0.8, 1.2)), 2)},
         "curtailment": {"cap_levels_pct": CAP_LEVELS_PCT,
@@ -822,7 +843,7 @@ def _stub_inputs(code: str, files: list[dict[str, str]], profile: str) -> dict[s
         "hosting_capacity": {"node_ids": [], "pv_profile": profile, "resolution_mwp": RESOLUTION_MWP,
                              "max_mwp": HC_MAX_MWP, "power_factor": 1.0},
         "rollout": {"pv_profile": profile, "plants": []},
-        "catalogue": {"transformer_options": [], "transformer_count": int(len(g.trafo_names)), "line_options": [],
+        "catalogue": {"transformer_options": [], "line_options": [],
                       "q_u": {"u_pu": list(QU_U_PU), "q_per_p_inst": list(QU_K), "q_max_mvar_per_mwp": 0.33,
                               "cost_keur_per_plant": COST_QU_KEUR_PER_PLANT},
                       "curtailment": {"cap_levels_pct": CAP_LEVELS_PCT, "price_eur_per_mwh": CURTAIL_EUR_PER_MWH,
@@ -856,3 +877,251 @@ def accept(task: Task, reference: Reference) -> str | None:
             if other != row:
                 return f"power_grid_model and the surrogate disagree on the hosting capacity at {row['node_id']}"
     return None
+
+
+# ---------------------------------------------------------------------------- words
+
+CONVENTIONS_EN = """\
+**Model.** The SimBench CSV folder in `model/` (read it with `simbench.csv2pp`, or directly). The study network is the MV \
+level: the nodes of Node.csv at the rated voltage of the HV/MV transformers' LV side, nodes joined by a closed bus-bus \
+switch (Switch.csv) being one node; a line with an open switch is out of service (the grid's normally-open points). The HV \
+side is not modelled: the MV busbar (the transformers' LV node) is held at `scenario.busbar_vm_pu` at angle 0 by the \
+on-load tap changer (Transformer.csv autoTap at the LV side), at every step. Lines are π-models: series r + jx and shunt \
+jb/2 at each end from LineType.csv per km × Line.csv length (g = 0). Loads: Load.csv pLoad, qLoad × the LoadProfile.csv \
+columns `<profile>_pload`, `<profile>_qload` × `scenario.load_scale`; generation: RES.csv pRES × its RESProfile.csv \
+column × `scenario.sgen_scale`, at Q = 0 (what `simbench.get_absolute_values(net, profiles_instead_of_study_cases=True)` \
+returns). Every 15-minute step (the 0-based row of the profile files, `time.steps` of them) is an independent balanced AC \
+power flow with constant-power injections.
+
+**Criteria** (every step, every element): (1) `voltage_band`: vmMin ≤ |V| ≤ vmMax of Node.csv at every MV node except \
+the busbar; (2) `voltage_rise`: |V| − |V_base| ≤ `criteria.voltage_rise_max_pu` at every MV node except the busbar, \
+V_base the same step of the base case (the scenario without any added PV and without any measure); (3) `line_thermal`: \
+max(|I_from|, |I_to|) / iMax · 100 ≤ loadingMax of Line.csv (iMax of the line's type, the new type once replaced); \
+(4) `trafo_thermal`: the current the MV network exchanges with the HV/MV transformers (the current leaving the busbar \
+into the lines minus the busbar's own loads' and generators' currents) over the sum of the units' rated currents at the \
+MV side (sR / (√3 · vmLV)) · 100 ≤ loadingMax of Transformer.csv. Where the base case already exceeds a limit at a step \
+and element, the limit there is the base case's value (a pre-existing violation may not be worsened). A criterion is \
+violated when exceeded by more than 1e-6 pu (voltages) or 1e-4 percentage points (loadings).
+
+**Hosting capacity** at a listed node: one PV plant of P MWp there, output P × the `hosting_capacity.pv_profile` column \
+of RESProfile.csv at unity power factor, on the base case (no roll-out, no measure); the largest P, a multiple of \
+`resolution_mwp` in [0, `max_mwp`], at which every criterion holds at every step (the feasible sizes form an interval \
+[0, HC]). `binding_criterion`: at P = HC + resolution_mwp, the first violated criterion in the order voltage_band, \
+voltage_rise, line_thermal, trafo_thermal; `binding_step`: the step of that criterion's largest excess over the year \
+(in its own unit; the earliest step on a tie); `binding_element_id`: the Node.csv id (voltages), Line.csv id, or \
+"HV/MV transformers" where that excess occurs. When HC = max_mwp: "none", -1 and "".
+
+**Decision** for the roll-out (`rollout.plants`, each MWp × the `rollout.pv_profile` column, unity power factor unless \
+Q(U)): choose from `catalogue` (any subset of line options, at most one transformer option, Q(U) on or off, one cap \
+level). A transformer option makes the HV/MV transformers `units_after` units of its type (sR from TransformerType.csv). A \
+line option replaces the line's type by `new_type` (its LineType.csv row, repeated in the option). Q(U): every roll-out \
+inverter sets Q = q_max_mvar_per_mwp · MWp · k(|V|) at its node, k piecewise linear through (u_pu, q_per_p_inst) and flat \
+outside, Q > 0 injecting, at the steps where its output is positive (Q = 0 otherwise); the steady state of the power flow \
+with that characteristic. Curtailment cap c %: each roll-out plant's output is MWp × min(profile, c / 100). Cost (kEUR) \
+= the transformer option's cost_keur + the replaced lines' cost_keur + (Q(U) ? cost_keur_per_plant × number of roll-out \
+plants : 0) + curtailed energy (MWh over the year: Σ steps Σ plants MWp × max(profile − c / 100, 0) × 0.25 h) × \
+price_eur_per_mwh × capitalisation_years / 1000. The decision must meet every criterion at every step, with the base \
+case for the voltage rise and for pre-existing violations being the scenario without roll-out and without measures."""
+
+CONVENTIONS_RU = """\
+**Модель.** Папка CSV SimBench в `model/` (читается `simbench.csv2pp` или напрямую). Сеть исследования — уровень СН: \
+узлы Node.csv с номинальным напряжением стороны НН трансформаторов ВН/СН; узлы, соединённые замкнутым шинным \
+выключателем (Switch.csv), — один узел; линия с разомкнутым выключателем выведена из работы (нормальные точки \
+размыкания). Сторона ВН не моделируется: шины СН (узел НН трансформаторов) на каждом шаге поддерживаются РПН \
+(Transformer.csv autoTap на стороне НН) при `scenario.busbar_vm_pu` и угле 0. Линии — П-схемы: продольное r + jx и \
+поперечная jb/2 на каждом конце по LineType.csv на км × длина из Line.csv (g = 0). Нагрузки: pLoad, qLoad из Load.csv × \
+столбцы `<profile>_pload`, `<profile>_qload` LoadProfile.csv × `scenario.load_scale`; генерация: pRES из RES.csv × её \
+столбец RESProfile.csv × `scenario.sgen_scale`, при Q = 0 (то, что даёт `simbench.get_absolute_values(net, \
+profiles_instead_of_study_cases=True)`). Каждый 15-минутный шаг (номер строки файлов профилей с 0, всего `time.steps`) \
+— независимый симметричный расчёт установившегося режима с нагрузками постоянной мощности.
+
+**Критерии** (каждый шаг, каждый элемент): (1) `voltage_band`: vmMin ≤ |V| ≤ vmMax из Node.csv в каждом узле СН, кроме \
+шин; (2) `voltage_rise`: |V| − |V_base| ≤ `criteria.voltage_rise_max_pu` в каждом узле СН, кроме шин, где V_base — тот \
+же шаг базового режима (сценарий без добавленных СЭС и без мероприятий); (3) `line_thermal`: max(|I_нач|, |I_кон|) / \
+iMax · 100 ≤ loadingMax из Line.csv (iMax типа линии, после замены — нового типа); (4) `trafo_thermal`: ток обмена сети \
+СН с трансформаторами ВН/СН (ток, уходящий с шин в линии, минус токи нагрузок и генераторов самих шин), отнесённый к \
+сумме номинальных токов единиц на стороне СН (sR / (√3 · vmLV)), · 100 ≤ loadingMax из Transformer.csv. Если базовый \
+режим уже превышает предел на шаге и элементе, пределом там служит значение базового режима (существующее нарушение \
+нельзя ухудшать). Критерий нарушен при превышении более чем на 1e-6 о.е. (напряжения) или 1e-4 процентного пункта \
+(загрузки).
+
+**Допустимая мощность** в указанном узле: одна СЭС мощностью P МВт пик в нём, выдача P × столбец \
+`hosting_capacity.pv_profile` RESProfile.csv при cos φ = 1, в базовом режиме (без ввода, без мероприятий); наибольшая \
+P, кратная `resolution_mwp`, в [0, `max_mwp`], при которой все критерии выполняются на каждом шаге (допустимые \
+мощности образуют отрезок [0, HC]). `binding_criterion`: при P = HC + resolution_mwp — первый нарушенный критерий в \
+порядке voltage_band, voltage_rise, line_thermal, trafo_thermal; `binding_step`: шаг наибольшего превышения этого \
+критерия за год (в его единицах; при равенстве — самый ранний); `binding_element_id`: id из Node.csv (напряжения), \
+Line.csv или "HV/MV transformers", где оно достигается. При HC = max_mwp: "none", -1 и "".
+
+**Решение** для ввода (`rollout.plants`, каждая МВт пик × столбец `rollout.pv_profile`, cos φ = 1, если не Q(U)): \
+выбор из `catalogue` (любое подмножество замен линий, не более одного варианта по трансформаторам, Q(U) да/нет, один \
+уровень ограничения). Вариант по трансформаторам делает трансформаторы ВН/СН `units_after` единицами своего типа (sR \
+из TransformerType.csv). Замена линии ставит тип `new_type` (его строка LineType.csv повторена в варианте). Q(U): \
+каждый инвертор ввода задаёт Q = q_max_mvar_per_mwp · МВт пик · k(|V|) в своём узле, k кусочно-линейна через точки \
+(u_pu, q_per_p_inst) и постоянна вне их, Q > 0 — выдача, на шагах с положительной выдачей P (иначе Q = 0); \
+установившийся режим с этой характеристикой. Ограничение c %: выдача каждой СЭС ввода = МВт пик × min(профиль, c / \
+100). Стоимость (тыс. евро) = cost_keur варианта трансформаторов + cost_keur заменённых линий + (Q(U) ? \
+cost_keur_per_plant × число СЭС ввода : 0) + недоотпуск (МВт·ч за год: Σ шагов Σ СЭС МВт пик × max(профиль − c / 100, \
+0) × 0,25 ч) × price_eur_per_mwh × capitalisation_years / 1000. Решение должно выполнять все критерии на каждом шаге; \
+базовый режим для повышения напряжения и существующих нарушений — сценарий без ввода и без мероприятий."""
+
+PRESENTATION = {
+    "en": {
+        "title": "Hosting capacity and reinforcement study of a SimBench MV grid over a year",
+        "statement": (
+            "You are the distribution planner. The SimBench MV grid in `model/` carries its own year of 15-minute load and "
+            "generation profiles. Deliver (1) the PV hosting capacity at each node listed in `hosting_capacity.node_ids`, "
+            "with the binding criterion, step and element, and (2) for the PV roll-out in `rollout`, the cheapest "
+            "reinforcement from `catalogue` that keeps every planning criterion at every step of the year, judged by a year "
+            "of AC power flow.\n\n" + CONVENTIONS_EN),
+        "answer_notes": (
+            "hosting_capacity: one entry per listed node, in the listed order. decision: transformer_type ('keep' or an "
+            "option id), replace_lines (line option ids), q_u, curtailment_cap_pct. The hosting capacity is scored per item "
+            "(hc_mwp within 5e-5 MWp, the criterion, step and element exactly) against psab's recomputation; the decision is "
+            "applied and the whole year re-simulated: it must meet every criterion, and it scores 1 at the catalogue's least "
+            "cost, less in proportion to the extra kEUR. Score = (1 × hosting capacity + 2 × decision) / 3; 0 if the "
+            "decision violates a criterion."),
+    },
+    "ru": {
+        "title": "Исследование допустимой мощности СЭС и усиления сети СН SimBench за год",
+        "statement": (
+            "Вы — проектировщик распределительной сети. Сеть СН SimBench в `model/` содержит собственные годовые "
+            "15-минутные профили нагрузки и генерации. Подготовьте (1) допустимую мощность СЭС в каждом узле из "
+            "`hosting_capacity.node_ids` с ограничивающим критерием, шагом и элементом и (2) для ввода СЭС из `rollout` "
+            "самое дешёвое усиление из `catalogue`, при котором каждый критерий планирования выполняется на каждом шаге "
+            "года, по расчёту режимов за год.\n\n" + CONVENTIONS_RU),
+        "answer_notes": (
+            "hosting_capacity: по записи на каждый указанный узел, в указанном порядке. decision: transformer_type ('keep' "
+            "или id варианта), replace_lines (id вариантов замены линий), q_u, curtailment_cap_pct. Допустимая мощность "
+            "оценивается поэлементно (hc_mwp с точностью 5e-5 МВт пик, критерий, шаг и элемент — точно) по пересчёту psab; "
+            "решение применяется и весь год пересчитывается: оно должно выполнять все критерии и получает 1 при наименьшей "
+            "стоимости каталога, меньше — пропорционально избытку тыс. евро. Оценка = (1 × допустимая мощность + 2 × "
+            "решение) / 3; 0, если решение нарушает критерий."),
+        "hard_constraints": (
+            "решение: напряжение каждого узла СН в [vmMin, vmMax] Node.csv на каждом шаге (существующие нарушения не ухудшать)",
+            "решение: повышение напряжения от ввода ≤ voltage_rise_max_pu в каждом узле СН на каждом шаге",
+            "решение: загрузка каждой линии ≤ loadingMax Line.csv на каждом шаге",
+            "решение: загрузка трансформаторов ВН/СН ≤ loadingMax Transformer.csv на каждом шаге",
+            "решение: только варианты каталога",
+        ),
+    },
+}
+
+HARD_CONSTRAINTS = (
+    "decision: every MV node's voltage within [vmMin, vmMax] of Node.csv at every step (pre-existing violations not worsened)",
+    "decision: the voltage rise caused by the roll-out ≤ voltage_rise_max_pu at every MV node at every step",
+    "decision: every line's loading ≤ loadingMax of Line.csv at every step",
+    "decision: the HV/MV transformers' loading ≤ loadingMax of Transformer.csv at every step",
+    "decision: catalogue options only",
+)
+
+EXPERT = {
+    "en": {"statement": (
+        "Hosting-capacity and reinforcement study of the SimBench MV grid in `model/` over its year of 15-minute profiles "
+        "(SimBench, Meinecke et al. 2020). Deliver the PV hosting capacity at the listed nodes under the voltage band of "
+        "Node.csv, the 2 % voltage-rise limit of VDE-AR-N 4110:2018-11 §5.3.2 and the loadingMax of lines and "
+        "transformers, with the binding criterion, step and element; and the least-cost reinforcement of the roll-out "
+        "from the catalogue (transformers, lines, Q(U) per VDE-AR-N 4110 §10.2.2.4 with the stated characteristic, "
+        "curtailment priced per MWh), judged by a year of AC power flow.\n\n" + CONVENTIONS_EN)},
+    "ru": {"statement": (
+        "Исследование допустимой мощности СЭС и усиления сети СН SimBench из `model/` по её годовым 15-минутным профилям "
+        "(SimBench, Meinecke et al. 2020). Определите допустимую мощность СЭС в указанных узлах при диапазоне напряжений "
+        "Node.csv, пределе повышения напряжения 2 % VDE-AR-N 4110:2018-11 §5.3.2 и loadingMax линий и трансформаторов, с "
+        "ограничивающим критерием, шагом и элементом; и усиление наименьшей стоимости для ввода из каталога "
+        "(трансформаторы, линии, Q(U) по VDE-AR-N 4110 §10.2.2.4 с заданной характеристикой, ограничение выдачи с ценой "
+        "за МВт·ч) по расчёту режимов за год.\n\n" + CONVENTIONS_RU)},
+}
+
+JUDGED_BY = {
+    "surrogate": {
+        "en": "Judged by psab's implicit Z-bus AC power flow over every step of the year (psab.surrogates.distribution_pf, "
+              "converged to 1e-9 pu), the criteria as stated; hosting capacities against psab's proven recomputation.",
+        "ru": "Проверяется расчётом режима методом неявной Z-матрицы psab на каждом шаге года "
+              "(psab.surrogates.distribution_pf, сходимость 1e-9 о.е.) по заданным критериям; допустимые мощности — по "
+              "доказанному пересчёту psab.",
+    },
+    "power_grid_model": {
+        "en": "Judged by power-grid-model's batch Newton-Raphson power flow over every step of the year (the Q(U) steady "
+              "state by an outer fixed point), the criteria as stated; hosting capacities recomputed on it.",
+        "ru": "Проверяется пакетным расчётом режима Ньютона–Рафсона power-grid-model на каждом шаге года (установившийся "
+              "режим Q(U) — внешней итерацией) по заданным критериям; допустимые мощности пересчитываются на нём.",
+    },
+}
+
+PROVENANCE = (
+    {"title": "S. Meinecke et al., SimBench — A Benchmark Dataset of Electric Power Systems to Compare Innovative Solutions "
+              "Based on Power Flow Analysis, Energies 13(12), 3290, 2020; the simbench package 1.6.3 (data 1.0.x)",
+     "locator": "grids 1-MV-rural--0-sw (level 1) and 1-MV-semiurb--0-sw (level 2): topology, line and transformer types, "
+                "loads, generation, the 2016 15-minute profiles, Node.csv vmMin/vmMax (0.965-1.055 pu at MV), loadingMax 100 %",
+     "note": "The agent's model is the grid's own CSV folder written by simbench's write2csv; psab reads the same files.",
+     "confidence": "high"},
+    {"title": "VDE-AR-N 4110:2018-11, Technische Regeln für den Anschluss von Kundenanlagen an das Mittelspannungsnetz",
+     "locator": "§5.3.2 (voltage change caused by generating plants ≤ 2 % at MV); §10.2.2.4 (Q(U) characteristic, "
+                "parameters set by the network operator)",
+     "note": "The 2 % rise limit is applied per node and step against the base case; the Q(U) points are the study's, "
+             "stated in the task (cos φ = 0.95 at full output, Q/P_inst = 0.33). Clause numbers from the 2018 edition, not "
+             "re-checked against the text here.",
+     "confidence": "medium"},
+    {"title": "Candidate costs (kEUR): MV cable 110 kEUR/km, MV overhead line 70 kEUR/km, 110/20 kV 40 MVA transformer "
+              "1,100 kEUR per unit, Q(U) parametrisation 3 kEUR per plant, curtailment 90 EUR/MWh over 20 years",
+     "locator": "assumed round figures of the order of the German distribution-grid studies (dena-Verteilnetzstudie 2012; "
+                "BMWi Moderne Verteilernetze für Deutschland 2014); not taken from a cited table",
+     "note": "No public cost table could be retrieved and checked here; the figures are stated, perturbed ±20 % per draw, "
+             "and the optimum is optimal for the stated figures.",
+     "confidence": "low"},
+)
+
+
+def _neighbourhood(task: Task, answer: dict[str, Any]):
+    """Held-out acceptance's neighbourhood: one catalogue step away from the decision (each line
+    toggled, the cap one level up or down, Q(U) toggled), hosting capacities kept."""
+    case = case_of(task)
+    d = decision_of(answer["decision"])
+    caps = sorted(case.caps_pct)
+    variants = []
+    for ln in case.line_options:
+        lines = tuple(sorted(set(d.lines) ^ {ln}))
+        variants.append((f"toggle {ln}", replace(d, lines=lines)))
+    variants.append(("toggle q_u", replace(d, q_u=not d.q_u)))
+    i = caps.index(d.cap_pct) if d.cap_pct in caps else 0
+    for j in (i - 1, i + 1):
+        if 0 <= j < len(caps):
+            variants.append((f"cap {caps[j]:g} %", replace(d, cap_pct=caps[j])))
+    for name, v in variants:
+        yield name, {**answer, "decision": v.to_answer()}
+
+
+SPEC = register(
+    FamilySpec(
+        id=STUDY_ID,
+        area="der_storage",
+        scoring_kind="study",
+        confidence="medium",
+        version="1",
+        provenance=PROVENANCE,
+        submission_schema=submission_schema,
+        hard_constraints=HARD_CONSTRAINTS,
+        metrics=(),
+        tolerances={"relative": 1e-6, "absolute_floors": {"default": 1e-6},
+                    "objective": {"relative": 1e-6, "absolute": 1e-3}},
+        presentation=PRESENTATION,
+        backends=("surrogate", "power_grid_model"),
+        solve=solve,
+        evaluate=evaluate,
+        generate=generate,
+        accept=accept,
+        objective_sense="minimize",
+        objective_unit="kEUR",
+        objective_scale_floor=10.0,
+        validate_inputs=validate_inputs,
+        redraw_budget=6,
+        trivial_answer=do_nothing_answer,
+        expert=EXPERT,
+        judged_by=JUDGED_BY,
+        levels=(1, 2),
+        naive_answer=naive_answer,
+        tier="study",
+        deliverables=DELIVERABLES,
+        materialize=materialize,
+    )
+)
