@@ -883,8 +883,10 @@ def accept(task: Task, reference: Reference) -> str | None:
 
 CONVENTIONS_EN = """\
 **Model.** The SimBench CSV folder in `model/` (read it with `simbench.csv2pp`, or directly). The study network is the MV \
-level: the nodes of Node.csv at the rated voltage of the HV/MV transformers' LV side, nodes joined by a closed bus-bus \
-switch (Switch.csv) being one node; a line with an open switch is out of service (the grid's normally-open points). The HV \
+level: the nodes of Node.csv at the rated voltage of the HV/MV transformers' LV side. Nodes joined by a closed switch of \
+Switch.csv are one node, named as `simbench.csv2pp` names it (the auxiliary line-end nodes `…_1`, `…_2` merge into their \
+bus; the two busbar sections into `…busbar1.1`); a line with an open switch at either end is out of service (the grid's \
+normally-open points). Node and line ids in the task and the answer are those names (Node.csv / Line.csv ids). The HV \
 side is not modelled: the MV busbar (the transformers' LV node) is held at `scenario.busbar_vm_pu` at angle 0 by the \
 on-load tap changer (Transformer.csv autoTap at the LV side), at every step. Lines are π-models: series r + jx and shunt \
 jb/2 at each end from LineType.csv per km × Line.csv length (g = 0). Loads: Load.csv pLoad, qLoad × the LoadProfile.csv \
@@ -925,9 +927,10 @@ case for the voltage rise and for pre-existing violations being the scenario wit
 
 CONVENTIONS_RU = """\
 **Модель.** Папка CSV SimBench в `model/` (читается `simbench.csv2pp` или напрямую). Сеть исследования — уровень СН: \
-узлы Node.csv с номинальным напряжением стороны НН трансформаторов ВН/СН; узлы, соединённые замкнутым шинным \
-выключателем (Switch.csv), — один узел; линия с разомкнутым выключателем выведена из работы (нормальные точки \
-размыкания). Сторона ВН не моделируется: шины СН (узел НН трансформаторов) на каждом шаге поддерживаются РПН \
+узлы Node.csv с номинальным напряжением стороны НН трансформаторов ВН/СН; узлы, соединённые замкнутым выключателем \
+Switch.csv, — один узел; линия с разомкнутым выключателем на любом конце выведена из работы (нормальные точки \
+размыкания). Идентификаторы узлов и линий в задании и ответе — имена, которые даёт `simbench.csv2pp` (вспомогательные \
+узлы концов линий `…_1`, `…_2` сливаются со своим узлом, две секции шин — в `…busbar1.1`). Сторона ВН не моделируется: шины СН (узел НН трансформаторов) на каждом шаге поддерживаются РПН \
 (Transformer.csv autoTap на стороне НН) при `scenario.busbar_vm_pu` и угле 0. Линии — П-схемы: продольное r + jx и \
 поперечная jb/2 на каждом конце по LineType.csv на км × длина из Line.csv (g = 0). Нагрузки: pLoad, qLoad из Load.csv × \
 столбцы `<profile>_pload`, `<profile>_qload` LoadProfile.csv × `scenario.load_scale`; генерация: pRES из RES.csv × её \
