@@ -699,7 +699,8 @@ def materialize(task: Task, directory: str | Path) -> None:
     checked against the sha256 the task lists."""
     from psab.studies import _simbench_grid
 
-    code = task.public_inputs["model"].get("simbench_code")
+    model = task.public_inputs.get("model") if isinstance(task.public_inputs, Mapping) else None
+    code = model.get("simbench_code") if isinstance(model, Mapping) else None
     if code not in GRIDS.values():
         raise InvalidTaskError(f"task {task.id}: public_inputs/model/simbench_code must be one of {sorted(GRIDS.values())}")
     folder = _simbench_grid.csv_folder(code)
@@ -811,7 +812,7 @@ def generate(public: Task | None, rng: np.random.Generator, level: int = 1) -> G
                           "sgen_scale": round(float(rng.uniform(0.9, 1.1)), 3), "busbar_vm_pu": round(float(g.vm_slack_pu), 4)}
     inputs["hosting_capacity"] = {**stub["hosting_capacity"], "node_ids": [case.bus_ids[b] for b in hc_nodes],
                                   "pv_profile": profile}
-    inputs["rollout"] = {"pv_profile": profile, "plants": plants}
+    inputs["rollout"] = {"pv_profile": profile, "plants": [dict(p) for p in plants]}
     inputs["catalogue"] = {
         "transformer_options": [{"id": t_id, "type": t_type, "units_after": t_after, "new_units": t_new,
                                  "sn_total_mva_after": float(g.trafo_types[t_type]["sn_mva"]) * t_after,
@@ -822,7 +823,27 @@ def generate(public: Task | None, rng: np.random.Generator, level: int = 1) -> G
                         "price_eur_per_mwh": round(CURTAIL_EUR_PER_MWH * float(rng.uniform(0.8, 1.2)), 1),
                         "capitalisation_years": 20},
     }
+    # shrink the roll-out together until the catalogue's strongest combination (every option,
+    # Q(U), the deepest cap) clears every criterion at the sunniest steps: a draw the catalogue
+    # cannot fix is no study (the voltage band, not the rise, binds first on some grids)
+    every = np.arange(prof.size)
+    for _ in range(16):
+        c = _build(inputs)
+        strongest = Decision(next(iter(c.trafo_options), "keep"), tuple(sorted(c.line_options)), True, min(c.caps_pct))
+        if _quick_feasible(c, strongest, every):
+            break
+        for p in inputs["rollout"]["plants"]:
+            p["p_mwp"] = max(round(p["p_mwp"] * 0.85, 1), 0.1)
     return Generated(public_inputs=inputs)
+
+
+def _quick_feasible(case: Case, d: Decision, steps: np.ndarray) -> bool:
+    """``d`` meets every criterion at ``steps`` (surrogate AC), the base case taken at the same steps."""
+    p0, q0, _ = injections(case, None, steps)
+    base = hy.power_flow(case.net, p0, q0)
+    p, q, qu = injections(case, d, steps)
+    f = hy.power_flow(network_for(case, d), p, q, qu)
+    return feasible(check(case, f, base, np.arange(steps.size)))
 
 
 def _stub_inputs(code: str, files: list[dict[str, str]], profile: str) -> dict[str, Any]:
