@@ -122,6 +122,12 @@ class QU:
         out = self.q_max_pu[:, None] * k
         return out if self.active is None else np.where(self.active, out, 0.0)
 
+    def q_cols(self, vm: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """:meth:`q` for the steps ``cols`` (``vm`` holds those steps' voltages only)."""
+        k = np.interp(vm, self.u_points_pu, self.k_points)
+        out = self.q_max_pu[:, None] * k
+        return out if self.active is None else np.where(self.active[:, cols], out, 0.0)
+
 
 @dataclass(frozen=True)
 class YearFlow:
@@ -163,24 +169,32 @@ def _solve_year(Y, slack: int, v_slack: complex, s_inj: np.ndarray, qu: QU | Non
     if qu is not None:
         rows = np.array([pos[int(b)] for b in qu.bus])
         q = np.zeros((rows.size, steps))
+    # Steps are independent power flows: a step leaves the iteration once converged, so the
+    # work follows the slowest steps only (the result of each step is unchanged).
+    todo = np.arange(steps)
     it = 0
     for it in range(1, max_iter + 1):
-        s_eff = s_n
+        vt = vn[:, todo]
+        s_eff = s_n[:, todo]
         if qu is not None:
-            q_target = qu.q(np.abs(vn[rows]))
-            q = q_target if it == 1 else q + damping * (q_target - q)
-            s_eff = s_n.copy()
-            np.add.at(s_eff, rows, 1j * q)
-        rhs = np.conj(s_eff / vn) - Yns[:, None] * v_slack
+            q_target = qu.q_cols(np.abs(vt[rows]), todo)
+            q[:, todo] = q_target if it == 1 else q[:, todo] + damping * (q_target - q[:, todo])
+            s_eff = s_eff.copy()
+            np.add.at(s_eff, rows, 1j * q[:, todo])
+        rhs = np.conj(s_eff / vt) - Yns[:, None] * v_slack
         v_new = Z @ rhs
-        delta = float(np.max(np.abs(v_new - vn))) if steps else 0.0
-        vn = v_new
+        delta = np.max(np.abs(v_new - vt), axis=0, initial=0.0)
+        vn[:, todo] = v_new
         if linear:
             break
-        if not np.isfinite(delta):
+        if not np.all(np.isfinite(delta)):
             raise PowerFlowDiverged("the power flow diverged (non-finite voltages)")
-        q_ok = qu is None or float(np.max(np.abs(qu.q(np.abs(vn[rows])) - q), initial=0.0)) <= 10 * tol
-        if delta <= tol and q_ok:
+        done = delta <= tol
+        if qu is not None:
+            q_err = np.max(np.abs(qu.q_cols(np.abs(v_new[rows]), todo) - q[:, todo]), axis=0, initial=0.0)
+            done &= q_err <= 10 * tol
+        todo = todo[~done]
+        if todo.size == 0:
             break
     else:
         raise PowerFlowDiverged(f"the power flow did not converge in {max_iter} iterations")

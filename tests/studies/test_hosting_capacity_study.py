@@ -212,8 +212,9 @@ def test_reference_is_proven_and_hostile_answers_get_verdicts():
     assert not nothing.feasible and nothing.score == 0
     naive = psab.evaluate(task, {"answer": H.naive_answer(task)}, "surrogate")
     assert naive.score < 1
-    for hostile in ({"hosting_capacity": [], "decision": {}}, {"decision": {"transformer_type": "x"}}, "not json",
+    for hostile in ({"hosting_capacity": [], "decision": {}}, {"decision": {"transformer_type": "x"}}, "not an object",
                     {"hosting_capacity": [{"node_id": case.hc_nodes[0], "hc_mwp": float("nan")}] * 4,
-                     "decision": H.NOTHING.to_answer()}):
-        out = psab.evaluate(task, {"answer": hostile} if not isinstance(hostile, str) else hostile, "surrogate")
-        assert out.score == 0
+                     "decision": H.NOTHING.to_answer()},
+                    {**ref["answer"], "decision": {**ref["answer"]["decision"], "replace_lines": ["MV1.101 Line 1"] * 2}}):
+        out = psab.evaluate(task, {"answer": hostile}, "surrogate")
+        assert out.score == 0 and not out.feasible
