@@ -17,8 +17,8 @@ delivers
 Criteria (:mod:`psab.surrogates.hosting_year`): the voltage band of SimBench's Node.csv
 (vmMin/vmMax: 0.965-1.055 pu at MV), the voltage rise caused by the added generation ≤ 2 % of the
 nominal voltage (VDE-AR-N 4110:2018-11, 5.3.2), line and transformer loading ≤ loadingMax of
-Line.csv and Transformer.csv (100 %). A criterion already violated by the base grid at a step and
-element may not be worsened there (its limit becomes the base value).
+Line.csv and Transformer.csv (100 %). A band or loading limit the base grid already exceeds at a step
+and element is not assessed there (the voltage-rise limit still bounds what the generation adds).
 
 Backends: ``surrogate`` = psab's own implicit-Z-bus AC power flow, vectorised over the year
 (:mod:`psab.surrogates.distribution_pf`); ``power_grid_model`` = power-grid-model's batch
@@ -340,18 +340,21 @@ def base_flow(task: Task, case: Case, backend: str, linear: bool = False) -> hy.
 
 
 def check(case: Case, flow: hy.Flow, base: hy.Flow, steps: np.ndarray) -> dict[str, hy.Criterion]:
-    """The criteria at ``steps``; pre-existing base-case violations may not be worsened."""
+    """The criteria at ``steps``. A limit the base case already exceeds at a step and element
+    is not assessed there (that violation exists without the added generation; the voltage-rise
+    criterion still bounds what the generation adds)."""
     net = case.net
     vmb = base.vm[:, steps]
-    upper = np.maximum(net.vm_max_pu[:, None], vmb)
-    lower = np.minimum(net.vm_min_pu[:, None], vmb)
-    band = np.maximum(flow.vm - upper, lower - flow.vm)
+    pre = (vmb > net.vm_max_pu[:, None]) | (vmb < net.vm_min_pu[:, None])
+    band = np.maximum(flow.vm - net.vm_max_pu[:, None], net.vm_min_pu[:, None] - flow.vm)
+    band[pre] = -np.inf
     band[net.slack] = -np.inf
     rise = flow.vm - vmb - case.rise_max_pu
     rise[net.slack] = -np.inf
-    line_lim = np.maximum(net.line_max_loading_pct[:, None], base.line_loading_pct[:, steps])
-    line = flow.line_loading_pct - line_lim
-    trafo = flow.trafo_loading_pct - np.maximum(net.trafo_max_loading_pct, base.trafo_loading_pct[steps])
+    line = flow.line_loading_pct - net.line_max_loading_pct[:, None]
+    line[base.line_loading_pct[:, steps] > net.line_max_loading_pct[:, None]] = -np.inf
+    trafo = flow.trafo_loading_pct - net.trafo_max_loading_pct
+    trafo[base.trafo_loading_pct[steps] > net.trafo_max_loading_pct] = -np.inf
     out = {}
     cols = np.arange(len(steps))
     for name, arr in (("voltage_band", band), ("voltage_rise", rise), ("line_thermal", line)):
@@ -859,8 +862,8 @@ def _stub_inputs(code: str, files: list[dict[str, str]], profile: str) -> dict[s
                      "voltage_rise_max_pu": RISE_MAX_PU,
                      "line_loading": "<= loadingMax of Line.csv (percent of the type's max current)",
                      "transformer_loading": "<= loadingMax of Transformer.csv (percent of the rated current at the MV side)",
-                     "pre_existing": "where the base grid already exceeds a limit at a step and element, the limit there is "
-                                     "the base grid's value"},
+                     "pre_existing": "where the base grid already exceeds the band or a loading limit at a step and element, "
+                                     "that criterion is not assessed there"},
         "hosting_capacity": {"node_ids": [], "pv_profile": profile, "resolution_mwp": RESOLUTION_MWP,
                              "max_mwp": HC_MAX_MWP, "power_factor": 1.0},
         "rollout": {"pv_profile": profile, "plants": []},
@@ -922,8 +925,9 @@ V_base the same step of the base case (the scenario without any added PV and wit
 max(|I_from|, |I_to|) / iMax · 100 ≤ loadingMax of Line.csv (iMax of the line's type, the new type once replaced); \
 (4) `trafo_thermal`: the current the MV network exchanges with the HV/MV transformers (the current leaving the busbar \
 into the lines minus the busbar's own loads' and generators' currents) over the sum of the units' rated currents at the \
-MV side (sR / (√3 · vmLV)) · 100 ≤ loadingMax of Transformer.csv. Where the base case already exceeds a limit at a step \
-and element, the limit there is the base case's value (a pre-existing violation may not be worsened). A criterion is \
+MV side (sR / (√3 · vmLV)) · 100 ≤ loadingMax of Transformer.csv. Where the base case already exceeds the band or a \
+loading limit at a step and element, that criterion is not assessed there (the violation exists without the added \
+generation; the voltage-rise criterion still bounds what it adds). A criterion is \
 violated when exceeded by more than 1e-6 pu (voltages) or 1e-4 percentage points (loadings).
 
 **Hosting capacity** at a listed node: one PV plant of P MWp there, output P × the `hosting_capacity.pv_profile` column \
@@ -965,8 +969,8 @@ profiles_instead_of_study_cases=True)`). Каждый 15-минутный шаг
 iMax · 100 ≤ loadingMax из Line.csv (iMax типа линии, после замены — нового типа); (4) `trafo_thermal`: ток обмена сети \
 СН с трансформаторами ВН/СН (ток, уходящий с шин в линии, минус токи нагрузок и генераторов самих шин), отнесённый к \
 сумме номинальных токов единиц на стороне СН (sR / (√3 · vmLV)), · 100 ≤ loadingMax из Transformer.csv. Если базовый \
-режим уже превышает предел на шаге и элементе, пределом там служит значение базового режима (существующее нарушение \
-нельзя ухудшать). Критерий нарушен при превышении более чем на 1e-6 о.е. (напряжения) или 1e-4 процентного пункта \
+режим уже выходит за диапазон или предел загрузки на шаге и элементе, этот критерий там не проверяется (нарушение есть \
+и без добавленной генерации; прирост ограничивает критерий повышения напряжения). Критерий нарушен при превышении более чем на 1e-6 о.е. (напряжения) или 1e-4 процентного пункта \
 (загрузки).
 
 **Допустимая мощность** в указанном узле: одна СЭС мощностью P МВт пик в нём, выдача P × столбец \
@@ -1022,7 +1026,7 @@ PRESENTATION = {
             "стоимости каталога, меньше — пропорционально избытку тыс. евро. Оценка = (1 × допустимая мощность + 2 × "
             "решение) / 3; 0, если решение нарушает критерий."),
         "hard_constraints": (
-            "решение: напряжение каждого узла СН в [vmMin, vmMax] Node.csv на каждом шаге (существующие нарушения не ухудшать)",
+            "решение: напряжение каждого узла СН в [vmMin, vmMax] Node.csv на каждом шаге (там, где базовый режим в нём)",
             "решение: повышение напряжения от ввода ≤ voltage_rise_max_pu в каждом узле СН на каждом шаге",
             "решение: загрузка каждой линии ≤ loadingMax Line.csv на каждом шаге",
             "решение: загрузка трансформаторов ВН/СН ≤ loadingMax Transformer.csv на каждом шаге",
@@ -1032,7 +1036,7 @@ PRESENTATION = {
 }
 
 HARD_CONSTRAINTS = (
-    "decision: every MV node's voltage within [vmMin, vmMax] of Node.csv at every step (pre-existing violations not worsened)",
+    "decision: every MV node's voltage within [vmMin, vmMax] of Node.csv at every step (where the base case is within it)",
     "decision: the voltage rise caused by the roll-out ≤ voltage_rise_max_pu at every MV node at every step",
     "decision: every line's loading ≤ loadingMax of Line.csv at every step",
     "decision: the HV/MV transformers' loading ≤ loadingMax of Transformer.csv at every step",

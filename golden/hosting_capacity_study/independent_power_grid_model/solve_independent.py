@@ -79,11 +79,11 @@ def base(cols):
 
 def crit(cols, u, il, itr, sn):
     ub, ilb, itrb = base(cols)
-    up = np.maximum(vmax[:, None], ub); lo = np.minimum(vmin[:, None], ub)
-    band = np.maximum(u - up, lo - u); band[slack] = -9
+    band = np.maximum(u - vmax[:, None], vmin[:, None] - u)
+    band[(ub > vmax[:, None]) | (ub < vmin[:, None])] = -9; band[slack] = -9   # pre-existing: not assessed
     rise = u - ub - pi["criteria"]["voltage_rise_max_pu"]; rise[slack] = -9
-    line = il - np.maximum(100.0, ilb)
-    tr = itr / sn * 100 - np.maximum(100.0, itrb / sn_total * 100)
+    line = il - 100.0; line[ilb > 100.0] = -9
+    tr = itr / sn * 100 - 100.0; tr[itrb / sn_total * 100 > 100.0] = -9
     return {"voltage_band": band, "voltage_rise": rise, "line_thermal": line, "trafo_thermal": tr[None, :]}
 TOL = {"voltage_band": 1e-6, "voltage_rise": 1e-6, "line_thermal": 1e-4, "trafo_thermal": 1e-4}
 def ok(cr): return all(np.max(v) <= TOL[k] for k, v in cr.items())
