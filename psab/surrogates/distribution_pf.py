@@ -23,59 +23,13 @@ Pure numpy/scipy; units: per unit on ``s_base_mva`` and each bus's nominal volta
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
-import re
-import threading
-from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cache
 
 import numpy as np
 
 #: Convergence: the largest change of any bus voltage between iterations (pu).
 TOL_PU = 1e-9
 MAX_ITER = 200
-
-
-_BLAS_LOCK = threading.RLock()
-
-
-@cache
-def _openblas() -> tuple[object, object] | None:
-    """numpy's OpenBLAS get/set-threads entry points, when numpy is linked to OpenBLAS (Linux)."""
-    try:
-        with open("/proc/self/maps") as fh:
-            paths = sorted(set(re.findall(r"(/\S*openblas\S*\.so\S*)", fh.read())))
-        for path in paths:
-            lib = ctypes.CDLL(path)
-            for get, set_ in (("scipy_openblas_get_num_threads64_", "scipy_openblas_set_num_threads64_"),
-                              ("openblas_get_num_threads64_", "openblas_set_num_threads64_"),
-                              ("openblas_get_num_threads", "openblas_set_num_threads")):
-                if hasattr(lib, get) and hasattr(lib, set_):
-                    return getattr(lib, get), getattr(lib, set_)
-    except OSError:
-        return None
-    return None
-
-
-@contextlib.contextmanager
-def single_threaded_blas() -> Iterator[None]:
-    """Run the block with one BLAS thread. The products here are small (a hundred buses by a few
-    hundred to 35,136 columns): on a loaded machine OpenBLAS's worker threads spin and wait on
-    each other, which made one screened power flow 40× slower than on one thread (measured)."""
-    fns = _openblas()
-    if fns is None:
-        yield
-        return
-    get, set_ = fns
-    with _BLAS_LOCK:
-        before = int(get())  # type: ignore[operator]
-        set_(1)  # type: ignore[operator]
-        try:
-            yield
-        finally:
-            set_(before)  # type: ignore[operator]
 
 
 class PowerFlowDiverged(RuntimeError):
@@ -93,16 +47,15 @@ class Branches:
     y_shunt: np.ndarray
 
 
-def ybus(n_bus: int, br: Branches):
-    """The bus admittance matrix (scipy CSC) of the π-model branches (ratio 1: the grid's
-    transformers sit between buses at their rated voltages, taps at neutral)."""
-    from scipy import sparse
-
+def ybus(n_bus: int, br: Branches) -> np.ndarray:
+    """The bus admittance matrix (dense: a hundred-bus MV grid) of the π-model branches."""
     f, t, y, ysh = br.from_bus, br.to_bus, br.y_series, br.y_shunt / 2.0
-    rows = np.concatenate([f, t, f, t])
-    cols = np.concatenate([f, t, t, f])
-    vals = np.concatenate([y + ysh, y + ysh, -y, -y])
-    return sparse.csc_matrix((vals, (rows, cols)), shape=(n_bus, n_bus))
+    Y = np.zeros((n_bus, n_bus), dtype=complex)
+    np.add.at(Y, (f, f), y + ysh)
+    np.add.at(Y, (t, t), y + ysh)
+    np.add.at(Y, (f, t), -y)
+    np.add.at(Y, (t, f), -y)
+    return Y
 
 
 @dataclass(frozen=True)
@@ -148,15 +101,9 @@ def solve_year(Y, slack: int, v_slack: complex, s_inj: np.ndarray, qu: QU | None
     linearised current injection ``V_n = V⁰ + Y_nn⁻¹ conj(S_n / V⁰)`` (the first-order
     approximation of the DistFlow type, used by the linear baseline).
     """
-    with single_threaded_blas():
-        return _solve_year(Y, slack, v_slack, s_inj, qu, max_iter, tol, damping, linear)
-
-
-def _solve_year(Y, slack: int, v_slack: complex, s_inj: np.ndarray, qu: QU | None, max_iter: int, tol: float,
-                damping: float, linear: bool) -> YearFlow:
     n = Y.shape[0]
     others = np.array([k for k in range(n) if k != slack])
-    dense = Y.toarray() if hasattr(Y, "toarray") else np.asarray(Y)
+    dense = np.asarray(Y)
     Z = np.linalg.inv(dense[np.ix_(others, others)])
     Yns = dense[others, slack]
     steps = s_inj.shape[1]

@@ -95,7 +95,7 @@ def flow_of(net: MVNetwork, v: np.ndarray, s_inj: np.ndarray, q_qu: np.ndarray |
         at = np.flatnonzero(qu.bus == net.slack)
         for k in at:
             s_local = s_local + 1j * q_qu[k]
-    i_net = (Y[[net.slack]] @ v).ravel()
+    i_net = Y[net.slack] @ v
     i_trafo = i_net - np.conj(s_local / v[net.slack])
     trafo = np.abs(i_trafo) / net.trafo_sn_total_mva * 100.0
     return Flow(vm=np.abs(v), line_loading_pct=line, trafo_loading_pct=trafo, iterations=iterations)
