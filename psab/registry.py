@@ -106,6 +106,7 @@ FAMILY_MODULES: tuple[str, ...] = (
 #: The study modules under :mod:`psab.studies`, in catalogue order (``docs/studies.md``).
 STUDY_MODULES: tuple[str, ...] = (
     "interconnection_study",
+    "hosting_capacity_study",
 )
 
 #: The tiers a :class:`FamilySpec` belongs to: the compact families and the studies (the fleet
