@@ -292,7 +292,7 @@ def cmd_refresh_cases(args: argparse.Namespace) -> int:
     from psab.contract import Task, read_json, write_json
     from psab.paths import case_dir, golden_dirs
 
-    for spec in psab.families():
+    for spec in (*psab.families(), *psab.studies()):
         if args.family and spec.id not in args.family:
             continue
         d = case_dir(spec.id)
