@@ -136,7 +136,7 @@ def cmd_show(args: argparse.Namespace) -> int:
              "solution": "/sandbox/solution.json", "workdir": "/sandbox"}
     if spec.tier == "study":
         # a study's agent reads study.json beside the model files (psab run --tier study)
-        from psab.runner.study import VIEW_FILE, study_instructions
+        from psab.runner.instructions import VIEW_FILE, study_instructions
 
         paths["task"] = f"/sandbox/{VIEW_FILE}"
         sys.stdout.write(study_instructions(view, args.lang, paths))

@@ -183,7 +183,7 @@ def export_case(task: psab.Task, out: Path, split: str = "public", *, lang: str 
     if study:
         # a study's agent reads study.json beside the model in the field's own files, as under
         # psab run --tier study; the verifier's psab needs the studies extra (SimBench, power-grid-model)
-        from psab.runner.study import VIEW_FILE, study_instructions
+        from psab.runner.instructions import VIEW_FILE, study_instructions
         from psab.studies.model import model_files
 
         paths = {**AGENT_PATHS, "task": f"{WORKDIR}/{VIEW_FILE}"}

@@ -104,7 +104,7 @@ def _study_sample(t: psab.Task, spec: Any, view: psab.Task, sample_id: str, lang
     from pathlib import Path
 
     from psab.errors import InvalidArgumentError
-    from psab.runner.study import VIEW_FILE, study_instructions
+    from psab.runner.instructions import VIEW_FILE, study_instructions
     from psab.studies.model import model_files
 
     if solver != "agent":

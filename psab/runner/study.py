@@ -20,23 +20,21 @@ held-out draws exactly as for the compact tier, ``psab.generate`` with its level
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
-from psab.contract import EvaluationResult, Task
+from psab.contract import EvaluationResult
 from psab.errors import RunnerError
 from psab.runner.execute import CaseJob, CompactCase, _summary
+from psab.runner.instructions import VIEW_FILE, study_instructions
 from psab.runner.run import CompactTier, RunOptions
 from psab.runner.tiers import Case, Service
 
 TIER = "study"
 #: The study tier's default per-attempt timeout, seconds.
 DEFAULT_TIMEOUT_S = 3600.0
-#: The agent's view of a study, in its working directory.
-VIEW_FILE = "study.json"
 
 
 @dataclass
@@ -94,95 +92,6 @@ def study_summary(result: EvaluationResult) -> dict[str, Any]:
     if isinstance(weights, dict):
         out["weights"] = {str(k): float(v) for k, v in weights.items()}
     return out
-
-
-_TEXT = {
-    "en": {
-        "deliverables": "Deliverables",
-        "weights": "Each deliverable is scored in [0, 1]; the score is their weighted mean (weights above) when "
-                   "the decision meets every criterion, and 0 when it does not.",
-        "model": "The model",
-        "model_body": "The model is in the field's own files ({format}; source: {source}), in your working "
-                      "directory `{workdir}`:",
-        "what": "What to do",
-        "body": (
-            "The study is described in full in the JSON file `{task}`: its inputs (`public_inputs`: the "
-            "scenario over the model, the planning criteria, the candidate catalogue with costs), the hard "
-            "constraints, the tolerances, the provenance, and the JSON Schema of the answer "
-            "(`submission_schema`).\n\n"
-            "Write your solution to `{solution}` as one JSON object:\n\n"
-            "```json\n{{\"answer\": {{ ... one field per deliverable ... }}, \"rationale\": \"how you obtained it, "
-            "briefly\"}}\n```\n\n"
-            "- `answer` must satisfy `submission_schema` exactly: the field names given there (units are part "
-            "of the names), every required field, no extra fields, plain JSON numbers, ids as strings.\n"
-            "- Every analysis is checked against psab's recomputation on the model; the decision is applied to "
-            "the model and every criterion re-simulated. The rationale is recorded but not scored.\n"
-            "- Your working directory is `{workdir}`; you may create files there.\n"
-            "- You are done when `{solution}` has been written."
-        ),
-        "constraints": "Hard constraints",
-        "schema": "Answer schema (`submission_schema`)",
-        "judged": "How the answer is judged",
-    },
-    "ru": {
-        "deliverables": "Результаты",
-        "weights": "Каждый результат оценивается числом от 0 до 1; оценка — их взвешенное среднее (веса выше), "
-                   "если решение выполняет все критерии, и 0, если не выполняет.",
-        "model": "Модель",
-        "model_body": "Модель — в файлах в принятых в отрасли форматах ({format}; источник: {source}), в рабочем "
-                      "каталоге `{workdir}`:",
-        "what": "Что нужно сделать",
-        "body": (
-            "Полное описание исследования — в JSON-файле `{task}`: исходные данные (`public_inputs`: сценарий "
-            "поверх модели, критерии планирования, каталог мероприятий со стоимостями), жёсткие ограничения, "
-            "допуски, источники и JSON-схема ответа (`submission_schema`).\n\n"
-            "Запишите решение в файл `{solution}` в виде одного JSON-объекта:\n\n"
-            "```json\n{{\"answer\": {{ ... по полю на каждый результат ... }}, \"rationale\": \"кратко: как "
-            "получен ответ\"}}\n```\n\n"
-            "- Поле `answer` должно в точности соответствовать `submission_schema`: имена полей — как в схеме "
-            "(единицы измерения входят в имя), все обязательные поля на месте, лишних полей нет, числа — "
-            "обычные числа JSON, идентификаторы — строки.\n"
-            "- Каждый анализ сверяется с пересчётом psab на модели; решение применяется к модели, и каждый "
-            "критерий проверяется заново. Пояснение (`rationale`) сохраняется, но не оценивается.\n"
-            "- Рабочий каталог — `{workdir}`; в нём можно создавать файлы.\n"
-            "- Работа закончена, когда файл `{solution}` записан."
-        ),
-        "constraints": "Жёсткие ограничения",
-        "schema": "Схема ответа (`submission_schema`)",
-        "judged": "Как проверяется ответ",
-    },
-}
-
-
-def study_instructions(view: Task, lang: str, paths: dict[str, str]) -> str:
-    """A study's instructions in ``lang``: the brief (the view's statement at its presentation
-    level), the deliverables with their weights, where the model files are, what to write where,
-    the hard constraints and the answer schema. The toolbox's section is added by the runner."""
-    import psab
-    from psab.evaluators.answer_schema import localized
-    from psab.studies.model import deliverables_table
-
-    words = _TEXT[lang]
-    spec = psab.get_family(view.family)
-    text = view.presentation[lang]
-    parts = [f"# {text['title']}", "", text["statement"].strip()]
-    if text.get("answer_notes"):
-        parts += ["", text["answer_notes"].strip()]
-    table = deliverables_table(spec, lang)
-    if table not in text["statement"]:  # a statement may already show it
-        parts += ["", f"## {words['deliverables']}", "", table, "", words["weights"]]
-    model = view.public_inputs.get("model") or {}
-    files = [f.get("path") for f in model.get("files") or [] if isinstance(f, dict)]
-    parts += ["", f"## {words['model']}", "",
-              words["model_body"].format(format=model.get("format", "?"), source=model.get("source", "?"), **paths), ""]
-    parts += [f"- `{Path(paths['workdir']) / str(p)}`" for p in files]
-    if text.get("judged_by"):
-        parts += ["", f"## {words['judged']}", "", text["judged_by"].strip()]
-    parts += ["", f"## {words['what']}", "", words["body"].format(**paths)]
-    parts += ["", f"## {words['constraints']}", ""] + [f"- {c}" for c in view.hard_constraints_in(lang)]
-    schema = json.dumps(localized(view.submission_schema, lang), indent=2, ensure_ascii=False, sort_keys=True)
-    parts += ["", f"## {words['schema']}", "", "```json", schema, "```", ""]
-    return "\n".join(parts)
 
 
 # ------------------------------------------------------------------------------ summaries

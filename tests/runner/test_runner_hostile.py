@@ -41,10 +41,10 @@ def test_hostile_solutions_are_ordinary_failures(tmp_path):
     for p in report.run_dir.rglob("*"):
         if p.is_file():
             assert b"TOP-SECRET-CONTENT" not in p.read_bytes()
-    for name in ("binary", "deep-junk"):
+    for name, words in (("binary", "UTF-8 JSON document"), ("deep-junk", "nested more than 1000 levels deep")):
         a = recs[name]["attempts"][0]
         assert (a["class"], a["rule"]) == (AGENT_FAILURE, "malformed-solution"), name
-        assert "UTF-8 JSON document" in a["result"]["violations"][0]
+        assert words in a["result"]["violations"][0]
     deep = recs["deep-valid"]["attempts"][0]
     assert deep["class"] == SCORED and deep["result"]["feasible"] is False
     flood = recs["flood"]["attempts"][0]
