@@ -64,6 +64,10 @@ MAX_ATTEMPTS = 2
 
 #: How a process killed by SIGXFSZ exits: as a signal, or as a shell or bwrap reports it (128 + n).
 _XFSZ_EXITS = (-signal.SIGXFSZ, 128 + signal.SIGXFSZ)
+#: The shell's exit status for a command it cannot find (agents.NOT_FOUND_EXIT), and the rule
+#: that names it: an infrastructure failure of the run's set-up, never retried.
+_NOT_FOUND_EXIT = 127
+SET_UP_ERROR = "set-up-error"
 
 #: A solution file larger than this is cut off (and so malformed).
 SOLUTION_LIMIT = 8 * 1024 * 1024
@@ -146,6 +150,15 @@ def classify(
     for rule in rules:
         if rule.matches(run.exit_code, run.stderr_scan, run.stdout_scan):
             return INFRA_FAILURE, rule.name, f"infrastructure rule {rule.name!r} matched (exit status {run.exit_code})"
+    if run.exit_code == _NOT_FOUND_EXIT and not isinstance(parsed, dict):
+        # the shell's "command not found" with no answer (a `cmd > {solution}` template leaves an empty
+        # file): a client the sandbox cannot start (its program or its
+        # interpreter is not visible there) is the run's set-up, not the agent's failure; it is
+        # not retried either (a missing program does not appear on a second try), so exiting 127
+        # earns an agent nothing (issue 34, item 3; preflight: agents.check_client_interpreters)
+        return INFRA_FAILURE, SET_UP_ERROR, ("the agent's command was not found in the sandbox (exit status 127): a "
+                                             "set-up error of the run; check the client's install and that its "
+                                             "interpreter is visible inside the sandbox")
     if limits.file_mb and run.exit_code in _XFSZ_EXITS:
         return AGENT_FAILURE, "file-limit", f"the agent wrote past the file-size limit of {limits.file_mb:g} MB (SIGXFSZ)"
     if run.exit_code != 0:
@@ -544,7 +557,7 @@ def run_attempts(agent: AgentSpec, settings: Any,
         row, files = attempt(n)
         attempts.append(row)
         artifacts.update(files)
-        if row["class"] != INFRA_FAILURE:
+        if row["class"] != INFRA_FAILURE or row.get("rule") == SET_UP_ERROR:
             break
         if n < settings.max_attempts and agent.retry_delay_s > 0:
             time.sleep(agent.retry_delay_s)
@@ -558,16 +571,3 @@ def run_case(job: Any) -> CaseOutcome:
     case = job.open(hidden)
     attempts, artifacts = run_attempts(job.agent, s, lambda n: run_attempt(job, case, n, hidden))
     return CaseOutcome(record=case.record(attempts), artifacts=artifacts)
-
-
-def set_up_error(exit_codes: list[int | None]) -> bool:
-    """Whether an agent's attempts say the run was set up wrong rather than that the agent
-    failed (issue 34, item 3): every attempt of its command ended with the shell's "not found",
-    exit 127 (:data:`~psab.runner.agents.NOT_FOUND_EXIT`) — a client the sandbox cannot start,
-    which :func:`~psab.runner.agents.check_client_interpreters` refuses before the run for the
-    cases it can see. A pure rule for the run loop to apply once an agent's attempts are in; an
-    agent that got past its start even once (another exit status, a timeout: None) is judged
-    as usual."""
-    from psab.runner.agents import NOT_FOUND_EXIT
-
-    return bool(exit_codes) and all(code == NOT_FOUND_EXIT for code in exit_codes)

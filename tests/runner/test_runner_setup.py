@@ -5,6 +5,7 @@ before any attempt (its attempts would all end ``not found``, exit 127)."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -140,8 +141,21 @@ def test_the_cli_refuses_such_a_client_before_the_run_starts(clients: Path, tmp_
         assert not out.exists()  # refused before anything ran or was written
 
 
-def test_127_in_every_attempt_is_a_set_up_error() -> None:
-    from psab.runner.execute import set_up_error
+def test_127_is_a_set_up_error_of_the_run_not_an_agent_failure(tmp_path: Path) -> None:
+    """An agent whose command the sandbox cannot find (exit 127, no answer) is counted as an
+    infrastructure failure of the run's set-up — not against the agent — and is not retried (a
+    missing program does not appear on a second try, so exiting 127 earns an agent nothing)."""
+    from psab.runner import run
+    from psab.runner.execute import AGENT_FAILURE, INFRA_FAILURE, SET_UP_ERROR
 
-    assert set_up_error([127, 127, 127])
-    assert not set_up_error([127, 127, 1]) and not set_up_error([127, None]) and not set_up_error([])
+    gone = AgentSpec(name="gone", command="/nonexistent/bin/llm > {solution}")
+    wrote = AgentSpec(name="wrote", command="cp {task} {solution}; exit 127")  # a JSON object, then 127
+    report = run.start(run.RunOptions(agents=[gone, wrote], families=[FAMILY], isolation="relocate"),
+                       out=tmp_path / "run", progress="none")
+    lines = report.run_dir.joinpath("records.jsonl").read_text().splitlines()
+    recs = {r["agent"]: r for r in map(json.loads, lines)}
+    a = recs["gone"]
+    assert a["final_class"] == INFRA_FAILURE and a["n_attempts"] == 1
+    assert a["attempts"][0]["rule"] == SET_UP_ERROR and a["attempts"][0]["exit_code"] == 127
+    # a 127 after writing a solution is the agent's own exit status, judged as usual
+    assert recs["wrote"]["final_class"] == AGENT_FAILURE and recs["wrote"]["attempts"][0]["rule"] == "exit-status"
