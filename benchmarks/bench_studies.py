@@ -42,8 +42,8 @@ def _baseline(spec: psab.registry.FamilySpec, name: str, task: psab.Task, refere
     module = importlib.import_module(spec.solve.__module__)
     if name == "reference":
         return reference
-    if name == "mutant":
-        m = realistic_mistake(task, reference)
+    if name == "mutant":  # as builtin:mutant makes it (keys sorted, run seed 0)
+        m = realistic_mistake(json.loads(json.dumps(reference, sort_keys=True)), task.submission_schema, task.id)
         return m.answer if m is not None else None
     if name == "naive":
         return spec.naive_answer(task) if spec.naive_answer is not None else None
