@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     specs = [psab.get_family(s) for s in args.study] if args.study else list(psab.studies())
     rows: list[dict[str, Any]] = []
     for spec in specs:
-        for backend in args.backend or [b for b in spec.backends if _backends.available(b)]:
+        for backend in [b for b in (args.backend or spec.backends) if b in spec.backends and _backends.available(b)]:
             for level in args.levels or spec.levels:
                 if level in spec.levels:
                     rows.append(measure(spec, level, backend, args.draws))
