@@ -244,38 +244,23 @@ def assess_valid_answer(t: Task, spec: FamilySpec, backend: str, answer: dict[st
         score, feasible = _study_score(t, spec, backend, ctx, assessment, violations, evidence)
     else:  # optimize
         score = 0.0
-        objective = assessment.objective
-        evidence["objective"] = objective
+        evidence["objective"] = assessment.objective
         if feasible:
-            if objective is None or not math.isfinite(objective):
-                violations.append(Violation("", "objective must be computable from the answer", "finite objective", objective))
+            decided = _decision_score(t, spec, backend, ctx, assessment.objective, evidence)
+            if decided is None:
+                violations.append(Violation("", "objective must be computable from the answer", "finite objective",
+                                            assessment.objective))
                 feasible = False
             else:
-                entry = reference_entry(spec, t, backend)
-                ref_obj = entry.objective
-                if ref_obj is None or not math.isfinite(ref_obj):
-                    raise RuntimeError(f"{spec.id}: the reference has no finite objective on task {t.id}")
-                tol = ctx.tol.objective
-                s = optimize_score(
-                    objective,
-                    ref_obj,
-                    sense=spec.objective_sense or "minimize",
-                    scale_floor=spec.objective_scale_floor,
-                    relative=float(tol.get("relative", DEFAULT_OBJECTIVE_RELATIVE)),
-                    absolute=float(tol.get("absolute", DEFAULT_OBJECTIVE_ABSOLUTE)),
-                )
-                score = s.score
-                evidence["reference_objective"] = ref_obj
-                evidence["objective_gap"] = s.gap
-                evidence["objective_scale"] = s.scale
-                evidence["beats_reference"] = s.beats_reference
+                score = decided
     return _result(t, spec, backend, feasible, score, violations, evidence)
 
 
 def _decision_score(t: Task, spec: FamilySpec, backend: str, ctx: EvalContext, objective: float | None,
                     evidence: dict[str, Any]) -> float | None:
-    """The optimize score of a feasible objective against the reference's; ``None`` when the
-    objective cannot be computed from the answer (then the answer is infeasible)."""
+    """The optimize score of ``objective`` against the reference's (an optimize family's answer, a
+    study's decision), its gap, scale and flag in ``evidence``; ``None`` when the objective cannot
+    be computed from the answer (then the answer is infeasible)."""
     evidence["objective"] = objective
     if objective is None or not math.isfinite(objective):
         return None
