@@ -306,7 +306,9 @@ def injections(case: Case, d: Decision | None, steps: np.ndarray) -> tuple[np.nd
     np.add.at(p, case.rollout_bus, case.rollout_mwp[:, None] * prof[None, :])
     qu = None
     if d.q_u:
-        qu = dpf.QU(bus=case.rollout_bus, q_max_pu=case.qu_q_max_per_mwp * case.rollout_mwp, u_points_pu=case.qu_u_pu,
+        # q_per_p_inst is Q per installed MWp already (cos φ = 0.95 at full output: 0.33); the
+        # characteristic's scale is the plant's MWp (q_max_mvar_per_mwp is its bound, max |k|)
+        qu = dpf.QU(bus=case.rollout_bus, q_max_pu=case.rollout_mwp.astype(float), u_points_pu=case.qu_u_pu,
                     k_points=case.qu_k, active=np.repeat((prof > 0)[None, :], case.rollout_bus.size, axis=0))
     return p, q, qu
 
@@ -694,9 +696,12 @@ def validate_inputs(inputs: Mapping[str, Any]) -> list[str]:
     if problems:
         return problems
     try:
-        _build(inputs)
+        case = _build(inputs)
     except InvalidTaskError as exc:
         problems.append(str(exc).split("public_inputs", 1)[-1])
+        return problems
+    if max(abs(k) for k in case.qu_k) > case.qu_q_max_per_mwp + 1e-12:
+        problems.append("/catalogue/q_u/q_per_p_inst: Mvar per installed MWp beyond q_max_mvar_per_mwp")
     return problems
 
 
@@ -950,8 +955,8 @@ voltage_rise, line_thermal, trafo_thermal; `binding_step`: the step of that crit
 Q(U)): choose from `catalogue` (any subset of line options, at most one transformer option, Q(U) on or off, one cap \
 level). A transformer option makes the HV/MV transformers `units_after` units of its type (sR from TransformerType.csv). A \
 line option replaces the line's type by `new_type` (its LineType.csv row, repeated in the option). Q(U): every roll-out \
-inverter sets Q = q_max_mvar_per_mwp · MWp · k(|V|) at its node, k piecewise linear through (u_pu, q_per_p_inst) and flat \
-outside, Q > 0 injecting, at the steps where its output is positive (Q = 0 otherwise); the steady state of the power flow \
+inverter sets Q = MWp · k(|V|) Mvar at its node, k piecewise linear through (u_pu, q_per_p_inst) — Mvar per installed \
+MWp, so |Q| ≤ q_max_mvar_per_mwp · MWp (the characteristic is not scaled by q_max again) — and flat outside, Q > 0 injecting, at the steps where its output is positive (Q = 0 otherwise); the steady state of the power flow \
 with that characteristic. Curtailment cap c %: each roll-out plant's output is MWp × min(profile, c / 100). Cost (kEUR) \
 = the transformer option's cost_keur + the replaced lines' cost_keur + (Q(U) ? cost_keur_per_plant × number of roll-out \
 plants : 0) + curtailed energy (MWh over the year: Σ steps Σ plants MWp × max(profile − c / 100, 0) × 0.25 h) × \
@@ -993,8 +998,9 @@ Line.csv или "HV/MV transformers", где оно достигается. Пр
 выбор из `catalogue` (любое подмножество замен линий, не более одного варианта по трансформаторам, Q(U) да/нет, один \
 уровень ограничения). Вариант по трансформаторам делает трансформаторы ВН/СН `units_after` единицами своего типа (sR \
 из TransformerType.csv). Замена линии ставит тип `new_type` (его строка LineType.csv повторена в варианте). Q(U): \
-каждый инвертор ввода задаёт Q = q_max_mvar_per_mwp · МВт пик · k(|V|) в своём узле, k кусочно-линейна через точки \
-(u_pu, q_per_p_inst) и постоянна вне их, Q > 0 — выдача, на шагах с положительной выдачей P (иначе Q = 0); \
+каждый инвертор ввода задаёт Q = МВт пик · k(|V|) Мвар в своём узле, k кусочно-линейна через точки \
+(u_pu, q_per_p_inst) — Мвар на установленный МВт пик, так что |Q| ≤ q_max_mvar_per_mwp · МВт пик (характеристика не \
+умножается на q_max ещё раз) — и постоянна вне их, Q > 0 — выдача, на шагах с положительной выдачей P (иначе Q = 0); \
 установившийся режим с этой характеристикой. Ограничение c %: выдача каждой СЭС ввода = МВт пик × min(профиль, c / \
 100). Стоимость (тыс. евро) = cost_keur варианта трансформаторов + cost_keur заменённых линий + (Q(U) ? \
 cost_keur_per_plant × число СЭС ввода : 0) + недоотпуск (МВт·ч за год: Σ шагов Σ СЭС МВт пик × max(профиль − c / 100, \
@@ -1133,7 +1139,7 @@ SPEC = register(
         area="der_storage",
         scoring_kind="study",
         confidence="medium",
-        version="1",
+        version="2",
         provenance=PROVENANCE,
         submission_schema=submission_schema,
         hard_constraints=HARD_CONSTRAINTS,

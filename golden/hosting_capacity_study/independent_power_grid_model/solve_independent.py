@@ -147,7 +147,7 @@ def judge(tr, lines_, qu, cap, cols):
         u, il, itr = pgm_run(cols, p, q, r_, x_, c_, im_)
         if not qu: break
         k_ = np.interp(u[rbus], cat["q_u"]["u_pu"], cat["q_u"]["q_per_p_inst"]) * (pr[None, :] > 0)
-        tgt = cat["q_u"]["q_max_mvar_per_mwp"] * rmwp[:, None] * k_
+        tgt = rmwp[:, None] * k_  # q_per_p_inst is Mvar per installed MWp (study v2)
         if np.max(np.abs(tgt - qx)) < 1e-9: break
         qx = qx + 0.5 * (tgt - qx)
     return crit(cols, u, il, itr, sn)
