@@ -197,11 +197,11 @@ def test_a_study_is_solved_from_its_files_in_the_sandbox(tmp_path):
     """The agentic solver on a study: the sandbox holds study.json and the model files (the
     agent lists and reads them); the reference answer it writes scores 1."""
     task = psab.load_case(case_dir(STUDY))
-    answer = psab.solve(task).answer
-    code = f"import json\njson.dump({{'answer': {answer!r}, 'rationale': 'reference'}}, open('solution.json', 'w'))"
+    answer = json.dumps({"answer": psab.solve(task).answer, "rationale": "reference"})
     model = get_model("mockllm/model", custom_outputs=[
         _call("bash", command="ls -R; grep -m1 '^function' model/pglib_opf_case118_ieee.m; grep -c deliverables study.json"),
-        _call("python", code=code), _call("submit", answer="done")])
+        _call("bash", command=f"cat > solution.json <<'EOF'\n{answer}\nEOF\nwc -c solution.json"),
+        _call("submit", answer="done")])
     (log,) = inspect_eval(psab_task(families=STUDY, solver="agent", message_limit=20), model=model,
                           log_dir=str(tmp_path), display="none", max_samples=1, log_format="json")
     assert log.status == "success", log.error
@@ -209,7 +209,7 @@ def test_a_study_is_solved_from_its_files_in_the_sandbox(tmp_path):
     (score,) = sample.scores.values()
     tools = _tool_outputs(sample)
     assert "base_dispatch.csv" in tools and "function mpc = pglib_opf_case118_ieee" in tools
-    assert score.value == 1.0 and score.metadata["perfect"]
+    assert score.value == 1.0 and score.metadata["perfect"], (score.explanation, tools[-2000:])
 
 
 def test_a_study_needs_the_agentic_solver():
