@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import statistics
 import sys
 import time
@@ -27,6 +28,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+# time real solves: no reference kept on disk by an earlier run (psab.evaluators.cache.on_disk)
+os.environ["PSAB_REFERENCE_CACHE"] = "0"
 
 import psab  # noqa: E402
 from psab.evaluators.cache import clear_reference_cache  # noqa: E402

@@ -705,6 +705,13 @@ def validate_inputs(inputs: Mapping[str, Any]) -> list[str]:
     return problems
 
 
+def model_size(task: Task) -> dict[str, Any]:
+    """What the study's model holds, as benchmarks/bench_studies.py prints it."""
+    c = case_of(task)
+    return {"grid": c.code, "MV buses": len(c.bus_ids), "lines": len(c.line_ids), "steps": int(c.p_base.shape[1]),
+            "roll-out plants": len(c.rollout_ids), "HC nodes": len(c.hc_nodes), "line options": len(c.line_options)}
+
+
 def materialize(task: Task, directory: str | Path) -> None:
     """Write the grid's SimBench CSV folder under ``directory`` (``model/*.csv``), each file
     checked against the sha256 the task lists."""
