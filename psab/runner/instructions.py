@@ -69,20 +69,28 @@ def instructions(task: Task, lang: str, paths: Mapping[str, str]) -> str:
     the one of its presentation level and the instructions say which backend judges the
     answer and by which rule. The answer schema is shown worded in ``lang``.
     """
-    from psab.evaluators.answer_schema import localized
-
     words = _TEXT[lang]
     text = task.presentation[lang]
     parts = [f"# {words['heading']}: {text['title']}", "", text["statement"].strip()]
     if text.get("answer_notes"):
         parts += ["", text["answer_notes"].strip()]
+    return "\n".join(parts + _closing_sections(task, text, words, lang, paths))
+
+
+def _closing_sections(task: Task, text: Mapping[str, str], words: Mapping[str, str], lang: str,
+                      paths: Mapping[str, str]) -> list[str]:
+    """The sections every instruction text ends with, a compact task's and a study's alike: how
+    the answer is judged, what to write where, the hard constraints and the answer schema (worded
+    in ``lang``)."""
+    from psab.evaluators.answer_schema import localized
+
+    parts: list[str] = []
     if text.get("judged_by"):
         parts += ["", f"## {words['judged']}", "", text["judged_by"].strip()]
     parts += ["", f"## {words['what']}", "", words["body"].format(**paths)]
     parts += ["", f"## {words['constraints']}", ""] + [f"- {c}" for c in task.hard_constraints_in(lang)]
     schema = json.dumps(localized(task.submission_schema, lang), indent=2, ensure_ascii=False, sort_keys=True)
-    parts += ["", f"## {words['schema']}", "", "```json", schema, "```", ""]
-    return "\n".join(parts)
+    return parts + ["", f"## {words['schema']}", "", "```json", schema, "```", ""]
 
 
 #: Where the files are when no sandbox names them (a harness that hands the agent the text).
@@ -171,7 +179,6 @@ def study_instructions(view: Task, lang: str, paths: dict[str, str]) -> str:
     """A study's instructions in ``lang``: the brief (the view's statement at its presentation
     level), the deliverables with their weights, where the model files are, what to write where,
     the hard constraints and the answer schema. The toolbox's section is added by the runner."""
-    from psab.evaluators.answer_schema import localized
     from psab.registry import get_family
     from psab.studies.model import deliverables_table
 
@@ -189,10 +196,4 @@ def study_instructions(view: Task, lang: str, paths: dict[str, str]) -> str:
     parts += ["", f"## {words['model']}", "",
               words["model_body"].format(format=model.get("format", "?"), source=model.get("source", "?"), **paths), ""]
     parts += [f"- `{Path(paths['workdir']) / str(p)}`" for p in files]
-    if text.get("judged_by"):
-        parts += ["", f"## {words['judged']}", "", text["judged_by"].strip()]
-    parts += ["", f"## {words['what']}", "", words["body"].format(**paths)]
-    parts += ["", f"## {words['constraints']}", ""] + [f"- {c}" for c in view.hard_constraints_in(lang)]
-    schema = json.dumps(localized(view.submission_schema, lang), indent=2, ensure_ascii=False, sort_keys=True)
-    parts += ["", f"## {words['schema']}", "", "```json", schema, "```", ""]
-    return "\n".join(parts)
+    return "\n".join(parts + _closing_sections(view, text, words, lang, paths))
