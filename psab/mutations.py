@@ -15,7 +15,8 @@ from typing import Any
 
 from psab.jsonpointer import get, pointer, removed, replaced, schema_at, walk
 
-KINDS = ("scale_1.05", "scale_1000", "sign_flip", "drop_field", "shift_series", "swap_choice", "flip_bool")
+KINDS = ("scale_1.05", "scale_1000", "sign_flip", "drop_field", "shift_series", "swap_choice", "flip_bool",
+         "other_reading")
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,8 @@ class Mutation:
     after: Any
 
     def describe(self) -> str:
+        if self.kind == "other_reading":
+            return f"other reading {self.before}"
         return f"{self.kind} at {self.pointer or '/'}"
 
 
@@ -64,6 +67,16 @@ def mutations(answer: Mapping[str, Any], schema: Mapping[str, Any] | None = None
         # dropping: every object field (top level and nested)
         if isinstance(get(base, path[:-1]), Mapping):
             yield Mutation("drop_field", where, removed(base, path), path[-1], None)
+
+
+def other_readings(spec: Any, task: Any) -> Iterator[Mutation]:
+    """The family's declared other readings of its conventions (``FamilySpec.other_readings``)
+    as mutations of kind ``other_reading``: the whole answer an engineer who read the named
+    convention the other way would submit. ``before`` holds the reading's name."""
+    if spec.other_readings is None:
+        return
+    for name, answer in spec.other_readings(task):
+        yield Mutation("other_reading", "", dict(answer), name, "the other reading")
 
 
 def realistic_mistake(answer: Mapping[str, Any], schema: Mapping[str, Any] | None, task_id: str,

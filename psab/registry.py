@@ -241,6 +241,15 @@ class FamilySpec:
         Answer field patterns (``/schedule/*/soc_mwh``) whose small nudges may legitimately stay
         optimal (a free variable at a flat optimum); the conformance suite skips their ×1.05
         mutation. Each needs a reason in the family module.
+    other_readings
+        Optional ``task -> [(name, answer), ...]``: the answer an engineer would give under each
+        *other* reading of a convention the statement fixes (repair timed from switching instead
+        of from location, ageing rate at the step's end instead of its start), computed by the
+        family's own method with only that choice changed. Each reading that differs beyond
+        tolerance must score below 1 — the evidence that the evaluator tells the stated
+        convention from its neighbour (``psab qc --sensitivity`` lists them as kind
+        ``other_reading``; the conformance suite requires each to be caught). Names are short
+        ``snake_case`` phrases of the other reading (``repair_after_switching``).
     neighbourhood
         Optional ``(task, answer) -> [(description, perturbed answer), ...]`` used by held-out
         acceptance to check that no small perturbation of the reference beats it; the default
@@ -309,6 +318,7 @@ class FamilySpec:
     inputs_schema: Mapping[str, Any] | None = None
     validate_inputs: Callable[[Mapping[str, Any]], list[str]] | None = None
     mutation_exempt: tuple[str, ...] = ()
+    other_readings: Callable[[Task], Iterable[tuple[str, dict[str, Any]]]] | None = None
     neighbourhood: Callable[[Task, dict[str, Any]], Iterable[tuple[str, dict[str, Any]]]] | None = None
     redraw_budget: int = 20
     trivial_answer: Callable[[Task], dict[str, Any] | None] | None = None

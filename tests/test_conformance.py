@@ -27,7 +27,7 @@ from psab.evaluators.cache import clear_reference_cache
 from psab.evaluators.kernel import reference_entry
 from psab.evaluators.tolerance import Tolerance, field_pattern
 from psab.jsonpointer import parse, schema_at
-from psab.mutations import mutations
+from psab.mutations import mutations, other_readings
 from psab.paths import case_dir
 
 from conftest import need_backend
@@ -270,6 +270,28 @@ def test_every_mutation_of_the_reference_scores_below_one(family: str) -> None:
             missed.append(m.describe())
     assert tried > 0
     assert not missed, f"{len(missed)}/{tried} mutations scored 1: {missed[:12]}"
+
+
+READING_FAMILIES = [f for f in FAMILIES if psab.get_family(f).other_readings is not None]
+
+
+@pytest.mark.parametrize("family", READING_FAMILIES or ["(none declared)"])
+def test_every_other_reading_of_a_stated_convention_scores_below_one(family: str) -> None:
+    """Each convention the statement fixes is told apart from its neighbour: the answer under
+    the other reading (the family's own method with that one choice changed) is not perfect."""
+    if family == "(none declared)":
+        pytest.skip("no family declares other readings")
+    spec = psab.get_family(family)
+    task = _public(family)
+    readings = list(other_readings(spec, task))
+    assert readings, "other_readings declared but yields nothing on the public case"
+    perfect = []
+    for m in readings:
+        result = psab.evaluate(task, {"answer": m.answer})
+        _assert_sane(result)
+        if result.perfect:
+            perfect.append(m.describe())
+    assert not perfect, f"indistinguishable from the stated convention: {perfect}"
 
 
 # ---------------------------------------------------------------- determinism

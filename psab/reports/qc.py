@@ -438,7 +438,7 @@ def sweep_sensitivity(families: Sequence[str], backend: str = "surrogate",
     """Every mutation of every family's public reference, evaluated directly (no agent).
     ``progress(family, done, total)`` is told after each family (the sweep takes seconds per family)."""
     import psab
-    from psab.mutations import KINDS, mutations
+    from psab.mutations import KINDS, mutations, other_readings
 
     out: list[Sensitivity] = []
     for done, fam in enumerate(families, start=1):
@@ -446,7 +446,7 @@ def sweep_sensitivity(families: Sequence[str], backend: str = "surrogate",
         task = spec.public_task()
         answer = psab.solve(task, backend).answer
         by_kind: dict[str, dict[str, Any]] = {}
-        for m in mutations(answer, task.submission_schema):
+        for m in [*mutations(answer, task.submission_schema), *other_readings(spec, task)]:
             acc = by_kind.setdefault(m.kind, {"effective": 0, "caught": 0, "ineffective": 0, "missed": []})
             if not effective(task, m, spec.mutation_exempt):
                 acc["ineffective"] += 1
