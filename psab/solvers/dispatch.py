@@ -887,11 +887,30 @@ def add_capability_polygon(f: Formulation, polygon: Polygon, s_max_mva: float, *
 
 
 def add_ramp_limits(f: Formulation, name: str, ramp_mw: float, p_initial_mw: float, *,
-                    up: Callable[[Any, int], Any], down: Callable[[Any, int], Any], label: str, field: Pointer) -> None:
+                    up: Callable[[Any, int], Any], down: Callable[[Any, int], Any], label: str, field: Pointer,
+                    ends: str = "any_point") -> None:
     """Ramping between consecutive steps for the whole range a unit may be asked to cover:
     from the lowest point of step t−1 to the highest of step t, and back, within ``ramp_mw``
     (``up(v, t)``/``down(v, t)`` are the highest/lowest output of step t; before step 0 the
-    unit sits at ``p_initial_mw``)."""
+    unit sits at ``p_initial_mw``) — any point of one range to any point of the next.
+
+    ``ends="matching"`` is the weaker reading kept only to compute what an engineer who read it
+    so would answer (``other_readings``): top to top and bottom to bottom within ``ramp_mw``."""
+    if ends == "matching":
+        def prev(side: Callable[[Any, int], Any], v: Any, t: int) -> Any:
+            return side(v, t - 1) if t else p_initial_mw
+
+        idx = list(range(f.steps))
+        f.add_rows(*[
+            LinearConstraint(name=f"{name}_{tag}", words=f"{label}: {tag} from step {{0}}−1 to {{0}} within {ramp_mw:g} MW",
+                             index=idx, body=body, upper=ramp_mw, field=field, slack=POWER)
+            for tag, body in (("top_up", lambda v, t: up(v, t) - prev(up, v, t)),
+                              ("top_down", lambda v, t: prev(up, v, t) - up(v, t)),
+                              ("bottom_up", lambda v, t: down(v, t) - prev(down, v, t)),
+                              ("bottom_down", lambda v, t: prev(down, v, t) - down(v, t)))])
+        return
+    if ends != "any_point":
+        raise ValueError(f"ends must be 'any_point' or 'matching', not {ends!r}")
 
     def rise(v: Any, t: int) -> Any:
         return up(v, t) - (down(v, t - 1) if t else p_initial_mw)
@@ -1108,7 +1127,7 @@ def vertices(d: UncertaintyData) -> list[tuple[str, np.ndarray]]:
     ]
 
 
-def build_reserve_dispatch(d: UncertaintyData) -> Formulation:
+def build_reserve_dispatch(d: UncertaintyData, *, ramp_ends: str = "any_point") -> Formulation:
     """Energy and up/down reserve scheduling robust to every vertex of the uncertainty box (LP).
 
     Each unit g schedules ``p`` and holds ``r_up``/``r_down`` (each at most what it can deliver
@@ -1164,7 +1183,8 @@ def build_reserve_dispatch(d: UncertaintyData) -> Formulation:
     for g, u in enumerate(d.units):
         add_ramp_limits(f, f"ramp_{g}", u.ramp_mw_per_step, u.p_initial_mw,
                         up=lambda v, t, g=g: v.p[g, t] + v.r_up[g, t], down=lambda v, t, g=g: v.p[g, t] - v.r_down[g, t],
-                        label=f"{u.id} (whole reserved range)", field=lambda t, uid=u.id: f"/schedule/{t}/{uid}")
+                        label=f"{u.id} (whole reserved range)", field=lambda t, uid=u.id: f"/schedule/{t}/{uid}",
+                        ends=ramp_ends)
     return f
 
 
