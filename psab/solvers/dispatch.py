@@ -714,6 +714,9 @@ class Storage:
     eta_charge: float
     eta_discharge: float
     cycle_cost_per_mwh: float = 0.0
+    #: "discharge" (the cycling cost on discharged energy: psab's convention) or "throughput"
+    #: (on charged plus discharged energy — only to compute the other reading of that convention).
+    cycle_cost_on: str = "discharge"
 
     @classmethod
     def from_inputs(cls, d: dict[str, Any], *, soc_initial_mwh: float | None = None) -> Storage:
@@ -819,7 +822,10 @@ def add_storage(f: Formulation, s: Storage, *, charge: str, discharge: str, soc:
     :func:`psab.surrogates.dispatch.soc_trajectory`), the energy window, the final energy
     requirement and the cycling cost on discharged energy."""
     dt = f.dt_h
+    if s.cycle_cost_on not in ("discharge", "throughput"):
+        raise ValueError(f"cycle_cost_on must be 'discharge' or 'throughput', not {s.cycle_cost_on!r}")
     add_series(f, charge, upper=s.p_charge_max_mw, words=f"{label} charging power within [0, {s.p_charge_max_mw:g}] MW in step {{0}}",
+               cost_per_mwh=(s.cycle_cost_per_mwh or None) if s.cycle_cost_on == "throughput" else None,
                field=lambda t: field(charge, t))
     add_series(f, discharge, upper=s.p_discharge_max_mw, cost_per_mwh=s.cycle_cost_per_mwh or None,
                words=f"{label} discharging power within [0, {s.p_discharge_max_mw:g}] MW in step {{0}}",
