@@ -23,7 +23,6 @@ inverters (IEEE Std 1547-2018, §5.2: reactive capability within the apparent-po
 from __future__ import annotations
 
 import dataclasses
-
 import math
 from typing import Any
 
