@@ -74,16 +74,20 @@ def input_problems(inputs: dict[str, Any]) -> list[str]:
 
 
 CONVENTIONS_EN = (
-    "Conventions: series impedances only (ohm at base_kv; per km × length where so given), the root held at "
+    "Conventions: series impedances only — line charging capacitance and transformer magnetizing branches are "
+    "neglected (ohm at base_kv; per km × length where so given), the root held at "
     "root_vm_pu, constant-power loads. Each hub injects P (0 ≤ P ≤ p_max_kw, discharge of the parked EVs into the "
     "feeder) and Q (|Q| ≤ q_max_kvar at any P — the charger's rectangular capability; Q > 0 injects). Cost for the hour "
-    "(duration_h = 1): Σ (price_per_kwh·P + price_per_kvarh·|Q|)·1 h."
+    "(duration_h = 1): Σ (price_per_kwh·P + price_per_kvarh·|Q|)·1 h — reactive power is priced on |Q|, absorption "
+    "as much as injection."
 )
 CONVENTIONS_RU = (
-    "Соглашения: только продольные сопротивления (омы при base_kv; на км × длина, где так задано), напряжение корня "
+    "Соглашения: только продольные сопротивления — ёмкостная проводимость линий и ветви намагничивания "
+    "трансформаторов не учитываются (омы при base_kv; на км × длина, где так задано), напряжение корня "
     "root_vm_pu, нагрузки постоянной мощности. Каждый хаб выдаёт P (0 ≤ P ≤ p_max_kw, разряд стоящих ЭМ в сеть) и Q "
     "(|Q| ≤ q_max_kvar при любой P — прямоугольная диаграмма зарядной станции; Q > 0 — выдача). Затраты за час "
-    "(duration_h = 1): Σ (price_per_kwh·P + price_per_kvarh·|Q|)·1 ч."
+    "(duration_h = 1): Σ (price_per_kwh·P + price_per_kvarh·|Q|)·1 ч — реактивная мощность оплачивается по |Q|, "
+    "потребление так же, как выдача."
 )
 
 PRESENTATION = {
@@ -127,15 +131,17 @@ EXPERT = {
         "Dispatch the V2G hubs of the radial feeder in public_inputs (active discharge and reactive power for one hour) to "
         "clear the evening undervoltage at least cost (the hubs' prices per kWh and per kvarh). Voltages by the judging "
         "backend's model: LinDistFlow (Baran & Wu 1989) under surrogate, a full AC power flow under pandapower. Case "
-        "choices: series impedances only, root at root_vm_pu, constant-power loads, rectangular P/Q capability, Q > 0 "
-        "injection. kW, kvar."
+        "choices: series impedances only (no line charging or magnetizing branches, in either model), root at "
+        "root_vm_pu, constant-power loads, rectangular P/Q capability, Q > 0 injection, reactive power priced on |Q|. "
+        "kW, kvar."
     )},
     "ru": {"statement": (
         "Распределите мощности хабов V2G радиальной линии из public_inputs (активный разряд и реактивная мощность на "
         "один час), чтобы устранить вечернее снижение напряжения с наименьшими затратами (цены хабов за кВт·ч и "
         "квар·ч). Напряжения — по модели бэкенда: LinDistFlow (Baran & Wu 1989) в surrogate, полный расчёт режима в "
-        "pandapower. Выбор случая: только продольные сопротивления, корень при root_vm_pu, нагрузки постоянной "
-        "мощности, прямоугольная диаграмма P/Q, Q > 0 — выдача. кВт, квар."
+        "pandapower. Выбор случая: только продольные сопротивления (без ёмкостной проводимости линий и ветвей "
+        "намагничивания, в обеих моделях), корень при root_vm_pu, нагрузки постоянной мощности, прямоугольная "
+        "диаграмма P/Q, Q > 0 — выдача, реактивная мощность оплачивается по |Q|. кВт, квар."
     )},
 }
 
