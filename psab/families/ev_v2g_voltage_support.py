@@ -317,9 +317,35 @@ def _answer(h: Hubs, p: dict[str, float], q: dict[str, float]) -> dict[str, Any]
     return {"p_kw": {e: round(max(p[e], 0.0), 4) + 0.0 for e in h.ids}, "q_kvar": {e: round(q[e], 4) + 0.0 for e in h.ids}}
 
 
+class NotSoundUnderBackendError(InvalidTaskError, SolverError):
+    """The case cannot be posed under this backend: the caller's InvalidTaskError when evaluating,
+    and — being a SolverError too — a redraw (not a crash) when held-out acceptance meets it, as the
+    solver's own 'Infeasible' was before."""
+
+
+def check_ac_reachable(h: Hubs, ac: Callable[[dict[str, float], dict[str, float]], np.ndarray], model: str) -> None:
+    """Refuse a case the AC model cannot clear: with every hub at its full P and Q (the most any
+    dispatch lifts an undervoltage on a radial feeder) some bus still lies below v_min_pu — the
+    losses LinDistFlow neglects can make a case posed on it infeasible in AC. The caller's
+    InvalidTaskError naming the backend, never a solver error (issue 33)."""
+    vm = np.abs(ac(dict(h.p_max), dict(h.q_max)))
+    c = h.case
+    if not np.all(np.isfinite(vm)):
+        raise NotSoundUnderBackendError(f"{FAMILY_ID}: the case is not sound under {model}: its AC power flow does not converge "
+                               "with every hub at full output")
+    short = c.v_min - vm
+    k = int(np.argmax(short))
+    if short[k] > 1e-6:
+        raise NotSoundUnderBackendError(
+            f"{FAMILY_ID}: the case is not sound under {model}: even with every hub at its full p_max_kw and q_max_kvar "
+            f"bus {c.bus_ids[k]} stays at {vm[k]:.4f} pu, below v_min_pu {c.v_min:.4f} "
+            "(the AC losses LinDistFlow neglects); judge it with the surrogate backend or give the hubs more capability")
+
+
 def solve(task: Task, backend: str) -> Reference:
     h = Hubs(task.public_inputs)
     if backend == "pandapower":
+        check_ac_reachable(h, pandapower_ac(task, h), "pandapower's AC power flow")
         p, q, flows = successive_lp(h, pandapower_ac(task, h))
         method = f"successive linearization on pandapower's AC power flow ({flows} AC flows), from the LinDistFlow LP"
     else:
