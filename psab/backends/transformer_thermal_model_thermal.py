@@ -11,6 +11,14 @@ Initial states map one to one: a steady state at a load → ``InitialLoad``; a m
 temperature with zero hot-spot gradient terms → ``InitialTopOilTemp``. Ageing (both paper kinds)
 and the loss of life are the package's own ``aging_rate_profile`` and ``days_aged``.
 
+What judging under this backend checks independently is therefore the package's own steady-state
+rises, hot-spot gradient split, initial states, ageing functions and loss of life — not the time
+discretisation, which the mapping makes identical (the two agree to ~1e-13). The discretisation is
+checked by driving the package natively (``native=True``: the case's time constants, its exact
+exponential step) in the family's tests: at the cases' 2.5-3 min steps it differs from the
+difference equations by up to ~0.2 K (top oil) and ~0.7 K (hot spot), and the gap falls in
+proportion to the step, as Euler's first-order error must.
+
 Imported only when an evaluation under ``transformer_thermal_model`` runs.
 """
 
@@ -28,12 +36,15 @@ _NOMINAL_A = 1000.0
 
 
 def simulate(p: iec.ThermalParameters, load_pu: np.ndarray, ambient_c: np.ndarray, dt_min: float, *,
-             initial: dict, paper: str) -> iec.ThermalProfile:
+             initial: dict, paper: str, native: bool = False) -> iec.ThermalProfile:
     """The package's top-oil and hot-spot temperatures at the end of every step, the relative
     ageing rates and the loss of life — on the difference equations' step (see the module text).
 
     ``initial`` is ``{"kind": "steady_state", "load_pu": K0}`` (steady state at K0 and the first
-    step's ambient) or ``{"kind": "top_oil", "top_oil_c": θo0}`` (hot-spot gradient terms zero)."""
+    step's ambient) or ``{"kind": "top_oil", "top_oil_c": θo0}`` (hot-spot gradient terms zero).
+    ``native=True`` drives the package as it is meant to be driven — the case's own time constants,
+    the package's exact exponential step — which is what the tests compare with the difference
+    equations to measure the discretisation gap (the judging path keeps ``native=False``)."""
     import pandas as pd
     from transformer_thermal_model.aging import aging_rate_profile, days_aged
     from transformer_thermal_model.cooler import CoolerType
@@ -49,9 +60,12 @@ def simulate(p: iec.ThermalParameters, load_pu: np.ndarray, ambient_c: np.ndarra
     if float(p.k21) != int(p.k21) or float(p.k22) != int(p.k22):
         raise ValueError("transformer-thermal-model takes integer k21 and k22 only")
     t1, t2, t3 = p.time_constants_min()
-    tau_o = p.k22 * iec.exponential_equivalent_time_constant(t3, dt_min)
-    k11 = iec.exponential_equivalent_time_constant(t1, dt_min) / tau_o
-    tau_w = iec.exponential_equivalent_time_constant(t2, dt_min) / p.k22
+    if native:
+        tau_o, k11, tau_w = p.tau_o_min, p.k11, p.tau_w_min
+    else:
+        tau_o = p.k22 * iec.exponential_equivalent_time_constant(t3, dt_min)
+        k11 = iec.exponential_equivalent_time_constant(t1, dt_min) / tau_o
+        tau_w = iec.exponential_equivalent_time_constant(t2, dt_min) / p.k22
     specs = UserTransformerSpecifications(
         load_loss=p.r * _NOMINAL_A, no_load_loss=_NOMINAL_A, nom_load_sec_side=_NOMINAL_A, amb_temp_surcharge=0.0,
         top_oil_temp_rise=p.delta_theta_or_k, winding_oil_gradient=p.h_gr_k, hot_spot_fac=1.0,

@@ -361,12 +361,15 @@ def generate(public: Task, rng: np.random.Generator, level: int = 1) -> Generate
         battery = {"rated_power_kw": p_rated * 1000.0, "energy_capacity_kwh": round(e_cap * 1000.0, 1), **battery}
         droop = float(rng.choice([0.2, 0.3, 0.4, 0.5]))
         p_fcr = round(p_rated * float(rng.uniform(0.5, 0.8)), 2)
-        characteristic = {"contracted_power_mw": p_fcr, "deadband_hz": float(rng.choice([0.01, 0.015, 0.02])),
+        # SOGL Annex V Table 1 (RG-CE): insensitivity plus intentional deadband at most 10 mHz (the order of the
+        # choices keeps the draws that took 10 mHz; 15 and 20 mHz, above the cap, became 5 and 0 mHz — issue 33).
+        characteristic = {"contracted_power_mw": p_fcr, "deadband_hz": float(rng.choice([0.01, 0.005, 0.0])),
                           "droop_pct": droop}
     else:
         step, n, events = 10.0, 240, 1
         battery = {"rated_power_mw": p_rated, "energy_capacity_mwh": e_cap, **battery}
-        characteristic = {"contracted_power_mw": p_rated, "deadband_mhz": float(rng.choice([0.0, 10.0, 20.0])),
+        # 20 mHz (above SOGL's 10 mHz cap for RG-CE) became 5 mHz; the 0 and 10 mHz draws are unchanged.
+        characteristic = {"contracted_power_mw": p_rated, "deadband_mhz": float(rng.choice([0.0, 10.0, 5.0])),
                           "full_activation_deviation_mhz": 200.0}
     freq = synthesize_frequency(rng, n=n, step_s=step, events=events)
     inputs = {"nominal_frequency_hz": 50.0, "step_seconds": step, "battery": battery, "fcr": characteristic,

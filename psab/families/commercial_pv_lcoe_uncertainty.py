@@ -95,7 +95,7 @@ CONVENTIONS_EN = (
     "O&M_t = om_usd_per_kw_dc_yr × capacity_kw_dc × (1 + om_escalation_pct/100)^(t−1). E_t = "
     "first_year_yield_kwh_per_kw_dc × capacity_kw_dc × (1 − degradation_pct_per_yr/100)^(t−1) (full yield in year 1, "
     "degradation compounding from year 2). R_t is the inverter replacement (cost_usd_per_w_ac × AC capacity in W) "
-    "in its year when the case has one, else 0. No taxes, incentives, inflation adjustment or residual value. When "
+    "in its year when the case has one, else 0 — at the stated price, not escalated with O&M. No taxes, incentives, inflation adjustment or residual value. When "
     "the system is given by capacity_kw_ac and dc_ac_ratio, capacity_kw_dc = capacity_kw_ac × dc_ac_ratio; soft "
     "costs given as soft_usd_total are totals for the system (not per watt). Percentiles: the LCOE at Pq uses the "
     "Pq hardware cost together with the Pq soft cost (the two treated as fully correlated), everything else "
@@ -108,7 +108,8 @@ CONVENTIONS_RU = (
     "относятся к КОНЦУ года t (t = 1..N). O&M_t = om_usd_per_kw_dc_yr × capacity_kw_dc × (1 + "
     "om_escalation_pct/100)^(t−1). E_t = first_year_yield_kwh_per_kw_dc × capacity_kw_dc × (1 − "
     "degradation_pct_per_yr/100)^(t−1) (полная выработка в первый год, деградация накапливается со второго). R_t — "
-    "замена инвертора (cost_usd_per_w_ac × мощность по переменному току в Вт) в её год, если она задана, иначе 0. "
+    "замена инвертора (cost_usd_per_w_ac × мощность по переменному току в Вт) в её год, если она задана, иначе 0, — "
+    "по заданной цене, без индексации вместе с O&M. "
     "Без налогов, льгот, поправки на инфляцию и остаточной стоимости. Если система задана capacity_kw_ac и "
     "dc_ac_ratio, то capacity_kw_dc = capacity_kw_ac × dc_ac_ratio; «мягкие» затраты soft_usd_total — суммы на "
     "всю систему (не на ватт). Процентили: LCOE при Pq считается с затратами на оборудование уровня Pq и "
@@ -148,7 +149,8 @@ EXPERT = {
         "NREL's Manual for the Economic Evaluation of Energy Efficiency and Renewable Energy Technologies "
         "(Short, Packey & Holt 1995, §4.2) at the P10, P50 and P90 installed costs (hardware and soft costs at the same "
         "percentile), and the spread P90 − P10. Case choices: investment at t = 0, O&M, replacements and energy at the "
-        "end of each year, O&M escalating and yield degrading geometrically from year 2, no taxes, incentives or "
+        "end of each year, O&M escalating and yield degrading geometrically from year 2, the inverter replacement at its "
+        "stated price (not escalated), no taxes, incentives or "
         "residual value; AC-rated systems convert to DC by the stated DC/AC ratio. USD/kWh."
     )},
     "ru": {"statement": (
@@ -156,7 +158,7 @@ EXPERT = {
         "руководству NREL (Short, Packey & Holt 1995, §4.2) при капитальных затратах P10, P50 и P90 (оборудование и "
         "«мягкие» затраты одного процентиля) и разброс P90 − P10. Выбор случая: инвестиции при t = 0, эксплуатация, "
         "замены и выработка — в конце каждого года, рост затрат на эксплуатацию и деградация выработки — "
-        "геометрические со второго года, без налогов, льгот и остаточной стоимости; системы, заданные мощностью по "
+        "геометрические со второго года, замена инвертора — по заданной цене (без индексации), без налогов, льгот и остаточной стоимости; системы, заданные мощностью по "
         "переменному току, пересчитываются на постоянный ток по заданному отношению DC/AC. Долл./кВт·ч."
     )},
 }

@@ -115,7 +115,8 @@ PRESENTATION = {
             "renewable: Σ (p − r_down) ≤ N ≤ Σ (p + r_up) — then the units can re-dispatch within their reserved ranges "
             "to balance that corner; and each unit's reserved range [p − r_down, p + r_up] must be reachable from the "
             "previous step's range (from p_initial_mw before step 0) within ramp_mw_per_step: (p + r_up)_t − (p − "
-            "r_down)_(t−1) ≤ ramp and (p + r_up)_(t−1) − (p − r_down)_t ≤ ramp. Cost = Σ_t Δt·Σ_units (energy price·p + "
+            "r_down)_(t−1) ≤ ramp and (p + r_up)_(t−1) − (p − r_down)_t ≤ ramp (any point of one range to any point of "
+            "the other, not top to top and bottom to bottom). Cost = Σ_t Δt·Σ_units (energy price·p + "
             "up price·r_up + down price·r_down), Δt = step_minutes/60 h. Conventions: MW throughout; energy prices per "
             "MWh and reserve prices per MW held per hour, both multiplied by Δt; ramp_mw_per_step is per step of "
             "step_minutes (not per hour); before step 0 the unit's range is the single point p_initial_mw; only the "
@@ -143,7 +144,8 @@ PRESENTATION = {
             "N ≤ Σ (p + r_up) — тогда агрегаты могут перераспределить мощность в пределах своих резервов и "
             "сбалансировать эту вершину; диапазон каждого агрегата [p − r_down, p + r_up] должен быть достижим из "
             "диапазона предыдущего шага (до шага 0 — из p_initial_mw) с учётом ramp_mw_per_step: (p + r_up)_t − (p − "
-            "r_down)_(t−1) ≤ ramp и (p + r_up)_(t−1) − (p − r_down)_t ≤ ramp. Затраты = Σ_t Δt·Σ_агрегаты (цена "
+            "r_down)_(t−1) ≤ ramp и (p + r_up)_(t−1) − (p − r_down)_t ≤ ramp (из любой точки одного диапазона в любую "
+            "точку другого, а не верх к верху и низ к низу). Затраты = Σ_t Δt·Σ_агрегаты (цена "
             "энергии·p + цена резерва на загрузку·r_up + цена резерва на разгрузку·r_down), Δt = step_minutes/60 ч. "
             "Соглашения: всё в МВт; цены энергии за МВт·ч и цены резервов за МВт в час, обе умножаются на Δt; "
             "ramp_mw_per_step — на шаг длительностью step_minutes (не на час); до шага 0 диапазон агрегата — точка "
@@ -191,8 +193,9 @@ def uncertainty_data(inputs: dict[str, Any]) -> UncertaintyData:
     )
 
 
-def formulation(inputs: dict[str, Any]) -> Formulation:
-    return build_reserve_dispatch(uncertainty_data(inputs))
+def formulation(inputs: dict[str, Any], ramp_ends: str = "any_point") -> Formulation:
+    """The LP; ``ramp_ends="matching"`` only for the other reading of the ramp rule (``other_readings``)."""
+    return build_reserve_dispatch(uncertainty_data(inputs), ramp_ends=ramp_ends)
 
 
 def answer_values(inputs: dict[str, Any], answer: dict[str, Any]) -> Any:
@@ -204,11 +207,11 @@ def answer_values(inputs: dict[str, Any], answer: dict[str, Any]) -> Any:
     })
 
 
-def solve(task: Task, backend: str) -> Reference:
+def solve(task: Task, backend: str, ramp_ends: str = "any_point") -> Reference:
     from psab.solvers.dispatch import solve_formulation
 
     inputs = task.public_inputs
-    solved = solve_formulation(formulation_for(task, formulation))
+    solved = solve_formulation(formulation_for(task, formulation, ramp_ends))
     ids = [u["id"] for u in inputs["units"]]
     v = solved.values
     schedule = [{i: {"p_mw": clean(v["p"][g, t]), "r_up_mw": clean(v["r_up"][g, t]), "r_down_mw": clean(v["r_down"][g, t])}
@@ -219,6 +222,12 @@ def solve(task: Task, backend: str) -> Reference:
         evidence={"lp_variables": solved.n_variables, "lp_rows": solved.n_constraints},
         method="LP (Pyomo + HiGHS) over the four vertex scenarios of every step",
     )
+
+
+def other_readings(task: Task) -> list[tuple[str, dict[str, Any]]]:
+    """The ramp rule read as top-to-top and bottom-to-bottom within the ramp (a weaker rule than the
+    stated one: any point of a step's reserved range to any point of the next)."""
+    return [("ramp_matching_ends", solve(task, "surrogate", ramp_ends="matching").answer)]
 
 
 def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
@@ -342,8 +351,9 @@ EXPERT = {
         "uncertainty set of adaptive robust dispatch (Bertsimas et al., IEEE Trans. Power Syst. 28(1), 2013, §II-III), "
         "with re-dispatch allowed anywhere within each unit's reserved range. The case's own choices: the recourse is "
         "any re-dispatch within [p − r_down, p + r_up]; reserves are bounded by reserve_max_mw; each unit's whole "
-        "reserved range must be reachable from the previous step's within ramp_mw_per_step (from p_initial_mw before "
-        "the first step); the schedule balances the forecast net load exactly; reserve priced per MW held per hour."
+        "reserved range must be reachable from the previous step's within ramp_mw_per_step — any point of one to any "
+        "point of the other, so the top of each within the ramp of the bottom of the other, not only top to top and "
+        "bottom to bottom (from p_initial_mw before the first step); the schedule balances the forecast net load exactly; reserve priced per MW held per hour."
     )},
     "ru": {"statement": (
         "Назначьте мощность и резервы на загрузку и разгрузку каждого агрегата public_inputs на каждом шаге с "
@@ -353,7 +363,8 @@ EXPERT = {
         "перераспределением мощности в пределах зарезервированного диапазона каждого агрегата. Особенности случая: "
         "корректирующее действие — любое перераспределение в [p − r_down, p + r_up]; резервы ограничены "
         "reserve_max_mw; весь зарезервированный диапазон агрегата должен быть достижим из диапазона предыдущего шага "
-        "в пределах ramp_mw_per_step (до первого шага — от p_initial_mw); график точно балансирует прогноз "
+        "в пределах ramp_mw_per_step — из любой точки в любую, то есть верх каждого в пределах скорости набора от низа "
+        "другого, а не только верх к верху и низ к низу (до первого шага — от p_initial_mw); график точно балансирует прогноз "
         "нетто-нагрузки; резерв оплачивается за МВт удержания в час."
     )},
 }
@@ -482,5 +493,6 @@ SPEC = register(
         judged_by=JUDGED_BY,
         levels=LEVELS,
         naive_answer=naive_answer,
+        other_readings=other_readings,
     )
 )

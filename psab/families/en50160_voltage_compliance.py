@@ -323,7 +323,7 @@ PRESENTATION = {
             "supply terminal, per phase under phases, in voltage_unit, each interval labelled by the timestamp of its end. "
             "Check the supply-voltage-variation clause of EN 50160:2010. Reference voltage: the declared supply voltage "
             "declared_voltage where the case gives one (MV), else nominal_voltage (same unit and connection as the "
-            "measurements). Leave out the intervals listed (by index) in flagged — the meter flagged them for an "
+            "measurements). Leave out the intervals listed (by 0-based index into the series: 0 is the first interval) in flagged — the meter flagged them for an "
             "interruption, dip or swell (IEC 61000-4-30) — from everything below. LV (clause 4.2.2): at least 95 % of the "
             "counted 10-min values within reference ± 10 %, and every counted value within reference + 10 % / − 15 %. MV "
             "(clause 5.2.2): at least 99 % within reference ± 10 %, and every counted value within reference ± 15 %. "
@@ -341,7 +341,7 @@ PRESENTATION = {
             "помечен меткой времени своего конца. Проверьте выполнение требований EN 50160:2010 к медленным изменениям "
             "напряжения. Опорное напряжение — согласованное напряжение declared_voltage, если оно задано (СН), иначе "
             "nominal_voltage (в тех же единицах и для того же вида напряжения, что и измерения). Интервалы, перечисленные "
-            "(по индексу) в flagged, счётчик пометил из-за перерыва, провала или перенапряжения (МЭК 61000-4-30) — "
+            "(по индексу, отсчитываемому от 0: 0 — первый интервал) в flagged, счётчик пометил из-за перерыва, провала или перенапряжения (МЭК 61000-4-30) — "
             "исключите их из всех расчётов ниже. НН (п. 4.2.2): не менее 95 % учитываемых 10-минутных значений в пределах "
             "опорного ± 10 %, и все учитываемые значения в пределах опорного + 10 % / − 15 %. СН (п. 5.2.2): не менее 99 % "
             "в пределах ± 10 %, и все учитываемые значения в пределах ± 15 %. Граница входит в диапазон. Неделя "
@@ -361,15 +361,15 @@ EXPERT = {
     "en": {"statement": (
         "Assess the week of 10-min supply voltages in public_inputs against the supply-voltage-variation requirements of "
         "EN 50160:2010 (+A1/A2/A3) — clause 4.2.2 for LV, 5.2.2 for MV. The case's own choices: the reference is "
-        "declared_voltage where given, else nominal_voltage; the intervals listed in flagged are excluded (IEC 61000-4-30 "
-        "flagging); a value on a limit is within it; the week complies when every phase meets the clause. Report the "
+        "declared_voltage where given, else nominal_voltage; the intervals listed in flagged (0-based indices into the "
+        "series) are excluded (IEC 61000-4-30 flagging); a value on a limit is within it; the week complies when every phase meets the clause. Report the "
         "verdict, per phase the share of counted values within ± 10 % (percent), and the timestamps of the counted intervals "
         "in which any phase breaks the range all values must respect, in time order.")},
     "ru": {"statement": (
         "Оцените неделю 10-минутных значений напряжения из public_inputs на соответствие требованиям EN 50160:2010 "
         "(+A1/A2/A3) к медленным изменениям напряжения — п. 4.2.2 для НН, п. 5.2.2 для СН. Выбор, сделанный в задаче: "
-        "опорное напряжение — declared_voltage, если задано, иначе nominal_voltage; интервалы из flagged исключаются "
-        "(маркировка по МЭК 61000-4-30); значение на границе считается в пределах; неделя соответствует, если требования "
+        "опорное напряжение — declared_voltage, если задано, иначе nominal_voltage; интервалы из flagged (индексы от 0) "
+        "исключаются (маркировка по МЭК 61000-4-30); значение на границе считается в пределах; неделя соответствует, если требования "
         "выполнены по каждой фазе. Укажите вывод, по каждой фазе долю учитываемых значений в пределах ± 10 % (в процентах) "
         "и метки учитываемых интервалов, в которых хотя бы одна фаза нарушает диапазон для всех значений, по времени.")},
 }

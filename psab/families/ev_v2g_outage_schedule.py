@@ -173,7 +173,9 @@ EXPERT = {
         "through the planned outage at minimum cost of grid energy plus lost load (the case's value of lost load): "
         "hourly charge/discharge per EV and the unserved load per hour. Case choices: the outage window excludes its "
         "end hour; no export and the service limit outside it; EV energy bookkept at the bus with the charge and "
-        "discharge efficiencies, within the SOC floor and capacity while parked, the departure SOC met at departure; "
+        "discharge efficiencies, within the SOC floor and capacity while parked, the departure SOC met at departure, "
+        "i.e. at the end of hour departure_hour − 1, its last parked hour (the EV leaves at the start of "
+        "departure_hour); "
         "no simultaneous charge and discharge; SOCs in % where so labelled. kW, kWh, hourly steps."
     )},
     "ru": {"statement": (
@@ -182,7 +184,8 @@ EXPERT = {
         "(стоимость недоотпуска — из случая): почасовые заряд и разряд каждого ЭМ и необеспеченная нагрузка каждого "
         "часа. Выбор случая: окно отключения не включает конечный час; вне его — без выдачи в сеть и в пределах "
         "мощности присоединения; энергия ЭМ учитывается на шине с КПД заряда и разряда, в пределах минимального SOC "
-        "и ёмкости во время стоянки, SOC отъезда выполняется при отъезде; без одновременного заряда и разряда; SOC в %, "
+        "и ёмкости во время стоянки, SOC отъезда выполняется при отъезде, то есть в конце часа departure_hour − 1, "
+        "последнего часа стоянки (ЭМ уезжает в начале часа departure_hour); без одновременного заряда и разряда; SOC в %, "
         "где так указано. кВт, кВт·ч, часовые шаги."
     )},
 }

@@ -74,16 +74,20 @@ def input_problems(inputs: dict[str, Any]) -> list[str]:
 
 
 CONVENTIONS_EN = (
-    "Conventions: series impedances only (ohm at base_kv; per km × length where so given), the root held at "
+    "Conventions: series impedances only — line charging capacitance and transformer magnetizing branches are "
+    "neglected (ohm at base_kv; per km × length where so given), the root held at "
     "root_vm_pu, constant-power loads. Each hub injects P (0 ≤ P ≤ p_max_kw, discharge of the parked EVs into the "
     "feeder) and Q (|Q| ≤ q_max_kvar at any P — the charger's rectangular capability; Q > 0 injects). Cost for the hour "
-    "(duration_h = 1): Σ (price_per_kwh·P + price_per_kvarh·|Q|)·1 h."
+    "(duration_h = 1): Σ (price_per_kwh·P + price_per_kvarh·|Q|)·1 h — reactive power is priced on |Q|, absorption "
+    "as much as injection."
 )
 CONVENTIONS_RU = (
-    "Соглашения: только продольные сопротивления (омы при base_kv; на км × длина, где так задано), напряжение корня "
+    "Соглашения: только продольные сопротивления — ёмкостная проводимость линий и ветви намагничивания "
+    "трансформаторов не учитываются (омы при base_kv; на км × длина, где так задано), напряжение корня "
     "root_vm_pu, нагрузки постоянной мощности. Каждый хаб выдаёт P (0 ≤ P ≤ p_max_kw, разряд стоящих ЭМ в сеть) и Q "
     "(|Q| ≤ q_max_kvar при любой P — прямоугольная диаграмма зарядной станции; Q > 0 — выдача). Затраты за час "
-    "(duration_h = 1): Σ (price_per_kwh·P + price_per_kvarh·|Q|)·1 ч."
+    "(duration_h = 1): Σ (price_per_kwh·P + price_per_kvarh·|Q|)·1 ч — реактивная мощность оплачивается по |Q|, "
+    "потребление так же, как выдача."
 )
 
 PRESENTATION = {
@@ -127,15 +131,17 @@ EXPERT = {
         "Dispatch the V2G hubs of the radial feeder in public_inputs (active discharge and reactive power for one hour) to "
         "clear the evening undervoltage at least cost (the hubs' prices per kWh and per kvarh). Voltages by the judging "
         "backend's model: LinDistFlow (Baran & Wu 1989) under surrogate, a full AC power flow under pandapower. Case "
-        "choices: series impedances only, root at root_vm_pu, constant-power loads, rectangular P/Q capability, Q > 0 "
-        "injection. kW, kvar."
+        "choices: series impedances only (no line charging or magnetizing branches, in either model), root at "
+        "root_vm_pu, constant-power loads, rectangular P/Q capability, Q > 0 injection, reactive power priced on |Q|. "
+        "kW, kvar."
     )},
     "ru": {"statement": (
         "Распределите мощности хабов V2G радиальной линии из public_inputs (активный разряд и реактивная мощность на "
         "один час), чтобы устранить вечернее снижение напряжения с наименьшими затратами (цены хабов за кВт·ч и "
         "квар·ч). Напряжения — по модели бэкенда: LinDistFlow (Baran & Wu 1989) в surrogate, полный расчёт режима в "
-        "pandapower. Выбор случая: только продольные сопротивления, корень при root_vm_pu, нагрузки постоянной "
-        "мощности, прямоугольная диаграмма P/Q, Q > 0 — выдача. кВт, квар."
+        "pandapower. Выбор случая: только продольные сопротивления (без ёмкостной проводимости линий и ветвей "
+        "намагничивания, в обеих моделях), корень при root_vm_pu, нагрузки постоянной мощности, прямоугольная "
+        "диаграмма P/Q, Q > 0 — выдача, реактивная мощность оплачивается по |Q|. кВт, квар."
     )},
 }
 
@@ -311,9 +317,35 @@ def _answer(h: Hubs, p: dict[str, float], q: dict[str, float]) -> dict[str, Any]
     return {"p_kw": {e: round(max(p[e], 0.0), 4) + 0.0 for e in h.ids}, "q_kvar": {e: round(q[e], 4) + 0.0 for e in h.ids}}
 
 
+class NotSoundUnderBackendError(InvalidTaskError, SolverError):
+    """The case cannot be posed under this backend: the caller's InvalidTaskError when evaluating,
+    and — being a SolverError too — a redraw (not a crash) when held-out acceptance meets it, as the
+    solver's own 'Infeasible' was before."""
+
+
+def check_ac_reachable(h: Hubs, ac: Callable[[dict[str, float], dict[str, float]], np.ndarray], model: str) -> None:
+    """Refuse a case the AC model cannot clear: with every hub at its full P and Q (the most any
+    dispatch lifts an undervoltage on a radial feeder) some bus still lies below v_min_pu — the
+    losses LinDistFlow neglects can make a case posed on it infeasible in AC. The caller's
+    InvalidTaskError naming the backend, never a solver error (issue 33)."""
+    vm = np.abs(ac(dict(h.p_max), dict(h.q_max)))
+    c = h.case
+    if not np.all(np.isfinite(vm)):
+        raise NotSoundUnderBackendError(f"{FAMILY_ID}: the case is not sound under {model}: its AC power flow does not converge "
+                               "with every hub at full output")
+    short = c.v_min - vm
+    k = int(np.argmax(short))
+    if short[k] > 1e-6:
+        raise NotSoundUnderBackendError(
+            f"{FAMILY_ID}: the case is not sound under {model}: even with every hub at its full p_max_kw and q_max_kvar "
+            f"bus {c.bus_ids[k]} stays at {vm[k]:.4f} pu, below v_min_pu {c.v_min:.4f} "
+            "(the AC losses LinDistFlow neglects); judge it with the surrogate backend or give the hubs more capability")
+
+
 def solve(task: Task, backend: str) -> Reference:
     h = Hubs(task.public_inputs)
     if backend == "pandapower":
+        check_ac_reachable(h, pandapower_ac(task, h), "pandapower's AC power flow")
         p, q, flows = successive_lp(h, pandapower_ac(task, h))
         method = f"successive linearization on pandapower's AC power flow ({flows} AC flows), from the LinDistFlow LP"
     else:

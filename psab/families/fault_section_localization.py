@@ -108,7 +108,9 @@ def _model(inputs: dict[str, Any]) -> dict[str, Any]:
 
 
 def disagreement(m: dict[str, Any], event: tuple[set[int], list[int], list[int]]) -> np.ndarray:
-    """Weighted count of evidence a fault on each section would contradict."""
+    """Weighted count of evidence a fault on each section would contradict. Every installed
+    indicator is evidence — one that did not register says the fault is not at or below it, as
+    the statement fixes."""
     tree, device = m["tree"], m["device"]
     reg, calls, damage = event
     out = np.zeros(tree.n)
@@ -251,7 +253,8 @@ PRESENTATION = {
             "visible damage on that section; a section may appear more than once, one entry per call). Evidence can be "
             "wrong (an indicator that failed, a customer whose own service failed, a caller who saw the wrong place). "
             "Rule: for each candidate section k count the disagreements between what a fault on k would produce and what "
-            "was observed — 2 for each indicator whose reading differs, 1 for each outage call from a section a fault on k "
+            "was observed — 2 for each installed indicator whose reading differs (an indicator that did not register is "
+            "evidence as much as one that did: it says the fault is not at or below it), 1 for each outage call from a section a fault on k "
             "would not interrupt, 1 for each damage report on a section other than k — and answer the section with the "
             "least count (every event has a unique least count). Missing outage calls are no evidence."
         ),
@@ -271,7 +274,9 @@ PRESENTATION = {
             "damage_reports_at_sections (звонивший сообщил о видимом повреждении на участке; участок может встречаться "
             "несколько раз — по записи на звонок). Данные могут быть ошибочны (отказ индикатора, повреждение "
             "собственного ввода потребителя, ошибка очевидца). Правило: для каждого участка-кандидата k подсчитайте "
-            "расхождения между тем, что дало бы КЗ на k, и наблюдаемым — 2 за каждый индикатор с иным показанием, 1 за "
+            "расхождения между тем, что дало бы КЗ на k, и наблюдаемым — 2 за каждый установленный индикатор с иным "
+            "показанием (несработавший индикатор — такое же доказательство, как сработавший: КЗ не на его участке и "
+            "не ниже), 1 за "
             "каждый звонок об отсутствии напряжения с участка, который КЗ на k не отключило бы, 1 за каждое сообщение о "
             "повреждении на участке, отличном от k, — и укажите участок с наименьшей суммой (в каждом событии она "
             "единственна). Отсутствие звонков доказательством не является."
@@ -287,14 +292,16 @@ EXPERT = {
         "indicator readings and trouble calls (Brown, Electric Power Distribution Reliability, 2nd ed., faulted-circuit "
         "indicators). The case's own choices: an indicator at a section's head registers for a fault in that section or "
         "downstream; fuses at marked section heads, else the substation breaker; the answer is the section of least "
-        "weighted disagreement with the evidence, an indicator reading weighing 2 and a call (outage or damage report) 1, "
+        "weighted disagreement with the evidence, an indicator reading weighing 2 (every installed indicator reads: one "
+        "that did not register counts as evidence too) and a call (outage or damage report) 1, "
         "unique in every event; missing calls are no evidence.")},
     "ru": {"statement": (
         "Определите повреждённый участок каждого события на радиальном фидере из public_inputs по показаниям "
         "индикаторов КЗ и звонкам потребителей (Brown, Electric Power Distribution Reliability, 2-е изд., индикаторы "
         "КЗ). Выбор, сделанный в задаче: индикатор в начале участка срабатывает при КЗ на участке или ниже; "
         "предохранители в начале отмеченных участков, иначе выключатель подстанции; ответ — участок с наименьшим "
-        "взвешенным расхождением с данными, показание индикатора весит 2, звонок (об отсутствии напряжения или о "
+        "взвешенным расхождением с данными, показание индикатора весит 2 (показание есть у каждого установленного "
+        "индикатора: несработавший тоже учитывается), звонок (об отсутствии напряжения или о "
         "повреждении) — 1, минимум в каждом событии единственный; отсутствие звонков доказательством не является.")},
 }
 

@@ -121,7 +121,9 @@ def _model(inputs: dict[str, Any]) -> dict[str, Any]:
             "switching": float(inputs["switching_time_h"]), "fci": fci, "device": device, "tie": tie_section}
 
 
-def quantities(inputs: dict[str, Any], *, naive: bool = False) -> dict[str, float]:
+def quantities(inputs: dict[str, Any], *, naive: bool = False, repair_origin: str = "location") -> dict[str, float]:
+    """The six indices; ``repair_origin`` is when the faulted section's repair time starts
+    (:data:`psab.surrogates.feeder_reliability.REPAIR_ORIGINS`; the statement fixes "location")."""
     m = model(inputs)
     out: dict[str, float] = {}
     for tag, fci in (("before", np.zeros_like(m["fci"])), ("after", m["fci"])):
@@ -129,7 +131,7 @@ def quantities(inputs: dict[str, Any], *, naive: bool = False) -> dict[str, floa
             # Reading FCIs as pinpointing the faulted section: each fault its own zone.
             fci = np.ones_like(m["fci"])
         saifi, saidi, caidi = fr.indices(m["tree"], m["rate"], m["customers"], m["patrol"], m["repair"], m["switching"],
-                                         fci, m["device"], m["tie"])
+                                         fci, m["device"], m["tie"], repair_origin)
         out[f"saifi_{tag}_per_yr"] = float(saifi)
         out[f"saidi_{tag}_min_per_yr"] = float(saidi)
         out[f"caidi_{tag}_min"] = float(caidi)
@@ -148,6 +150,13 @@ def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
         checks.close(f"/{name}", ref[name], answer[name], what)
     return Assessment(violations=checks.violations,
                       evidence={"checks": len(checks.records), "checks_failed": len(checks.violations)})
+
+
+def other_readings(task: Task) -> list[tuple[str, dict[str, Any]]]:
+    """The repair clock started after the switching step, or at the fault, instead of at the end of
+    location (issue 33: an agent took "after switching" and missed every value by 2 %)."""
+    return [("repair_after_switching", quantities(task.public_inputs, repair_origin="switching")),
+            ("repair_from_fault", quantities(task.public_inputs, repair_origin="fault"))]
 
 
 def naive_answer(task: Task) -> dict[str, Any]:
@@ -229,9 +238,11 @@ PRESENTATION = {
             "section k (and the head switches of its child sections), re-closes the device (replacing a fuse), and, when "
             "tie_bus is given, closes the normally-open tie there. Then every interrupted customer is restored except "
             "the customers of section k and of sections below it; of those below k, the ones in the child branch of k "
-            "that contains tie_bus are restored at the same moment through the tie (it has ample capacity). (4) The rest "
-            "are restored after the repair time of section k. Customers of a section are restored together. SAIDI and "
-            "CAIDI in minutes."
+            "that contains tie_bus are restored at the same moment through the tie (it has ample capacity). When tie_bus "
+            "is section k's own to_bus the tie would feed the fault (k has a switch only at its head), so it stays open. "
+            "(4) The repair of section k starts at the end of location (step 2), while the switching is done — not "
+            "after the switching, nor at the fault: the rest are restored at location time + repair_time_h of section "
+            "k. Customers of a section are restored together. SAIDI and CAIDI in minutes."
         ),
         "answer_notes": "Every value must match within 0.1 % (or 1e-4 for SAIFI, 0.01 min for SAIDI and CAIDI, whichever is larger).",
     },
@@ -255,7 +266,10 @@ PRESENTATION = {
             "предохранитель) и, если задан tie_bus, замыкает там нормально разомкнутую связь. После этого "
             "восстанавливаются все отключённые потребители, кроме потребителей участка k и участков ниже его; из них "
             "потребители в дочерней ветви k, содержащей tie_bus, восстанавливаются в тот же момент через связь "
-            "(её пропускной способности достаточно). (4) Остальные восстанавливаются после ремонта участка k. "
+            "(её пропускной способности достаточно). Если tie_bus — конец to_bus самого участка k, связь подала бы "
+            "напряжение на место КЗ (у k разъединитель только в начале), поэтому она остаётся разомкнутой. (4) Ремонт "
+            "участка k начинается по окончании поиска (шаг 2), одновременно с переключениями — не после них и не с "
+            "момента КЗ: остальные потребители восстанавливаются через время поиска + repair_time_h участка k. "
             "Потребители одного участка восстанавливаются одновременно. SAIDI и CAIDI — в минутах."
         ),
         "answer_notes": "Каждое значение должно совпасть с точностью 0,1 % (или 1e-4 для SAIFI, 0,01 мин для SAIDI и CAIDI — что больше).",
@@ -273,8 +287,10 @@ EXPERT = {
         "of fci_sections. The case's own choices: no reclosing; fuses at section heads where marked, else the "
         "substation breaker; the crew patrols every section indistinguishable by indicators and operated device; one "
         "switching time isolates the faulted section at its head and its children's heads, re-closes the device and "
-        "closes the tie at tie_bus (ample capacity), which restores the child branch holding the tie; the faulted "
-        "section and the rest below it wait for its repair. SAIDI and CAIDI in minutes.")},
+        "closes the tie at tie_bus (ample capacity), which restores the child branch holding the tie (a tie at the "
+        "faulted section's own far end stays open); the faulted section and the rest below it wait for its repair, "
+        "whose time runs from the end of location (not from the switching, nor from the fault). SAIDI and CAIDI in "
+        "minutes.")},
     "ru": {"statement": (
         "Рассчитайте ожидаемые годовые SAIFI, SAIDI и CAIDI (IEEE Std 1366-2022, разд. 3 и п. 4.1) радиального фидера из "
         "public_inputs аналитическим моделированием устойчивого повреждения каждого участка (Brown, Electric Power "
@@ -283,8 +299,9 @@ EXPERT = {
         "выключатель подстанции; бригада обходит все участки, не различимые по индикаторам и сработавшему аппарату; "
         "за одно время переключений участок отделяется в своём начале и в начале дочерних участков, аппарат "
         "включается, связь в tie_bus замыкается (её пропускной способности достаточно) и восстанавливает дочернюю "
-        "ветвь, содержащую связь; повреждённый участок и остальные участки ниже ждут его ремонта. SAIDI и CAIDI — в "
-        "минутах.")},
+        "ветвь, содержащую связь (связь на дальнем конце самого повреждённого участка остаётся разомкнутой); "
+        "повреждённый участок и остальные участки ниже ждут его ремонта, время которого отсчитывается от окончания "
+        "поиска (не от переключений и не от момента КЗ). SAIDI и CAIDI — в минутах.")},
 }
 
 JUDGED_BY = {
@@ -337,5 +354,6 @@ SPEC = register(
         judged_by=JUDGED_BY,
         levels=(1, 2),
         naive_answer=naive_answer,
+        other_readings=other_readings,
     )
 )

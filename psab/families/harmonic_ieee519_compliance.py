@@ -110,8 +110,14 @@ def _spectrum(inputs: dict[str, Any], key: str) -> np.ndarray:
     return v
 
 
-def quantities(inputs: dict[str, Any], *, naive: bool = False) -> dict[str, Any]:
-    """The short-circuit ratio, TDD, THD, per-order magnitudes and limits, and the verdict."""
+def quantities(inputs: dict[str, Any], *, naive: bool = False, isc_at: str = "nominal",
+               generation_unstated: str = "row_by_ratio") -> dict[str, Any]:
+    """The short-circuit ratio, TDD, THD, per-order magnitudes and limits, and the verdict.
+
+    The statement's conventions, each with its other reading for ``other_readings``: I_SC from
+    S_SC at the nominal voltage (``isc_at="measured"``: at the measured fundamental √3·V_1 where
+    the voltage is given in volts); no ``pcc.generation`` means the row by I_SC/I_L
+    (``generation_unstated="first_row"``: held to the first row as if it were generation)."""
     pcc = inputs["pcc"]
     v_kv = float(pcc["nominal_voltage_kv"])
     if not v_kv > 0:
@@ -121,8 +127,11 @@ def quantities(inputs: dict[str, Any], *, naive: bool = False) -> dict[str, Any]
         raise _bad("/pcc/max_demand_current_a", "must be positive")
     if ("short_circuit_current_ka" in pcc) == ("short_circuit_mva" in pcc):
         raise _bad("/pcc/short_circuit_current_ka", "or short_circuit_mva must be given, exactly one of them")
+    v_sc_kv = v_kv
+    if isc_at == "measured" and inputs["voltage_harmonics"]["unit"] == "V" and inputs["voltage_harmonics"].get("fundamental_v", 0) > 0:
+        v_sc_kv = math.sqrt(3.0) * float(inputs["voltage_harmonics"]["fundamental_v"]) / 1000.0
     isc_ka = (float(pcc["short_circuit_current_ka"]) if "short_circuit_current_ka" in pcc
-              else float(pcc["short_circuit_mva"]) / (math.sqrt(3.0) * v_kv))
+              else float(pcc["short_circuit_mva"]) / (math.sqrt(3.0) * v_sc_kv))
     if not isc_ka > 0:
         raise _bad("/pcc/short_circuit_current_ka" if "short_circuit_current_ka" in pcc else "/pcc/short_circuit_mva", "must be positive")
     ratio = isc_ka * 1000.0 / il
@@ -142,7 +151,8 @@ def quantities(inputs: dict[str, Any], *, naive: bool = False) -> dict[str, Any]
         v_pct = volt / v1 * 100.0
     else:
         v_pct = volt
-    if pcc.get("generation"):  # Tables 2–4 footnote c: generation is held to the first row
+    generation = pcc.get("generation", generation_unstated == "first_row")
+    if generation:  # Tables 2–4 footnote c: generation is held to the first row
         ratio_for_row = 1.0
     else:
         ratio_for_row = ratio
@@ -151,10 +161,11 @@ def quantities(inputs: dict[str, Any], *, naive: bool = False) -> dict[str, Any]
     v_ind, thd_lim = std.voltage_limits(v_kv)
     tdd = float(std.tdd_pct(pct_il, 100.0))
     thd = float(std.thd_pct(v_pct, 100.0))
-    bad_i = [h for h, x, lim in zip(ORDERS, pct_il, i_lim, strict=True) if x > lim]
-    bad_v = [h for h, x in zip(ORDERS, v_pct, strict=True) if x > v_ind]
+    bad_i = [h for h, x, lim in zip(ORDERS, pct_il, i_lim, strict=True) if std.exceeds(x, lim)]
+    bad_v = [h for h, x in zip(ORDERS, v_pct, strict=True) if std.exceeds(x, v_ind)]
+    ok = not bad_i and not bad_v and not std.exceeds(tdd, tdd_lim) and not std.exceeds(thd, thd_lim)
     return {
-        "answer": {"compliant": not bad_i and not bad_v and tdd <= tdd_lim and thd <= thd_lim, "isc_il_ratio": ratio,
+        "answer": {"compliant": bool(ok), "isc_il_ratio": ratio,
                    "tdd_pct": tdd, "thd_v_pct": thd, "violating_current_orders": bad_i, "violating_voltage_orders": bad_v},
         "current_pct_il": pct_il, "current_limit_pct": i_lim, "voltage_pct": v_pct, "voltage_limit_pct": v_ind,
         "tdd_limit_pct": tdd_lim, "thd_limit_pct": thd_lim, "table": table, "row": row,
@@ -180,6 +191,19 @@ def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
         if answer[name] != want[name]:
             checks.violate(f"/{name}", "the orders above their limits, ascending", want[name], answer[name])
     return Assessment(violations=checks.violations, evidence={"checks_failed": len(checks.violations), **ref.evidence})
+
+
+def other_readings(task: Task) -> list[tuple[str, dict[str, Any]]]:
+    """I_SC at the measured voltage instead of the nominal one, and an installation whose case does not
+    say pcc.generation held to the first row — each only where it changes the answer."""
+    base = quantities(task.public_inputs)["answer"]
+    out = []
+    for name, kw in (("isc_at_measured_voltage", {"isc_at": "measured"}),
+                     ("first_row_when_generation_unstated", {"generation_unstated": "first_row"})):
+        a = quantities(task.public_inputs, **kw)["answer"]
+        if a != base:
+            out.append((name, a))
+    return out
 
 
 def naive_answer(task: Task) -> dict[str, Any]:
@@ -288,7 +312,8 @@ PRESENTATION = {
             "cases sits on one), for the odd ranges 3 ≤ h < 11, 11 ≤ h < 17, 17 ≤ h < 23, 23 ≤ h < 35, 35 ≤ h ≤ 50, and the "
             "TDD limit of the row; even harmonics: 50 % of the limit of the range they lie in for h ≤ 6 (h = 2, 4, 6 in the "
             "first range) and 100 % above 6 (the 2022 rule). If pcc.generation is true the first row applies whatever "
-            "I_SC/I_L (the tables' footnote). A value equal to its limit complies. The installation complies when TDD, "
+            "I_SC/I_L (the tables' footnote); when pcc.generation is false or absent, the row follows I_SC/I_L. I_SC from "
+            "short_circuit_mva uses the nominal V, not the measured fundamental. A value equal to its limit complies. The installation complies when TDD, "
             "THD_V and every individual current and voltage harmonic are within their limits. Report I_SC/I_L, TDD, THD_V, "
             "the orders whose current exceeds its limit and those whose voltage exceeds the individual voltage limit "
             "(ascending), and the verdict."
@@ -311,7 +336,9 @@ PRESENTATION = {
             "лежит), для нечётных диапазонов 3 ≤ h < 11, 11 ≤ h < 17, 17 ≤ h < 23, 23 ≤ h < 35, 35 ≤ h ≤ 50 и предел TDD "
             "строки; чётные гармоники: 50 % предела своего диапазона при h ≤ 6 (h = 2, 4, 6 — в первом диапазоне) и "
             "100 % выше 6 (правило 2022 г.). Если pcc.generation = true, действует первая строка независимо от "
-            "I_SC/I_L (сноска таблиц). Значение, равное пределу, допустимо. Установка соответствует, если TDD, THD_V и "
+            "I_SC/I_L (сноска таблиц); если pcc.generation = false или не задан, строка выбирается по I_SC/I_L. I_SC по "
+            "short_circuit_mva вычисляется при номинальном V, а не при измеренном напряжении основной гармоники. "
+            "Значение, равное пределу, допустимо. Установка соответствует, если TDD, THD_V и "
             "каждая гармоника тока и напряжения в пределах. Укажите I_SC/I_L, TDD, THD_V, номера гармоник тока выше "
             "предела и гармоник напряжения выше индивидуального предела (по возрастанию) и вывод."
         ),
@@ -328,17 +355,17 @@ EXPERT = {
         "Assess the installation in public_inputs at its PCC against IEEE 519-2022 (clause 5: Table 1 for the voltage, "
         "Tables 2–4 for the current by voltage class and I_SC/I_L). The spectra are weekly 95th percentiles and are "
         "compared with the tables directly. The case's own choices: TDD is referred to the case's I_L (harmonic currents "
-        "given in percent of the measured fundamental are converted with it); I_SC from the short-circuit power where that "
-        "is given; the 2022 even-harmonic rule; a value equal to its limit complies; pcc.generation, where true, puts the "
-        "installation in the first row. Report I_SC/I_L, TDD, THD_V, the current and voltage orders above their individual "
+        "given in percent of the measured fundamental are converted with it); I_SC from the short-circuit power at the nominal "
+        "voltage where that is given; the 2022 even-harmonic rule; a value equal to its limit complies; pcc.generation, "
+        "where true, puts the installation in the first row (false or absent: the row by I_SC/I_L). Report I_SC/I_L, TDD, THD_V, the current and voltage orders above their individual "
         "limits (ascending) and the verdict.")},
     "ru": {"statement": (
         "Оцените установку из public_inputs в точке общего присоединения по IEEE 519-2022 (раздел 5: таблица 1 для "
         "напряжения, таблицы 2–4 для тока по классу напряжения и I_SC/I_L). Спектры — 95-процентные значения за неделю, "
         "они сравниваются с таблицами напрямую. Выбор, сделанный в задаче: TDD относится к I_L задачи (токи гармоник в "
-        "процентах от измеренной основной гармоники пересчитываются через неё); I_SC — по мощности КЗ, если задана она; "
-        "правило 2022 г. для чётных гармоник; значение, равное пределу, допустимо; pcc.generation = true относит "
-        "установку к первой строке. Укажите I_SC/I_L, TDD, THD_V, номера гармоник тока и напряжения выше индивидуальных "
+        "процентах от измеренной основной гармоники пересчитываются через неё); I_SC — по мощности КЗ при номинальном "
+        "напряжении, если задана она; правило 2022 г. для чётных гармоник; значение, равное пределу, допустимо; "
+        "pcc.generation = true относит установку к первой строке (false или не задан — строка по I_SC/I_L). Укажите I_SC/I_L, TDD, THD_V, номера гармоник тока и напряжения выше индивидуальных "
         "пределов (по возрастанию) и вывод.")},
 }
 
@@ -382,5 +409,6 @@ SPEC = register(
         judged_by=JUDGED_BY,
         levels=(1, 2),
         naive_answer=naive_answer,
+        other_readings=other_readings,
     )
 )

@@ -22,6 +22,7 @@ inverters (IEEE Std 1547-2018, §5.2: reactive capability within the apparent-po
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any
 
@@ -127,7 +128,7 @@ PRESENTATION = {
             "every source must stay inside its capability circle P² + Q² ≤ s_max_mva² (for the battery P = P_discharge − "
             "P_charge); the stored energy follows E_t = E_(t−1) + eta_charge·P_charge·Δt − P_discharge·Δt/eta_discharge "
             "from soc_initial_mwh (Δt = step_minutes/60 h) and stays in its window. Cost = Σ_t Δt·(Σ cost_per_mwh·P + "
-            "cycling cost·P_discharge). Conventions: powers in MW and Mvar, ratings in MVA, energies in MWh, costs per "
+            "cycling cost·P_discharge) — cycling on discharged energy only, charging carries none. Conventions: powers in MW and Mvar, ratings in MVA, energies in MWh, costs per "
             "MWh in currency; the reactive limits q_min_mvar…q_max_mvar hold in every step whatever the active power, "
             "so a PV inverter may supply or absorb reactive power at night (P = 0, Q within its limits and rating); "
             "the battery inverter likewise, whether charging, discharging or idle. Only the exact circle is a "
@@ -160,7 +161,8 @@ PRESENTATION = {
             "каждый источник должен оставаться внутри своей PQ-диаграммы P² + Q² ≤ s_max_mva² (для батареи P = "
             "P_разряд − P_заряд); запас энергии меняется по закону E_t = E_(t−1) + eta_charge·P_заряд·Δt − "
             "P_разряд·Δt/eta_discharge от soc_initial_mwh (Δt = step_minutes/60 ч) и не выходит из допустимого "
-            "диапазона. Затраты = Σ_t Δt·(Σ cost_per_mwh·P + стоимость циклирования·P_разряд). Соглашения: мощности в "
+            "диапазона. Затраты = Σ_t Δt·(Σ cost_per_mwh·P + стоимость циклирования·P_разряд) — циклирование только на "
+            "отданную энергию, заряд его не несёт. Соглашения: мощности в "
             "МВт и Мвар, номинальные мощности в МВ·А, энергия в МВт·ч, затраты за МВт·ч в валюте currency; пределы "
             "q_min_mvar…q_max_mvar действуют на каждом шаге независимо от активной мощности, поэтому инвертор СЭС может "
             "выдавать или потреблять реактивную мощность и ночью (P = 0, Q в своих пределах и в пределах номинальной "
@@ -222,8 +224,12 @@ def island_data(inputs: dict[str, Any]) -> IslandData:
     )
 
 
-def formulation(inputs: dict[str, Any], *, polygon: bool) -> Formulation:
-    return build_islanded_pq_dispatch(island_data(inputs), inscribed_polygon(POLYGON_SIDES) if polygon else None)
+def formulation(inputs: dict[str, Any], *, polygon: bool, cycle_cost_on: str = "discharge") -> Formulation:
+    """The LP (``polygon``: the reference's inscribed polygons); ``cycle_cost_on="throughput"`` only for
+    the other reading of the cycling cost."""
+    d = island_data(inputs)
+    d = dataclasses.replace(d, storage=dataclasses.replace(d.storage, cycle_cost_on=cycle_cost_on))
+    return build_islanded_pq_dispatch(d, inscribed_polygon(POLYGON_SIDES) if polygon else None)
 
 
 def answer_values(inputs: dict[str, Any], answer: dict[str, Any]) -> Any:
@@ -240,11 +246,11 @@ def answer_values(inputs: dict[str, Any], answer: dict[str, Any]) -> Any:
     )
 
 
-def solve(task: Task, backend: str) -> Reference:
+def solve(task: Task, backend: str, cycle_cost_on: str = "discharge") -> Reference:
     from psab.solvers.dispatch import solve_formulation
 
     inputs = task.public_inputs
-    solved = solve_formulation(formulation_for(task, formulation, polygon=True))
+    solved = solve_formulation(formulation_for(task, formulation, polygon=True, cycle_cost_on=cycle_cost_on))
     v = solved.values
     ids = [u["id"] for u in inputs["units"]]
     bid = inputs["battery"]["id"]
@@ -260,6 +266,11 @@ def solve(task: Task, backend: str) -> Reference:
         evidence={"polygon_sides": POLYGON_SIDES, "lp_variables": solved.n_variables, "lp_rows": solved.n_constraints},
         method=f"LP (Pyomo + HiGHS) with each capability circle replaced by its inscribed {POLYGON_SIDES}-gon",
     )
+
+
+def other_readings(task: Task) -> list[tuple[str, dict[str, Any]]]:
+    """The battery's cycling cost charged on throughput (charge and discharge) instead of on discharge."""
+    return [("cycling_cost_on_throughput", solve(task, "surrogate", cycle_cost_on="throughput").answer)]
 
 
 def circle_points(inputs: dict[str, Any], v: Any) -> list[tuple[str, int, float, float, float]]:
@@ -439,7 +450,7 @@ def naive_answer(task: Task) -> dict[str, Any]:
 EXPERT = {
     "en": {"statement": (
         "Dispatch the islanded microgrid of public_inputs (no grid connection) in active and reactive power for the "
-        "day at minimum fuel and battery-cycling cost, every source within its P and Q limits and its apparent-power "
+        "day at minimum fuel and battery-cycling cost (cycling charged on discharged energy only), every source within its P and Q limits and its apparent-power "
         "capability: the armature-current circle of a synchronous genset (Kundur, Power System Stability and Control, "
         "1994, §5.4) and the rating circle of an inverter (IEEE Std 1547-2018, §5.2), with the battery's energy "
         "balance over the day. Answer P and Q of every source and the battery's charge, discharge, Q and end-of-step "
@@ -451,7 +462,8 @@ EXPERT = {
     )},
     "ru": {"statement": (
         "Распределите активную и реактивную мощность в изолированной микросети public_inputs (без связи с внешней "
-        "сетью) на сутки с минимальными затратами на топливо и циклирование батареи; каждый источник — в своих "
+        "сетью) на сутки с минимальными затратами на топливо и циклирование батареи (циклирование — только на "
+        "отданную энергию); каждый источник — в своих "
         "пределах P и Q и в пределах своей PQ-диаграммы по полной мощности: окружности тока статора синхронного "
         "дизель-генератора (Kundur, Power System Stability and Control, 1994, §5.4) и окружности номинальной мощности "
         "инвертора (IEEE Std 1547-2018, §5.2), с балансом энергии батареи за сутки. Укажите P и Q каждого источника и "
@@ -626,5 +638,6 @@ SPEC = register(
         judged_by=JUDGED_BY,
         levels=LEVELS,
         naive_answer=naive_answer,
+        other_readings=other_readings,
     )
 )

@@ -64,7 +64,7 @@ PRESENTATION = {
         "title": "N-1 secure generation commitment with governor-response pickup",
         "statement": (
             "Commit and dispatch the units in public_inputs for one hour (period_h) to serve the loads of the DC "
-            "network (branch susceptance 1/(x_pu·tap_ratio) on base_mva, slack_bus as angle reference). A committed "
+            "network (branch susceptance 1/(x_pu·tap_ratio) on base_mva — the tap once, not squared —, slack_bus as angle reference). A committed "
             "unit produces between p_min_mw and p_max_mw; an uncommitted one produces 0. Total output equals total "
             "load, and the base-case DC flows stay within rating_mw (a branch with phase_shift_deg φ carries "
             "(θ_from − θ_to − φ)/(x_pu·tap_ratio)·base_mva MW, angles in radians). The system must survive the loss "
@@ -87,7 +87,8 @@ PRESENTATION = {
         "statement": (
             "Выберите состав включённых агрегатов из public_inputs и их загрузку на один час (period_h) для "
             "питания нагрузок сети, рассчитываемой по модели постоянного тока (проводимость ветви "
-            "1/(x_pu·tap_ratio) на базе base_mva, slack_bus — опорный по углу узел). Включённый агрегат выдаёт "
+            "1/(x_pu·tap_ratio) на базе base_mva — коэффициент трансформации в первой степени, не в квадрате —, "
+            "slack_bus — опорный по углу узел). Включённый агрегат выдаёт "
             "от p_min_mw до p_max_mw, отключённый — 0. Суммарная генерация равна суммарной нагрузке, перетоки "
             "нормального режима не превышают rating_mw (по ветви с фазовым сдвигом phase_shift_deg φ течёт "
             "(θ_нач − θ_кон − φ)/(x_pu·tap_ratio)·base_mva МВт, углы в радианах). Система должна выдерживать потерю "
@@ -338,7 +339,8 @@ EXPERT = {
         "damping neglected), each within its capacity, and the resulting DC power flows stay within the emergency "
         "ratings; base-case DC flows within the normal ratings. Answer committed and p_mw per unit. The case's own "
         "choices: droop in percent on each unit's own p_max_mw at the nominal frequency_hz; DC flows with the branch "
-        "taps and phase shifts as given, slack_bus the angle reference."
+        "taps and phase shifts as given — a branch's susceptance 1/(x_pu·tap_ratio), as in MATPOWER's DC model, not "
+        "1/(x_pu·tap_ratio²) — slack_bus the angle reference."
     )},
     "ru": {"statement": (
         "Выберите состав и загрузку агрегатов public_inputs на один час с минимальными затратами (холостой ход, пуск "
@@ -351,7 +353,8 @@ EXPERT = {
         "аварийно допустимых; в исходном режиме — не выше длительно допустимых. Укажите committed и p_mw для каждого "
         "агрегата. Особенности случая: статизм в процентах от собственной p_max_mw агрегата при номинальной "
         "частоте frequency_hz; перетоки по постоянному току с заданными коэффициентами трансформации и фазовыми "
-        "сдвигами ветвей, slack_bus — опорный по углу узел."
+        "сдвигами ветвей — проводимость ветви 1/(x_pu·tap_ratio), как в модели постоянного тока MATPOWER, а не "
+        "1/(x_pu·tap_ratio²) — slack_bus — опорный по углу узел."
     )},
 }
 

@@ -109,7 +109,8 @@ CONVENTIONS_EN = (
     "charging and magnetizing branches neglected); a branch given per km has r = r_ohm_per_km·length_km (x likewise); "
     "per unit on base_kv and any MVA base. The root bus is held at root_vm_pu. Loads are constant P, Q; each inverter "
     "injects its p_mw (fixed, no curtailment) and the answer's Q (positive = injection, capacitive; negative = "
-    "absorption). Capability: p_mw² + Q² ≤ s_rated_mva². Objective: minimize Σ|Q| over the inverters (Mvar)."
+    "absorption). Capability: p_mw² + Q² ≤ s_rated_mva². Objective: minimize Σ|Q| over the inverters (Mvar) — "
+    "absorption counts as much as injection."
 )
 CONVENTIONS_RU = (
     "Соглашения: сопротивления ветвей — продольные r + jx в омах при base_kv (трансформаторы приведены к этой стороне; "
@@ -117,7 +118,8 @@ CONVENTIONS_RU = (
     "r_ohm_per_km·length_km (x аналогично); относительные единицы — на base_kv и любую базисную мощность. Напряжение "
     "корневого узла поддерживается равным root_vm_pu. Нагрузки — постоянные P, Q; каждый инвертор выдаёт свою p_mw "
     "(фиксирована, без ограничения) и Q из ответа (положительная — выдача, ёмкостный режим; отрицательная — "
-    "потребление). Диаграмма мощности: p_mw² + Q² ≤ s_rated_mva². Цель: минимум Σ|Q| по инверторам (Мвар)."
+    "потребление). Диаграмма мощности: p_mw² + Q² ≤ s_rated_mva². Цель: минимум Σ|Q| по инверторам (Мвар) — "
+    "потребление учитывается так же, как выдача."
 )
 
 PRESENTATION = {
@@ -167,15 +169,18 @@ EXPERT = {
         "Turitsyn et al., Proc. IEEE 2011) so that every bus voltage is within [v_min_pu, v_max_pu] and each inverter "
         "within its apparent-power rating at its fixed active output, minimizing the total |Q|. Voltages by the judging "
         "backend's model: LinDistFlow (Baran & Wu 1989) under the surrogate backend, a full AC power flow under "
-        "pandapower. Case choices: series impedances only, root held at root_vm_pu, constant-power loads, Q > 0 "
-        "injection. Mvar."
+        "pandapower. Case choices: series impedances only (line charging capacitance and transformer magnetizing "
+        "branches neglected, in either model), root held at root_vm_pu, constant-power loads, Q > 0 injection, the "
+        "objective Σ|Q| (absorption counts as injection). Mvar."
     )},
     "ru": {"statement": (
         "Задайте реактивную мощность инверторов СЭС радиальной линии из public_inputs (регулирование Volt-VAR по "
         "Turitsyn et al., Proc. IEEE 2011) так, чтобы напряжение каждого узла было в [v_min_pu, v_max_pu], а каждый "
         "инвертор — в пределах полной мощности при фиксированной активной, минимизируя суммарную |Q|. Напряжения — по "
         "модели бэкенда: LinDistFlow (Baran & Wu 1989) в surrogate, полный расчёт режима в pandapower. Выбор случая: "
-        "только продольные сопротивления, напряжение корня root_vm_pu, нагрузки постоянной мощности, Q > 0 — выдача. Мвар."
+        "только продольные сопротивления (ёмкостная проводимость линий и ветви намагничивания трансформаторов не "
+        "учитываются, в обеих моделях), напряжение корня root_vm_pu, нагрузки постоянной мощности, Q > 0 — выдача, "
+        "цель Σ|Q| (потребление учитывается так же, как выдача). Мвар."
     )},
 }
 

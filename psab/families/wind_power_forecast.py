@@ -188,7 +188,8 @@ EXPERT = {
         "capacity-normalized MAE protocol of Madsen et al., Wind Engineering 29(6), 2005 (§3, NMAE and skill against a "
         "reference model). " + COMMON_EN + " The reference model is the physical NWP → hub-height wind → power "
         "curve approach with an additive model-output-statistics bias estimated on the history (Landberg 1999). The "
-        "case's own choices: iced hours are not used for the bias; the power-law shear with the stated exponent "
+        "case's own choices: the bias is on wind speed (mean measured − NWP speed, added to the NWP speed before the "
+        "shear and the power curve), not on power; iced hours are not used for the bias; the power-law shear with the stated exponent "
         "links the NWP, measurement and hub heights; only available turbines produce; curtailment orders cap the farm "
         "output; power curves are interpolated linearly and give zero outside their listed speeds.")},
     "ru": {"statement": (
@@ -196,7 +197,9 @@ EXPERT = {
         "мощность средней абсолютной ошибке по методике Madsen и др., Wind Engineering 29(6), 2005 (разд. 3, NMAE и "
         "улучшение относительно эталонной модели). " + COMMON_RU + " Эталонная модель — физический подход ЧПП → "
         "ветер на высоте оси → мощностная характеристика с аддитивной поправкой смещения (MOS), оценённой по "
-        "предыстории (Landberg, 1999). Выбор, сделанный в задаче: часы с обледенением для оценки смещения не "
+        "предыстории (Landberg, 1999). Выбор, сделанный в задаче: поправка — по скорости ветра (среднее измеренной "
+        "минус прогнозной скорости прибавляется к скорости ЧПП до пересчёта по высоте и мощностной характеристики), "
+        "а не по мощности; часы с обледенением для оценки смещения не "
         "используются; высоты ЧПП, измерений и осей ВЭУ связаны степенным законом с заданным показателем; "
         "вырабатывают только исправные ВЭУ; команды на ограничение ограничивают мощность ВЭС; характеристики "
         "интерполируются линейно и равны нулю вне заданного диапазона скоростей.")},

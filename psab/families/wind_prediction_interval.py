@@ -278,7 +278,8 @@ EXPERT = {
         "the non-iced history hours (power-law shear with the stated exponent, available turbines only, curtailment "
         "caps, curves linear and zero outside their speeds); the reference interval adds the empirical error "
         "quantiles of each 6-hour lead block (numpy's default interpolation) scaled by the available capacity, "
-        "clipped to the physical range.")},
+        "both bounds clipped to the physical range [0, available capacity], in curtailed steps to [0, the lower of "
+        "available capacity and limit_mw] (the curtailment cap included).")},
     "ru": {"statement": (
         "Постройте центральные интервалы прогноза часовой мощности ВЭС (МВт) на 24 часа после issue_time_utc с "
         "номинальным покрытием nominal_coverage; оценка по Pinson и др., Wind Energy 10(6), 2007 (сначала "
@@ -291,7 +292,9 @@ EXPERT = {
         "обледенения (степенной закон профиля с заданным показателем, только исправные ВЭУ, ограничения мощности, "
         "характеристики линейные и нулевые вне диапазона); эталонный интервал добавляет эмпирические квантили "
         "ошибок каждого 6-часового блока упреждений (интерполяция numpy по умолчанию), умноженные на располагаемую "
-        "мощность, с ограничением физическим диапазоном.")},
+        "мощность; обе границы ограничены физическим диапазоном [0, располагаемая мощность], а на шагах с "
+        "ограничением мощности — [0, меньшее из располагаемой мощности и limit_mw] (с учётом команды на "
+        "ограничение).")},
 }
 
 JUDGED_BY = {

@@ -714,6 +714,9 @@ class Storage:
     eta_charge: float
     eta_discharge: float
     cycle_cost_per_mwh: float = 0.0
+    #: "discharge" (the cycling cost on discharged energy: psab's convention) or "throughput"
+    #: (on charged plus discharged energy — only to compute the other reading of that convention).
+    cycle_cost_on: str = "discharge"
 
     @classmethod
     def from_inputs(cls, d: dict[str, Any], *, soc_initial_mwh: float | None = None) -> Storage:
@@ -819,7 +822,10 @@ def add_storage(f: Formulation, s: Storage, *, charge: str, discharge: str, soc:
     :func:`psab.surrogates.dispatch.soc_trajectory`), the energy window, the final energy
     requirement and the cycling cost on discharged energy."""
     dt = f.dt_h
+    if s.cycle_cost_on not in ("discharge", "throughput"):
+        raise ValueError(f"cycle_cost_on must be 'discharge' or 'throughput', not {s.cycle_cost_on!r}")
     add_series(f, charge, upper=s.p_charge_max_mw, words=f"{label} charging power within [0, {s.p_charge_max_mw:g}] MW in step {{0}}",
+               cost_per_mwh=(s.cycle_cost_per_mwh or None) if s.cycle_cost_on == "throughput" else None,
                field=lambda t: field(charge, t))
     add_series(f, discharge, upper=s.p_discharge_max_mw, cost_per_mwh=s.cycle_cost_per_mwh or None,
                words=f"{label} discharging power within [0, {s.p_discharge_max_mw:g}] MW in step {{0}}",
@@ -887,11 +893,30 @@ def add_capability_polygon(f: Formulation, polygon: Polygon, s_max_mva: float, *
 
 
 def add_ramp_limits(f: Formulation, name: str, ramp_mw: float, p_initial_mw: float, *,
-                    up: Callable[[Any, int], Any], down: Callable[[Any, int], Any], label: str, field: Pointer) -> None:
+                    up: Callable[[Any, int], Any], down: Callable[[Any, int], Any], label: str, field: Pointer,
+                    ends: str = "any_point") -> None:
     """Ramping between consecutive steps for the whole range a unit may be asked to cover:
     from the lowest point of step t−1 to the highest of step t, and back, within ``ramp_mw``
     (``up(v, t)``/``down(v, t)`` are the highest/lowest output of step t; before step 0 the
-    unit sits at ``p_initial_mw``)."""
+    unit sits at ``p_initial_mw``) — any point of one range to any point of the next.
+
+    ``ends="matching"`` is the weaker reading kept only to compute what an engineer who read it
+    so would answer (``other_readings``): top to top and bottom to bottom within ``ramp_mw``."""
+    if ends == "matching":
+        def prev(side: Callable[[Any, int], Any], v: Any, t: int) -> Any:
+            return side(v, t - 1) if t else p_initial_mw
+
+        idx = list(range(f.steps))
+        f.add_rows(*[
+            LinearConstraint(name=f"{name}_{tag}", words=f"{label}: {tag} from step {{0}}−1 to {{0}} within {ramp_mw:g} MW",
+                             index=idx, body=body, upper=ramp_mw, field=field, slack=POWER)
+            for tag, body in (("top_up", lambda v, t: up(v, t) - prev(up, v, t)),
+                              ("top_down", lambda v, t: prev(up, v, t) - up(v, t)),
+                              ("bottom_up", lambda v, t: down(v, t) - prev(down, v, t)),
+                              ("bottom_down", lambda v, t: prev(down, v, t) - down(v, t)))])
+        return
+    if ends != "any_point":
+        raise ValueError(f"ends must be 'any_point' or 'matching', not {ends!r}")
 
     def rise(v: Any, t: int) -> Any:
         return up(v, t) - (down(v, t - 1) if t else p_initial_mw)
@@ -1108,7 +1133,7 @@ def vertices(d: UncertaintyData) -> list[tuple[str, np.ndarray]]:
     ]
 
 
-def build_reserve_dispatch(d: UncertaintyData) -> Formulation:
+def build_reserve_dispatch(d: UncertaintyData, *, ramp_ends: str = "any_point") -> Formulation:
     """Energy and up/down reserve scheduling robust to every vertex of the uncertainty box (LP).
 
     Each unit g schedules ``p`` and holds ``r_up``/``r_down`` (each at most what it can deliver
@@ -1164,7 +1189,8 @@ def build_reserve_dispatch(d: UncertaintyData) -> Formulation:
     for g, u in enumerate(d.units):
         add_ramp_limits(f, f"ramp_{g}", u.ramp_mw_per_step, u.p_initial_mw,
                         up=lambda v, t, g=g: v.p[g, t] + v.r_up[g, t], down=lambda v, t, g=g: v.p[g, t] - v.r_down[g, t],
-                        label=f"{u.id} (whole reserved range)", field=lambda t, uid=u.id: f"/schedule/{t}/{uid}")
+                        label=f"{u.id} (whole reserved range)", field=lambda t, uid=u.id: f"/schedule/{t}/{uid}",
+                        ends=ramp_ends)
     return f
 
 

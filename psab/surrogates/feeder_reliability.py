@@ -125,28 +125,41 @@ def backfed(tree: SectionTree, tie_section: int | None) -> np.ndarray:
     return b
 
 
+#: When the repair time of the faulted section starts counting: at the end of location (psab's
+#: convention — the crew that found the fault starts repairing it while the switching is done),
+#: after the switching step, or from the fault itself (the repair time read as the whole
+#: time-to-restore of the customers who wait for it, never shorter than location + switching).
+REPAIR_ORIGINS = ("location", "switching", "fault")
+
+
 def outage_durations_h(tree: SectionTree, patrol_h, repair_h, switching_h: float, fci, device,
-                       tie_section: int | None = None) -> np.ndarray:
+                       tie_section: int | None = None, repair_origin: str = "location") -> np.ndarray:
     """``d[k, j]``: interruption duration (h) of section ``j``'s customers for a fault on ``k``
-    under the stated restoration sequence (0 where not interrupted)."""
+    under the stated restoration sequence (0 where not interrupted). The customers who wait for
+    the repair are back ``repair_h[k]`` after the origin ``repair_origin`` (:data:`REPAIR_ORIGINS`)."""
+    if repair_origin not in REPAIR_ORIGINS:
+        raise ValueError(f"repair_origin must be one of {REPAIR_ORIGINS}, not {repair_origin!r}")
     t_loc = locate_time_h(tree, patrol_h, fci, device)
     out = interrupted(tree, device)
     below = tree.sub  # sub[k, j]: j at or below k
     bf = backfed(tree, tie_section)
     repair = np.asarray(repair_h, dtype=float)
-    d = np.where(below & ~bf, (t_loc + repair)[:, None], (t_loc + switching_h)[:, None])
+    switched = t_loc + switching_h
+    repaired = {"location": t_loc + repair, "switching": switched + repair,
+                "fault": np.maximum(repair, switched)}[repair_origin]
+    d = np.where(below & ~bf, repaired[:, None], switched[:, None])
     return np.where(out, d, 0.0)
 
 
 def indices(tree: SectionTree, rate_per_yr, customers, patrol_h, repair_h, switching_h: float, fci, device,
-            tie_section: int | None = None) -> tuple[float, float, float]:
+            tie_section: int | None = None, repair_origin: str = "location") -> tuple[float, float, float]:
     """``(SAIFI per yr, SAIDI min/yr, CAIDI min)`` by IEEE 1366-2022 eqs. (1)-(3)."""
     lam = np.asarray(rate_per_yr, dtype=float)
     n = np.asarray(customers, dtype=float)
     n_t = n.sum()
     out = interrupted(tree, device)
     saifi = float(lam @ (out.astype(float) @ n)) / n_t
-    d = outage_durations_h(tree, patrol_h, repair_h, switching_h, fci, device, tie_section)
+    d = outage_durations_h(tree, patrol_h, repair_h, switching_h, fci, device, tie_section, repair_origin)
     saidi = float(lam @ (d @ n)) * 60.0 / n_t
     return saifi, saidi, (saidi / saifi if saifi > 0 else 0.0)
 
@@ -181,5 +194,5 @@ def placement_costs(tree: SectionTree, rate_per_yr, customers, patrol_h, device,
 
 __all__ = [
     "NotRadialError", "SectionTree", "backfed", "device_of", "indices", "interrupted", "locate_time_h",
-    "location_customer_minutes", "outage_durations_h", "placement_costs", "same_zone", "section_tree",
+    "location_customer_minutes", "outage_durations_h", "REPAIR_ORIGINS", "placement_costs", "same_zone", "section_tree",
 ]

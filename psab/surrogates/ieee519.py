@@ -59,6 +59,17 @@ EVEN_SHARE_LOW, EVEN_SHARE_HIGH = 0.5, 1.0
 MIN_ORDER, MAX_ORDER = 2, 50
 
 
+#: Relative margin below which a value counts as equal to its limit: the conversion A → % of I_L
+#: (70 A / 1000 A × 100 = 7.000000000000001) must not turn a value at its limit into a violation.
+EDGE_REL = 1e-9
+
+
+def exceeds(value, limit):  # type: ignore[no-untyped-def]
+    """``value > limit`` with a value equal to its limit (to :data:`EDGE_REL`) complying — IEEE
+    519-2022 clause 5 gives the limits as maxima; works elementwise on arrays."""
+    return np.asarray(value, dtype=float) > np.asarray(limit, dtype=float) * (1.0 + EDGE_REL)
+
+
 def voltage_limits(v_kv: float) -> tuple[float, float]:
     """Table 1: (individual harmonic limit %, THD limit %) at bus voltage V (kV)."""
     if not v_kv > 0:

@@ -85,3 +85,14 @@ def test_a_task_that_cannot_be_posed_names_the_field(path, value, field) -> None
     bad = F.SPEC.make_task(task_id="bad", split="public", public_inputs=inputs)
     with pytest.raises(InvalidTaskError, match=field):
         F.SPEC.solve(bad, "surrogate")
+
+
+@pytest.mark.parametrize("level", [1, 2])
+def test_drawn_deadbands_respect_sogls_10_mhz_cap(level) -> None:
+    """Commission Regulation (EU) 2017/1485 (SOGL) Annex V Table 1, RG-CE: the combined frequency
+    response insensitivity and intentional deadband of an FCR provider is at most 10 mHz — the cited
+    standard's cap, so no drawn characteristic may exceed it (issue 33: draws of 15 and 20 mHz)."""
+    for seed in range(60):
+        fcr_ = F.generate(_public(), np.random.default_rng(seed), level=level).public_inputs["fcr"]
+        db_mhz = fcr_["deadband_mhz"] if "deadband_mhz" in fcr_ else fcr_["deadband_hz"] * 1000.0
+        assert 0.0 <= db_mhz <= 10.0 + 1e-9, (seed, fcr_)

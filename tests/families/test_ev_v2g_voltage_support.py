@@ -103,3 +103,18 @@ def test_islanded_feeder_names_the_branches() -> None:
     inputs["feeder"]["branches"] = inputs["feeder"]["branches"][:-1]
     with pytest.raises(InvalidTaskError, match="/feeder/branches"):
         F.SPEC.solve(F.SPEC.make_task(task_id="bad", split="public", public_inputs=inputs), "surrogate")
+
+
+def test_a_case_ac_cannot_clear_is_refused_under_pandapower_not_a_solver_error() -> None:
+    """The hand golden case (README: 6 MW + 2.5 Mvar behind 2 × (1 + j2) Ω at 20 kV) is feasible on
+    LinDistFlow but not in AC: with both hubs at full P and Q pandapower gives |V2| ≈ 0.9478 pu < 0.95
+    (the I²R and I²X losses LinDistFlow drops). Solving it under pandapower must be the caller's
+    InvalidTaskError naming the backend (issue 33), not HiGHS's 'Infeasible' SolverError."""
+    need_backend("pandapower")
+    from psab.golden import load_golden
+    from psab.paths import golden_root
+
+    case = load_golden(golden_root() / F.FAMILY_ID / "hand_two_hubs_lindistflow")
+    with pytest.raises(InvalidTaskError, match="not sound under pandapower"):
+        F.SPEC.solve(case.task, "pandapower")
+    assert F.SPEC.solve(case.task, "surrogate").objective == pytest.approx(241.0, abs=1e-3)

@@ -59,3 +59,24 @@ def test_bad_input_is_the_callers_error():
         fam.quantities(selfloop)
     with pytest.raises(InvalidTaskError, match="/tie_bus"):
         fam.quantities(_public() | {"tie_bus": "B77"})
+
+
+def _two_sections(tie_bus):
+    """B1 —S1→ B2 —S2→ B3, ten customers at B2 and ten at B3; only S1 fails (1 /yr)."""
+    sec = {"kind": "cable", "length_km": 1.0, "customers": 10, "patrol_time_h": 1.0, "repair_time_h": 10.0}
+    return {"substation_bus": "B1", "switching_time_h": 0.5, "fci_sections": [], "tie_bus": tie_bus,
+            "sections": [dict(sec, id="S1", from_bus="B1", to_bus="B2", failure_rate_per_yr=1.0),
+                         dict(sec, id="S2", from_bus="B2", to_bus="B3", failure_rate_per_yr=0.0)]}
+
+
+def test_repair_runs_from_the_end_of_location_and_a_tie_at_the_faulted_sections_far_end_stays_open():
+    """Hand count (the statement's steps 2-4): a fault on S1 is located after patrolling S1 and S2
+    (2 h); the repair (10 h) runs from then, so all 20 customers are out 12 h: SAIDI = 12 h · 60 =
+    720 min. A tie at B2 — S1's own far end — would feed the fault, so it changes nothing; a tie at
+    B3 brings B3 back at 2 h + 0.5 h: SAIDI = (10·12 + 10·2.5)·60/20 = 435 min. Repair after the
+    switching would give 12.5 h (750 min); from the fault, 10 h (600 min)."""
+    assert fam.quantities(_two_sections("B2"))["saidi_before_min_per_yr"] == pytest.approx(720.0)
+    assert fam.quantities(_two_sections(None))["saidi_before_min_per_yr"] == pytest.approx(720.0)
+    assert fam.quantities(_two_sections("B3"))["saidi_before_min_per_yr"] == pytest.approx(435.0)
+    assert fam.quantities(_two_sections("B2"), repair_origin="switching")["saidi_before_min_per_yr"] == pytest.approx(750.0)
+    assert fam.quantities(_two_sections("B2"), repair_origin="fault")["saidi_before_min_per_yr"] == pytest.approx(600.0)

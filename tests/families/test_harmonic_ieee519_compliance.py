@@ -65,3 +65,28 @@ def _with(change) -> psab.Task:  # type: ignore[no-untyped-def]
 def test_impossible_cases_name_the_field(change, field: str) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(InvalidTaskError, match=field):
         psab.solve(_with(change))
+
+
+def _at_limits() -> dict:
+    """13.8 kV PCC, I_L = 1000 A, I_SC = 30 kA (I_SC/I_L = 30: Table 2 row 20 < 50, h < 11 limit 7.0 %,
+    TDD 8.0 %): 70 A at h = 5 is exactly 7.0 % of I_L; 3.0 % of V_1 at h = 5 is exactly Table 1's 1–69 kV
+    individual limit (IEEE 519-2022 Tables 1 and 2)."""
+    cur = [0.0] * len(F.ORDERS)
+    cur[F.ORDERS.index(5)] = 70.0
+    volt = [0.0] * len(F.ORDERS)
+    volt[F.ORDERS.index(5)] = 3.0
+    return {"pcc": {"name": "PCC", "nominal_voltage_kv": 13.8, "max_demand_current_a": 1000.0, "short_circuit_current_ka": 30.0},
+            "current_harmonics": {"unit": "A", "orders": F.ORDERS, "values": cur},
+            "voltage_harmonics": {"unit": "pct_of_fundamental", "orders": F.ORDERS, "values": volt},
+            "statistic": "weekly 95th percentile"}
+
+
+def test_a_value_exactly_at_its_limit_complies() -> None:
+    """The statement (and IEEE 519-2022 5.2: limits are maxima) — a value equal to its limit complies.
+    70 A / 1000 A × 100 is 7.000000000000001 in floating point; it must not count as above 7.0 %."""
+    a = F.quantities(_at_limits())["answer"]
+    assert a["violating_current_orders"] == [] and a["violating_voltage_orders"] == []
+    assert a["compliant"] is True
+    above = _at_limits()
+    above["current_harmonics"]["values"][F.ORDERS.index(5)] = 70.1
+    assert F.quantities(above)["answer"]["violating_current_orders"] == [5]

@@ -137,3 +137,51 @@ def test_negative_load_is_refused() -> None:
     load[3] = -0.2
     with pytest.raises(InvalidTaskError, match="/load_pu"):
         psab.solve(_with(load_pu=load))
+
+
+def _native_gap(inputs: dict, dt: float) -> tuple[float, float]:
+    """Largest |θo| and |θh| gap between the package driven natively (the case's time constants,
+    its exact exponential step — the exact solution of the linear model for load held over a step)
+    and the statement's explicit difference equations, at step ``dt``."""
+    from psab.backends import transformer_thermal_model_thermal as ttm
+
+    inputs = copy.deepcopy(inputs) | {"dt_minutes": dt}
+    p, k, amb, per = F.check(inputs)
+    native = ttm.simulate(p, np.repeat(k, per), np.repeat(amb, per), dt, initial={"kind": "steady_state", "load_pu": float(k[0])},
+                          paper=inputs["transformer"]["paper"], native=True)
+    diff, _ = F.profile(inputs, "surrogate")
+    return float(np.max(np.abs(native.top_oil_c - diff.top_oil_c))), float(np.max(np.abs(native.hot_spot_c - diff.hot_spot_c)))
+
+
+def test_the_package_driven_natively_converges_to_the_difference_equations() -> None:
+    """Independent evidence on the discretisation (issue 33): the explicit difference equations of
+    IEC 60076-7 (Annex B/§8.2.3) are Euler's first-order method on the thermal model, so their gap to
+    the package's exact exponential step must shrink about in proportion to Dt — 12× smaller step,
+    gap at least 8× smaller — and stay within a kelvin at the public case's 3 min."""
+    need_backend("transformer_thermal_model")
+    inputs = _public().public_inputs
+    assert inputs["initial_state"]["kind"] == "steady_state"
+    o3, h3 = _native_gap(inputs, 3.0)
+    o_small, h_small = _native_gap(inputs, 0.25)
+    assert 0.0 < h3 < 1.0 and 0.0 < o3 < 0.5
+    assert h_small < h3 / 8.0 and o_small < o3 / 8.0
+
+
+def test_ageing_at_the_step_start_is_another_answer() -> None:
+    """V from θh(n−1) instead of θh(n): the day's sums differ only by V(0) − V(N) (the series
+    telescopes), but an interval whose hot spot moves gets another mean rate — lower while it
+    heats, higher while it cools; both readings agree where θh is constant (the steady state)."""
+    inputs = _public().public_inputs
+    end = F.answer_of(*F.profile(inputs, "surrogate"))
+    start = F.answer_with_ageing_at_step_start(inputs)
+    assert start["top_oil_c"] == end["top_oil_c"]
+    heating = [i for i in range(1, len(end["hot_spot_c"])) if end["hot_spot_c"][i] > end["hot_spot_c"][i - 1] + 1.0]
+    cooling = [i for i in range(1, len(end["hot_spot_c"])) if end["hot_spot_c"][i] < end["hot_spot_c"][i - 1] - 1.0]
+    assert heating and cooling
+    assert all(start["ageing_rate_pu"][i] < end["ageing_rate_pu"][i] * (1 - 1e-3) for i in heating)
+    assert all(start["ageing_rate_pu"][i] > end["ageing_rate_pu"][i] * (1 + 1e-3) for i in cooling)
+    flat = copy.deepcopy(inputs)
+    flat["load_pu"] = [0.8] * len(flat["load_pu"])
+    flat["ambient_c"] = [25.0] * len(flat["ambient_c"])
+    assert F.answer_with_ageing_at_step_start(flat)["loss_of_life_h"] == pytest.approx(
+        F.answer_of(*F.profile(flat, "surrogate"))["loss_of_life_h"], rel=1e-9)
