@@ -526,12 +526,12 @@ JUDGED_BY = {
     "andes": {
         "en": ("Judged against an ANDES time-domain simulation of the same system (GENCLS classical machine, Fault with 1e-4 pu reactance, line "
                "Toggle at clearing; trapezoidal rule, fixed 5 ms step): δ_0 from ANDES's initialization, t_cr by bisection on the "
-               "clearing time to 1 ms, seeded with the statement's bracket (first-swing criterion), δ_cr the simulated fault-on angle at t_cr (read on the "
+               "clearing time to 0.25 ms, seeded with the statement's bracket (first-swing criterion), δ_cr the simulated fault-on angle at t_cr (read on the "
                "unstable end's run, whose fault lasts past t_cr); the same "
                "answer as the statement's method scores 1 within 0.1 % or 0.05°, 0.3°, 2 ms."),
         "ru": ("Проверяется расчётом переходного процесса той же системы в ANDES (классическая модель GENCLS, КЗ Fault "
                "с сопротивлением 1e-4 о.е., отключение линий Toggle; метод трапеций с постоянным шагом 5 мс): δ_0 — по инициализации ANDES, t_cr — "
-               "делением пополам по времени отключения до 1 мс с начальным интервалом по методу задачи (критерий первого качания), δ_cr — угол траектории режима КЗ в момент t_cr "
+               "делением пополам по времени отключения до 0,25 мс с начальным интервалом по методу задачи (критерий первого качания), δ_cr — угол траектории режима КЗ в момент t_cr "
                "(по расчёту на неустойчивом конце интервала, где КЗ длится дольше t_cr); ответ, полученный методом задачи, получает 1 в пределах 0,1 % или 0,05°, 0,3°, 2 мс."),
     },
 }
