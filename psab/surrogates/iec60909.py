@@ -1371,7 +1371,7 @@ def _has_x2(net: Network) -> bool:
 
 def sequence_fault(net: Network, bus: str, fault: str, case: str = "max", r_fault_ohm: float = 0.0, *,
                    prefault_voltage_pu: float | None = None, z2_ohm: complex | None = None,
-                   base_mva: float = 100.0, x_fault_ohm: float = 0.0) -> EarthFault:
+                   base_mva: float = 100.0, x_fault_ohm: float = 0.0, zf_per_phase: bool = False) -> EarthFault:
     """A shunt fault at ``bus`` by symmetrical components (IEC 60909-0 §7.3–§7.5; Anderson ch. 3):
     ``"1ph"`` phase a to earth, ``I_0 = I_1 = I_2 = E/(Z_1 + Z_2 + Z_0 + 3Z_f)``; ``"2ph"``
     phases b–c through ``Z_f``, ``I_1 = −I_2 = E/(Z_1 + Z_2 + Z_f)``; ``"2ph_ground"`` phases b
@@ -1384,6 +1384,8 @@ def sequence_fault(net: Network, bus: str, fault: str, case: str = "max", r_faul
     ``x2_pu`` at X_(2)); ``= Z_1`` when no machine gives X_(2); ``z2_ohm`` overrides it.
     The fault impedance is ``Z_f = r_fault_ohm + j·x_fault_ohm`` (Anderson ch. 3 and Saadat
     §10.4 take a complex Z_f; the textbooks' worked examples use a pure reactance).
+    ``zf_per_phase``: see :func:`psab.surrogates.symmetrical.shunt_fault` (an LLG fault's Z_f in
+    each faulted phase instead of in the common earth path).
     Raises ``ValueError`` when an earth fault's bus has no zero-sequence path to earth."""
     if fault not in SEQUENCE_FAULTS:
         raise ValueError(f"fault must be one of {SEQUENCE_FAULTS}, not {fault!r}")
@@ -1407,7 +1409,7 @@ def sequence_fault(net: Network, bus: str, fault: str, case: str = "max", r_faul
         z0 = z0_pu * zb
     c = voltage_factor(un, case, net.lv_tolerance_pct) if corrected else float(prefault_voltage_pu)  # type: ignore[arg-type]
     zf = complex(r_fault_ohm, x_fault_ohm)
-    return EarthFault(bus, un, c, z1, z2, z0, zf, shunt_fault(fault, c * un / SQRT3, z1, z2, z0, zf))
+    return EarthFault(bus, un, c, z1, z2, z0, zf, shunt_fault(fault, c * un / SQRT3, z1, z2, z0, zf, zf_per_phase=zf_per_phase))
 
 
 def line_to_earth_fault(net: Network, bus: str, case: str = "max", r_fault_ohm: float = 0.0,
