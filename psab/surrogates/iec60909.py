@@ -929,7 +929,9 @@ def breaking_currents(net: Network, buses: Sequence[str] | None, t_min_s: float,
 
     with ``ΔU″Gi = jX″dKi·I″kGi`` and ``ΔU″Mj = jX″Mj·I″kMj`` (eqs. 76–77): the partial currents
     of the machines at their terminals, from the same ``Z_bus`` as I″k (node voltages of the
-    fault-only circuit), the voltage drops in per unit of each machine's rated voltage. The
+    fault-only circuit), the voltage drops of a generator or motor on a bus in per unit of the
+    nominal phase voltage of its bus (the base of c·U_n/√3 referred through the rated ratios),
+    of a power station unit's generator in per unit of its rated voltage (x″d·I″kG/I_rG). The
     corrected reactance is ``K_G·X″d`` for a generator on a bus and, for a power station unit,
     the generator part ``K_G,S·X″d`` (eq. 23, ``c_max/(1 + x″d·sin φ_rG)``) or ``K_G,SO·X″d``
     (eq. 25, with ``1/(1 + p_G)``) — the partial-current factors the standard gives for the
