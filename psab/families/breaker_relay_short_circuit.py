@@ -230,10 +230,11 @@ def network(inputs: dict[str, Any]) -> iec.Network:
     return net
 
 
-def fault_levels(inputs: dict[str, Any], backend: str) -> dict[str, dict[str, float]]:
+def fault_levels(inputs: dict[str, Any], backend: str, drop_on_rated_voltage: bool = False) -> dict[str, dict[str, float]]:
     """Per breaker bus: ``ikss_ka``, ``ip_ka``, ``un_kv`` and, when the case gives
     ``min_time_delay_s``, the breaking current ``ib_ka`` (§9.1.3, eq. 75) and the d.c. component
-    ``idc_ka`` at t_min (§10, eq. 64); per zone-end bus: ``ik2_min_ka``."""
+    ``idc_ka`` at t_min (§10, eq. 64); per zone-end bus: ``ik2_min_ka``. ``drop_on_rated_voltage``:
+    the other reading of eq. (75)'s voltage-drop base (:func:`other_readings` only)."""
     net = network(inputs)
     out = _levels(inputs, backend, net)
     t_min = inputs.get("min_time_delay_s")
@@ -243,7 +244,8 @@ def fault_levels(inputs: dict[str, Any], backend: str) -> dict[str, dict[str, fl
             # pandapower 3.5.6 computes no I_b (its _calc_ib_generator in shortcircuit/currents.py is
             # commented out) and no i_DC: under that backend I_b = pandapower's I″k minus the decay
             # reduction of eq. (75) from psab's kernel, and i_DC comes from the kernel
-            red = {b.bus: b.reduction_ka for b in iec.breaking_currents(net, buses, float(t_min))}
+            red = {b.bus: b.reduction_ka for b in iec.breaking_currents(net, buses, float(t_min),
+                                                                        drop_on_rated_voltage=drop_on_rated_voltage)}
         except ValueError as exc:
             raise InvalidTaskError(f"{FAMILY_ID}: {exc}") from None
         try:
@@ -309,23 +311,29 @@ def other_readings(task: Task) -> list[tuple[str, dict[str, Any]]]:
     """The answer under the other reading of a convention the statement fixes: a three-winding
     transformer's u_k/u_R pairs taken on its HV rating instead of the smaller rating of each pair
     (the case re-read by :func:`psab.families.three_phase_short_circuit.read_uk_pairs_on_hv_rating`,
-    then this family's own solve). The machines' voltage-drop base (bus U_n or rated U_rG) is
-    stated but not declared: the kernel has no switch for it (docs/conventions-audit-a.md)."""
+    then this family's own solve); and eq. (75)'s drops of generators and motors on a bus in per
+    unit of their rated voltage instead of the bus's nominal voltage, kept only where it changes
+    the answer (a machine rated at its bus's voltage reads the same either way)."""
     from psab.families.three_phase_short_circuit import read_uk_pairs_on_hv_rating
 
+    out = []
     changed = read_uk_pairs_on_hv_rating(task.public_inputs)
-    if changed is None:
-        return []
     try:
-        return [("uk_pairs_on_hv_rating", solve(SPEC.make_task(task_id=task.id, split=task.split, public_inputs=changed),
-                                                "surrogate").answer)]
+        if changed is not None:
+            out.append(("uk_pairs_on_hv_rating", solve(SPEC.make_task(task_id=task.id, split=task.split,
+                                                                      public_inputs=changed), "surrogate").answer))
+        if task.public_inputs.get("min_time_delay_s") is not None:
+            rated = solve(task, "surrogate", drop_on_rated_voltage=True).answer
+            if rated != solve(task, "surrogate").answer:
+                out.append(("drop_on_machine_rated_voltage", rated))
     except (InvalidTaskError, SolverError):
-        return []
+        pass
+    return out
 
 
-def solve(task: Task, backend: str) -> Reference:
+def solve(task: Task, backend: str, drop_on_rated_voltage: bool = False) -> Reference:
     inputs = task.public_inputs
-    levels = fault_levels(inputs, backend)
+    levels = fault_levels(inputs, backend, drop_on_rated_voltage)
     margin = float(inputs["breaker_margin"])
     by_cost = sorted(inputs["breaker_catalog"], key=lambda c: (c["cost_keur"], c["type"]))
     types = []

@@ -922,7 +922,7 @@ class BreakingCurrent:
 
 
 def breaking_currents(net: Network, buses: Sequence[str] | None, t_min_s: float,
-                      base_mva: float = 100.0) -> tuple[BreakingCurrent, ...]:
+                      base_mva: float = 100.0, drop_on_rated_voltage: bool = False) -> tuple[BreakingCurrent, ...]:
     """``I_b`` by IEC 60909-0:2016 §9.1.3, eq. (75), for maximum currents:
 
         I_b = I″k − Σ_i ΔU″Gi/(c·U_n/√3)·(1 − μ_i)·I″kGi − Σ_j ΔU″Mj/(c·U_n/√3)·(1 − μ_j·q_j)·I″kMj
@@ -937,6 +937,8 @@ def breaking_currents(net: Network, buses: Sequence[str] | None, t_min_s: float,
     (eq. 25, with ``1/(1 + p_G)``) — the partial-current factors the standard gives for the
     unit's generator. A machine with I″k/I_r ≤ 2 does not decay (μ = 1, and μ·q = 1 for a motor),
     which is how IEC TR 60909-4 treats the distant machines. Motors need ``pole_pairs``.
+    ``drop_on_rated_voltage`` takes a generator's or motor's drop on a bus in per unit of its
+    own rated voltage instead (the other reading, for a family's ``other_readings`` only).
 
     Eq. (75) is evaluated with complex quantities, as eqs. (76)–(77) write them: each term is
     the phasor ``jX·I″ki·I″ki/c·(1 − μ)`` (per unit, U_n/√3 = 1) and ``I_b = |I″k − Σ terms|``.
@@ -962,7 +964,8 @@ def breaking_currents(net: Network, buses: Sequence[str] | None, t_min_s: float,
 
         def decay_g(i_pu: float, kv: float = kv, i_r: float = i_r) -> float:
             return 1.0 - decay_factor_mu(i_pu * base_mva / (SQRT3 * kv) / i_r, t_min_s)
-        machines.append((j, k * complex(g.r_ohm, x) / zb, k * x / zb, decay_g))
+        drop_base = kv / g.vn_kv if drop_on_rated_voltage else 1.0
+        machines.append((j, k * complex(g.r_ohm, x) / zb, k * x / zb * drop_base, decay_g))
     for u in net.power_station_units:
         j = idx[u.hv_bus]
         kv = kv_of[j]
@@ -995,7 +998,7 @@ def breaking_currents(net: Network, buses: Sequence[str] | None, t_min_s: float,
         def decay_m(i_pu: float, kv: float = kv, i_r: float = i_r, q: float = q) -> float:
             x = i_pu * base_mva / (SQRT3 * kv) / i_r
             return 0.0 if x <= 2.0 else 1.0 - decay_factor_mu(x, t_min_s) * q
-        machines.append((j, z / zb, z.imag / zb, decay_m))
+        machines.append((j, z / zb, z.imag / zb * (kv / mo.vn_kv if drop_on_rated_voltage else 1.0), decay_m))
 
     wanted = list(buses) if buses is not None else [b.id for b in net.buses]
     out = []
