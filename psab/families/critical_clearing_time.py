@@ -283,7 +283,7 @@ def andes_answer(inputs: dict[str, Any]) -> tuple[dict[str, float], dict[str, An
     t_cr = 0.5 * (lo + hi)
     # δ_cr is the angle at the critical time itself (Kundur §13.1): the unstable run's trajectory is
     # still the fault-on one up to hi > t_cr, so it is read there; the stable run's angle at lo falls
-    # short by ω·(t_cr − lo) (issue 33: 0.02–0.16° below the equal-area value)
+    # short by ω·(t_cr − lo) (issue 33: 0.02–0.16° off the equal-area value)
     d_cr = float(np.interp(t_cr, run_hi.t_s, run_hi.delta_rad))
     return ({"delta0_deg": math.degrees(run.delta0_rad), "delta_cr_deg": math.degrees(d_cr), "t_cr_s": t_cr},
             {"method": "ANDES TDS bisection", "bracket_s": [lo, hi]})

@@ -417,7 +417,7 @@ def pandapower_judged(inputs: dict[str, Any]) -> bool:
 
 
 #: pandapower 3.5 (pd2ppc_zero._add_gen_sc_impedance_zero) puts a zero-sequence shunt of
-#: y0 = 1/(1e3 + 1e3j) (MVA at 1 p.u.) at every generator bus, an earth path of
+#: y0 = 1/(1e3 + 1e3j) (its ppc GS + j·BS: MW + j·Mvar at 1 p.u.) at every generator bus, an earth path of
 #: U_n²·|1e3 + 1e3j| ohm that neither IEC 60909-0 nor the statement has (issue 33).
 PP_GEN_SHUNT_OHM_PER_KV2 = abs(1e3 + 1e3j)
 #: Share of that shunt's impedance below which the bus's own zero-sequence impedance leaves
@@ -431,7 +431,8 @@ def generator_shunt_matters(inputs: dict[str, Any]) -> bool:
     impedance |Z_(0)| (the kernel's, at the bus's level) above PP_GEN_SHUNT_NEGLIGIBLE of the
     shunt's U_n²·|1e3 + 1e3j| Ω — a low-voltage generator bus behind a resistance-earthed Dyn
     transformer (0.4 kV, 5 Ω: +4.8 % in calc_sc) — or no zero-sequence path at all, which the
-    shunt would create. Any fault's change in Z_(0) is bounded by the generator bus's own ratio."""
+    shunt would create. A fault elsewhere sees the shunt through the network: its relative change of
+    Z_(0) stays about that of the generator bus itself (|Z_(0),FG|² ≲ |Z_(0),FF|·|Z_(0),GG|)."""
     gens = inputs.get("generators", ())
     if not gens:
         return False
