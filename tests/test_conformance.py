@@ -284,7 +284,12 @@ def test_every_other_reading_of_a_stated_convention_scores_below_one(family: str
     spec = psab.get_family(family)
     task = _public(family)
     readings = list(other_readings(spec, task))
-    assert readings, "other_readings declared but yields nothing on the public case"
+    if not readings and max(spec.levels) > 1:
+        # a convention that only the equipment-level data carries (critical_clearing_time's Q at
+        # the infinite bus, given only at level 2): the top level's first held-out draw
+        task = psab.generate(family, SEED, 0, level=max(spec.levels))
+        readings = list(other_readings(spec, task))
+    assert readings, "other_readings declared but yields nothing on the public case (nor the top level's draw)"
     perfect = []
     for m in readings:
         result = psab.evaluate(task, {"answer": m.answer})

@@ -237,13 +237,17 @@ def critical_clearing_time(net: Network, seed_s: float, precision_s: float,
     """Bisection on the clearing time with ANDES runs, seeded with a bracket
     [seed − half_width, seed + half_width] (the surrogate's critical clearing time); the bracket is
     widened (doubled) until its ends are stable and unstable, then halved to ``precision_s``.
-    Returns (t_stable, t_unstable, the run at t_stable)."""
+    Returns (t_stable, t_unstable, the run at t_stable, the run at t_unstable); the latter's
+    fault-on stretch covers every time in the bracket, so the angle at the critical time is read
+    from it (the stable run's trajectory leaves the fault-on curve at t_stable)."""
     w = half_width_s
     while True:
         lo, hi = max(seed_s - w, 1e-3), seed_s + w
         run_lo = simulate(net, lo)
-        if run_lo.stable and not simulate(net, hi).stable:
-            break
+        if run_lo.stable:
+            run_hi = simulate(net, hi)
+            if not run_hi.stable:
+                break
         w *= 2.0
         if w > 5.0:
             raise ValueError("ANDES finds no critical clearing time near the seed")
@@ -253,8 +257,8 @@ def critical_clearing_time(net: Network, seed_s: float, precision_s: float,
         if run.stable:
             lo, run_lo = mid, run
         else:
-            hi = mid
-    return lo, hi, run_lo
+            hi, run_hi = mid, run
+    return lo, hi, run_lo, run_hi
 
 
 

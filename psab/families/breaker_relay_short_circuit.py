@@ -117,7 +117,8 @@ PRESENTATION = {
             "of the feeder's own nominal voltage U_nQ (for a 110 kV feeder c_max = 1.10, c_min = 1.00) — not the c "
             "of the fault location, even for a fault on the LV side; generators with K_G, power station units with "
             "K_S (on-load tap changer) or K_SO and no K_T, both in minimum currents too; a three-winding transformer "
-            "with each pair corrected by its own K_T before the star conversion; "
+            "with its pair values u_k, u_R on the smaller rating of the pair and each pair corrected by its own K_T "
+            "before the star conversion; "
             "transformers referred through the rated ratio, with K_T = 0.95·c_max/(1 + 0.6·x_T) for maximum "
             "currents only; motors in maximum currents only; line capacitances and loads neglected). At each "
             "breaker location (a bus): I″k max with c_max and S″kQmax, and the peak current i_p = κ·√2·I″k max "
@@ -128,7 +129,9 @@ PRESENTATION = {
             "I_b by IEC 60909-0 §9.1.3 eq. (75): I_b = I″k max − Σ_G (ΔU″G/(c·U_n/√3))·(1 − μ)·I″kG − "
             "Σ_M (ΔU″M/(c·U_n/√3))·(1 − μ·q)·I″kM, with the partial currents I″kG, I″kM at the machine terminals "
             "(from the same network as I″k max), ΔU″G = jK·X″d·I″kG and ΔU″M = jX_M·I″kM in per unit of the "
-            "machine's voltage (K = K_G for a generator on a bus; for a power station unit the generator part "
+            "nominal phase voltage U_n/√3 of the bus the generator or motor is connected to (not of its rated voltage "
+            "U_rG or U_rM; the per-unit drop is referred to the fault like c·U_n/√3, through the rated ratios), for a "
+            "power station unit's generator in per unit of its rated voltage U_rG/√3, i.e. K·x″d·I″kG/I_rG (K = K_G for a generator on a bus; for a power station unit the generator part "
             "K_G,S = c_max/(1 + x″d·sin φ_rG) with on-load tap changer, K_G,SO = K_G,S/(1 + p_G) without), "
             "μ by eq. (70) from I″kG/I_rG (or I″kM/I_rM) and t_min (curves 0.02/0.05/0.1/≥0.25 s, linear "
             "interpolation between them), q by eq. (73) from the motor's P_rM per pole pair (pole_pairs), "
@@ -155,7 +158,8 @@ PRESENTATION = {
             "рассматриваемого режима, причём c — по номинальному напряжению самой питающей сети U_nQ (для сети "
             "110 кВ c_max = 1,10, c_min = 1,00), а не места КЗ, даже при КЗ на стороне НН; генераторы — с "
             "коэффициентом K_G, блоки генератор–трансформатор — с K_S (РПН) или K_SO без K_T, в том числе в "
-            "минимальном режиме; у трёхобмоточного трансформатора каждая пара обмоток корректируется своим K_T до "
+            "минимальном режиме; у трёхобмоточного трансформатора u_k, u_R пары обмоток отнесены к меньшей мощности "
+            "пары, и каждая пара корректируется своим K_T до "
             "преобразования в звезду; трансформаторы приводятся через номинальный коэффициент трансформации, "
             "K_T = 0,95·c_max/(1 + 0,6·x_T) — только для максимальных токов; двигатели — только в максимальном "
             "режиме; ёмкости линий и нагрузки не учитываются). В каждом месте установки выключателя (узле): "
@@ -166,7 +170,10 @@ PRESENTATION = {
             "коэффициентов μ и q, в том числе при подпитке от двигателей и генераторов); при min_time_delay_s = t_min "
             "I_b — по МЭК 60909-0 п. 9.1.3, формула (75): I_b = I″k max − Σ_G (ΔU″G/(c·U_n/√3))·(1 − μ)·I″kG − "
             "Σ_M (ΔU″M/(c·U_n/√3))·(1 − μ·q)·I″kM, где I″kG, I″kM — токи машин на их выводах (по той же схеме, что и "
-            "I″k max), ΔU″G = jK·X″d·I″kG и ΔU″M = jX_M·I″kM в о.е. напряжения машины (K = K_G для генератора в узле; "
+            "I″k max), ΔU″G = jK·X″d·I″kG и ΔU″M = jX_M·I″kM в о.е. номинального фазного напряжения U_n/√3 узла, к которому "
+            "присоединён генератор или двигатель (а не его номинального напряжения U_rG или U_rM; падение в о.е. "
+            "приводится к месту КЗ, как и c·U_n/√3, через номинальные коэффициенты трансформации), для генератора блока — "
+            "в о.е. его номинального напряжения U_rG/√3, т. е. K·x″d·I″kG/I_rG (K = K_G для генератора в узле; "
             "для блока генератор–трансформатор — генераторная часть K_G,S = c_max/(1 + x″d·sin φ_rG) при РПН, "
             "K_G,SO = K_G,S/(1 + p_G) без РПН), μ — по формуле (70) по I″kG/I_rG (или I″kM/I_rM) и t_min (кривые "
             "0,02/0,05/0,1/≥0,25 с, между ними линейная интерполяция), q — по формуле (73) по P_rM на пару полюсов "
@@ -223,10 +230,11 @@ def network(inputs: dict[str, Any]) -> iec.Network:
     return net
 
 
-def fault_levels(inputs: dict[str, Any], backend: str) -> dict[str, dict[str, float]]:
+def fault_levels(inputs: dict[str, Any], backend: str, drop_on_rated_voltage: bool = False) -> dict[str, dict[str, float]]:
     """Per breaker bus: ``ikss_ka``, ``ip_ka``, ``un_kv`` and, when the case gives
     ``min_time_delay_s``, the breaking current ``ib_ka`` (§9.1.3, eq. 75) and the d.c. component
-    ``idc_ka`` at t_min (§10, eq. 64); per zone-end bus: ``ik2_min_ka``."""
+    ``idc_ka`` at t_min (§10, eq. 64); per zone-end bus: ``ik2_min_ka``. ``drop_on_rated_voltage``:
+    the other reading of eq. (75)'s voltage-drop base (:func:`other_readings` only)."""
     net = network(inputs)
     out = _levels(inputs, backend, net)
     t_min = inputs.get("min_time_delay_s")
@@ -236,7 +244,8 @@ def fault_levels(inputs: dict[str, Any], backend: str) -> dict[str, dict[str, fl
             # pandapower 3.5.6 computes no I_b (its _calc_ib_generator in shortcircuit/currents.py is
             # commented out) and no i_DC: under that backend I_b = pandapower's I″k minus the decay
             # reduction of eq. (75) from psab's kernel, and i_DC comes from the kernel
-            red = {b.bus: b.reduction_ka for b in iec.breaking_currents(net, buses, float(t_min))}
+            red = {b.bus: b.reduction_ka for b in iec.breaking_currents(net, buses, float(t_min),
+                                                                        drop_on_rated_voltage=drop_on_rated_voltage)}
         except ValueError as exc:
             raise InvalidTaskError(f"{FAMILY_ID}: {exc}") from None
         try:
@@ -298,9 +307,33 @@ def pickup_band_a(inputs: dict[str, Any], levels: dict[str, dict[str, float]]) -
     return [(kl * r["max_load_a"], 1000.0 * levels[r["zone_end_bus"]]["ik2_min_ka"] / kf) for r in inputs["relays"]]
 
 
-def solve(task: Task, backend: str) -> Reference:
+def other_readings(task: Task) -> list[tuple[str, dict[str, Any]]]:
+    """The answer under the other reading of a convention the statement fixes: a three-winding
+    transformer's u_k/u_R pairs taken on its HV rating instead of the smaller rating of each pair
+    (the case re-read by :func:`psab.families.three_phase_short_circuit.read_uk_pairs_on_hv_rating`,
+    then this family's own solve); and eq. (75)'s drops of generators and motors on a bus in per
+    unit of their rated voltage instead of the bus's nominal voltage, kept only where it changes
+    the answer (a machine rated at its bus's voltage reads the same either way)."""
+    from psab.families.three_phase_short_circuit import read_uk_pairs_on_hv_rating
+
+    out = []
+    changed = read_uk_pairs_on_hv_rating(task.public_inputs)
+    try:
+        if changed is not None:
+            out.append(("uk_pairs_on_hv_rating", solve(SPEC.make_task(task_id=task.id, split=task.split,
+                                                                      public_inputs=changed), "surrogate").answer))
+        if task.public_inputs.get("min_time_delay_s") is not None:
+            rated = solve(task, "surrogate", drop_on_rated_voltage=True).answer
+            if rated != solve(task, "surrogate").answer:
+                out.append(("drop_on_machine_rated_voltage", rated))
+    except (InvalidTaskError, SolverError):
+        pass
+    return out
+
+
+def solve(task: Task, backend: str, drop_on_rated_voltage: bool = False) -> Reference:
     inputs = task.public_inputs
-    levels = fault_levels(inputs, backend)
+    levels = fault_levels(inputs, backend, drop_on_rated_voltage)
     margin = float(inputs["breaker_margin"])
     by_cost = sorted(inputs["breaker_catalog"], key=lambda c: (c["cost_keur"], c["type"]))
     types = []
@@ -535,7 +568,9 @@ EXPERT = {
         "case's choices: impedance correction factors for maximum currents only (K_T = 1 and no motors for "
         "minimum currents, generators with K_G in both); the feeder impedance with the c of its own nominal "
         "voltage and the S″kQ, R/X of the case; minimum currents with line resistances at end_temp_c, bolted; "
-        "in I_b by eq. (75) the machines' voltage drops in per unit of their own voltage, a power station unit's "
+        "in I_b by eq. (75) the voltage drops of generators and motors on a bus in per unit of that bus's nominal phase "
+        "voltage (not of the machine's rated voltage), of a power station unit's generator in per unit of its rated "
+        "voltage, a power station unit's "
         "generator with K_G,S (K_G,SO), no decay for a machine with I″k/I_r ≤ 2, μ and q interpolated linearly "
         "between the t_min curves, eq. (75) in complex form (I_b the magnitude of the phasor I″k max less the "
         "phasor terms, ΔU″ = jX·I″k); any pickup inside its band is equally good.")},
@@ -550,7 +585,9 @@ EXPERT = {
         "максимальных токов (для минимальных K_T = 1 и без двигателей, генераторы с K_G в обоих режимах); "
         "сопротивление питающей сети — с c по её собственному номинальному напряжению и с S″kQ, R/X "
         "рассматриваемого режима; минимальные токи — с сопротивлениями линий при end_temp_c, металлическое КЗ; "
-        "в I_b по формуле (75) падения напряжения машин — в о.е. их собственного напряжения, генератор блока — "
+        "в I_b по формуле (75) падения напряжения генераторов и двигателей в узлах — в о.е. номинального фазного "
+        "напряжения их узла (а не номинального напряжения машины), генератора блока — в о.е. его номинального "
+        "напряжения, генератор блока — "
         "с K_G,S (K_G,SO), без затухания для машины с I″k/I_r ≤ 2, μ и q линейно интерполируются между кривыми "
         "t_min, формула (75) — в комплексной форме (I_b — модуль разности вектора I″k max и векторов слагаемых, "
         "ΔU″ = jX·I″k); любая уставка внутри допустимого диапазона равноценна.")},
@@ -664,6 +701,7 @@ SPEC = register(
         judged_by=JUDGED_BY,
         levels=(1, 2, 3),
         naive_answer=naive_answer,
+        other_readings=other_readings,
         validate_inputs=input_problems,
         # Any pickup inside [k_load·I_load, I″k2min/k_fault] is equally optimal (the objective is the
         # breaker cost), and the reference sits at the band's lower edge, so a 5 % higher pickup is

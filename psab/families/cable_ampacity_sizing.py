@@ -127,7 +127,8 @@ PRESENTATION = {
             "grouped_circuits in tables.grouping_reduction; (2) voltage drop (IEC 60364-5-52 Annex G, "
             "three-phase b = 1) u = (ρ1 · L/S · cos φ + λ · L · sin φ) · I_B with ρ1 = "
             "resistivity_ohm_mm2_per_m, λ = reactance_ohm_per_m, L = length_m, cos φ = power_factor, and "
-            "Δu = 100 · u / U0 ≤ voltage_drop_limit_pct, U0 = line_to_neutral_voltage_v; (3) adiabatic "
+            "Δu = 100 · u / U0 ≤ voltage_drop_limit_pct, U0 = line_to_neutral_voltage_v as given (230 V, not "
+            "nominal_voltage_v/√3 = 230.9 V); (3) adiabatic "
             "short-circuit withstand S ≥ I_k · √t / k with I_k = fault_current_ka, t = "
             "fault_clearing_time_s and k from tables.adiabatic_k for the conductor and insulation. Report the "
             "size and the values of your sizing: k_temperature, k_grouping, the corrected capacity I_z and "
@@ -158,7 +159,7 @@ PRESENTATION = {
             "приложение G, трёхфазная цепь, b = 1) u = (ρ1 · L/S · cos φ + λ · L · sin φ) · I_B, где ρ1 = "
             "resistivity_ohm_mm2_per_m, λ = reactance_ohm_per_m, L = length_m, cos φ = power_factor, и "
             "Δu = 100 · u / U0 ≤ voltage_drop_limit_pct, где U0 = line_to_neutral_voltage_v — фазное "
-            "напряжение; (3) термическая стойкость при коротком замыкании (адиабатический режим) "
+            "напряжение, как задано (230 В, а не nominal_voltage_v/√3 = 230,9 В); (3) термическая стойкость при коротком замыкании (адиабатический режим) "
             "S ≥ I_k · √t / k, где I_k = fault_current_ka, t = fault_clearing_time_s, а k берётся из "
             "tables.adiabatic_k для материала жилы и изоляции. Укажите сечение и промежуточные величины "
             "расчёта: k_temperature, k_grouping, допустимый ток I_z и потерю напряжения Δu для выбранного "
@@ -276,8 +277,12 @@ class SizingProblem:
                          size_mm2 >= self.s_min_short_circuit_mm2)
 
 
-def sizing_problem(inputs: dict[str, Any]) -> SizingProblem:
-    """Read the case's table rows for its insulation, ambient and grouping."""
+def sizing_problem(inputs: dict[str, Any], u0_from_nominal: bool = False) -> SizingProblem:
+    """Read the case's table rows for its insulation, ambient and grouping.
+
+    The voltage drop is in % of the given line_to_neutral_voltage_v (the case's U0, 230 V of a
+    230/400 V system by IEC 60038 Table 1); ``u0_from_nominal`` is the other reading,
+    U0 = nominal_voltage_v/√3 (230.9 V), for :func:`other_readings` only."""
     tables = inputs["tables"]
     insulation = inputs["insulation"]
     column = {"PVC": "pvc", "XLPE": "xlpe"}.get(insulation)
@@ -305,7 +310,8 @@ def sizing_problem(inputs: dict[str, Any]) -> SizingProblem:
         power_factor=float(inputs["power_factor"]),
         resistivity=float(inputs["resistivity_ohm_mm2_per_m"]),
         reactance=float(inputs["reactance_ohm_per_m"]),
-        u0_v=float(inputs["line_to_neutral_voltage_v"]),
+        u0_v=(float(inputs["nominal_voltage_v"]) / 3.0 ** 0.5 if u0_from_nominal
+              else float(inputs["line_to_neutral_voltage_v"])),
         limit_pct=float(inputs["voltage_drop_limit_pct"]),
     )
 
@@ -336,6 +342,19 @@ def _answer(p: SizingProblem, c: SizeCheck) -> dict[str, Any]:
         "voltage_drop_pct": c.voltage_drop_pct,
         "s_min_short_circuit_mm2": p.s_min_short_circuit_mm2,
     }
+
+
+def other_readings(task: Task) -> list[tuple[str, dict[str, Any]]]:
+    """The answer under the other reading of the voltage-drop base: U0 = nominal_voltage_v/√3
+    instead of the given line_to_neutral_voltage_v (Δu 0.4 % smaller at 400/230 V)."""
+    inputs = task.public_inputs
+    if "nominal_voltage_v" not in inputs:
+        return []
+    p = sizing_problem(inputs, u0_from_nominal=True)
+    try:
+        return [("u0_from_nominal_voltage", _answer(p, smallest_admissible(p)))]
+    except SolverError:
+        return []
 
 
 def solve(task: Task, backend: str) -> Reference:
@@ -460,7 +479,8 @@ EXPERT = {
         "stated insulation, reference method C) by IEC 60364-5-52:2009: the smallest tabulated cross-section whose "
         "current-carrying capacity corrected for ambient temperature (Table B.52.14) and grouping (Table B.52.17, "
         "item 2) carries the design current, whose voltage drop by Annex G (three-phase, with the case's "
-        "resistivity and reactance, in % of the line-to-neutral voltage) is within voltage_drop_limit_pct, and "
+        "resistivity and reactance, in % of the line-to-neutral voltage U0 — the case's line_to_neutral_voltage_v as given, "
+        "not nominal_voltage_v/√3) is within voltage_drop_limit_pct, and "
         "which withstands the fault adiabatically by IEC 60364-4-43:2008 434.5.2 (k of Table 43A for the "
         "fault_current_ka and fault_clearing_time_s). Use the table rows the case carries (no interpolation); "
         "where the case gives load_active_power_kw instead of design_current_a, the design current is that "
@@ -471,8 +491,8 @@ EXPERT = {
         "указанная изоляция, способ прокладки C) по МЭК 60364-5-52:2009: наименьшее сечение табличного ряда, "
         "длительно допустимый ток которого с поправками на температуру окружающей среды (таблица B.52.14) и "
         "групповую прокладку (таблица B.52.17, п. 2) не меньше расчётного тока, потеря напряжения по приложению G "
-        "(трёхфазная цепь, удельное сопротивление и реактивное сопротивление задачи, в % от фазного напряжения) "
-        "не превышает voltage_drop_limit_pct, а термическая стойкость при КЗ обеспечена по МЭК 60364-4-43:2008, "
+        "(трёхфазная цепь, удельное сопротивление и реактивное сопротивление задачи, в % от фазного напряжения U0 — line_to_neutral_voltage_v задачи, как "
+        "задано, а не nominal_voltage_v/√3) не превышает voltage_drop_limit_pct, а термическая стойкость при КЗ обеспечена по МЭК 60364-4-43:2008, "
         "п. 434.5.2 (k по таблице 43A, ток fault_current_ka, время fault_clearing_time_s). Используйте строки "
         "таблиц из задачи (без интерполяции); если вместо design_current_a задана load_active_power_kw, расчётный "
         "ток — ток этой симметричной нагрузки при nominal_voltage_v и power_factor. Укажите сечение, оба "
@@ -561,5 +581,6 @@ SPEC = register(
         judged_by=JUDGED_BY,
         levels=(1, 2),
         naive_answer=naive_answer,
+        other_readings=other_readings,
     )
 )

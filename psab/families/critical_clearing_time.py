@@ -41,7 +41,7 @@ FAMILY_ID = "critical_clearing_time"
 MAX_INPUT_ITEMS = 100
 
 #: Fixed-step size the ANDES backend's bisection resolves the critical clearing time to (s).
-ANDES_PRECISION_S = 0.001
+ANDES_PRECISION_S = 0.00025
 
 FIELDS = (
     ("delta0_deg", "pre-fault rotor angle δ_0 of E′ against the infinite bus (degrees)", 0.05),
@@ -98,8 +98,14 @@ def _positive(value: Any, field: str) -> float:
     return float(value)
 
 
-def network_reduction(inputs: dict[str, Any]) -> dict[str, Any]:
+def network_reduction(inputs: dict[str, Any], q_measured_at: str = "infinite_bus") -> dict[str, Any]:
     """Level-2 equipment data → the reduced SMIB data on the system base.
+
+    ``q_measured_at`` is the case's convention for where ``machine.p_mw``/``q_mvar`` are measured:
+    ``"infinite_bus"`` (the statement's: delivered to the infinite bus) or ``"machine_terminal"``
+    (the other reading, declared for :func:`other_readings`: Q at the generator terminal, the
+    transformer's and lines' reactive absorption X_n·I² still to come off it; lossless network, so
+    P is the same at both ends).
 
     x_g = x′_d·S_b/S_rG + x_T·S_b/S_rT; pre-fault X = x_g + x_1∥x_2; E′ = |V + jX·(P − jQ)/V| from the
     power (P, Q) delivered to the infinite bus; a bolted fault at distance α along line k (from the
@@ -121,6 +127,16 @@ def network_reduction(inputs: dict[str, Any]) -> dict[str, Any]:
     v = _positive(inputs["v_inf_pu"], "v_inf_pu")
     p = _positive(mach["p_mw"], "machine/p_mw") / sb
     q = float(mach["q_mvar"]) / sb
+    if q_measured_at == "machine_terminal":
+        # terminal voltage from P, Q_t at T and V at B across X_n = x_T + x_1∥x_2:
+        # u = V_t² solves u² − u(2Q_t·X_n + V²) + X_n²(P² + Q_t²) = 0 (the high-voltage root)
+        xn = x_pre - xd
+        b = 2 * q * xn + v * v
+        disc = b * b - 4 * xn * xn * (p * p + q * q)
+        if disc < 0:
+            raise _bad("machine/q_mvar", "read at the machine terminal admits no terminal voltage")
+        u = 0.5 * (b + math.sqrt(disc))
+        q -= xn * (p * p + q * q) / u
     e = abs(v + 1j * x_pre * complex(p, -q) / v)
     fault = inputs["fault"]
     trips = list(inputs["trip_lines"])
@@ -149,12 +165,12 @@ def network_reduction(inputs: dict[str, Any]) -> dict[str, Any]:
             "x_fault_pu": x_fault, "x_post_pu": x_post, "x_g_pu": xg, "x_d_pu": xd}
 
 
-def smib(inputs: dict[str, Any]) -> sw.Smib:
+def smib(inputs: dict[str, Any], q_measured_at: str = "infinite_bus") -> sw.Smib:
     """The case as a :class:`~psab.surrogates.swing.Smib`; a case that cannot be posed raises
-    InvalidTaskError naming the field."""
+    InvalidTaskError naming the field. ``q_measured_at``: see :func:`network_reduction`."""
     if "machine" in inputs:
         missing = [k for k in _NETWORK if k not in inputs]
-        red = network_reduction(inputs) if not missing else None
+        red = network_reduction(inputs, q_measured_at) if not missing else None
         if missing:
             raise _bad(missing[0], "is missing (a network case needs base_mva, v_inf_pu, machine, transformer, lines, fault, trip_lines)")
     else:
@@ -182,8 +198,8 @@ def smib(inputs: dict[str, Any]) -> sw.Smib:
     return m
 
 
-def surrogate_answer(inputs: dict[str, Any]) -> tuple[dict[str, float], dict[str, Any]]:
-    m = smib(inputs)
+def surrogate_answer(inputs: dict[str, Any], q_measured_at: str = "infinite_bus") -> tuple[dict[str, float], dict[str, Any]]:
+    m = smib(inputs, q_measured_at)
     integ = inputs["integration"]
     d0, dc = sw.initial_angle(m), sw.critical_clearing_angle(m)
     if m.x_fault_pu is None:
@@ -261,13 +277,29 @@ def andes_answer(inputs: dict[str, Any]) -> tuple[dict[str, float], dict[str, An
     seed, _ = surrogate_answer(inputs)
     net = andes_network(inputs)
     try:
-        lo, hi, run = at.critical_clearing_time(net, seed["t_cr_s"], ANDES_PRECISION_S, 0.5 * ANDES_PRECISION_S)
+        lo, hi, run, run_hi = at.critical_clearing_time(net, seed["t_cr_s"], ANDES_PRECISION_S, 0.5 * ANDES_PRECISION_S)
     except ValueError as exc:
         raise InvalidTaskError(f"{FAMILY_ID}: ANDES cannot pose this case: {exc}") from None
     t_cr = 0.5 * (lo + hi)
-    d_cr = float(np.interp(lo, run.t_s, run.delta_rad))
+    # δ_cr is the angle at the critical time itself (Kundur §13.1): the unstable run's trajectory is
+    # still the fault-on one up to hi > t_cr, so it is read there; the stable run's angle at lo falls
+    # short by ω·(t_cr − lo) (issue 33: 0.02–0.16° off the equal-area value)
+    d_cr = float(np.interp(t_cr, run_hi.t_s, run_hi.delta_rad))
     return ({"delta0_deg": math.degrees(run.delta0_rad), "delta_cr_deg": math.degrees(d_cr), "t_cr_s": t_cr},
             {"method": "ANDES TDS bisection", "bracket_s": [lo, hi]})
+
+
+def other_readings(task: Task) -> list[tuple[str, dict[str, Any]]]:
+    """The answer under the other reading of the convention the statement fixes: at level 2,
+    ``machine.q_mvar`` taken at the machine terminal instead of delivered to the infinite bus (a
+    lower E′, hence a larger δ_0 and a shorter t_cr). A level-1 case has no such choice."""
+    inputs = task.public_inputs
+    if "machine" not in inputs:
+        return []
+    try:
+        return [("q_at_machine_terminal", surrogate_answer(inputs, q_measured_at="machine_terminal")[0])]
+    except (InvalidTaskError, ValueError):
+        return []
 
 
 def solve(task: Task, backend: str) -> Reference:
@@ -411,8 +443,10 @@ PRESENTATION = {
             "x_post_pu between E′ and the infinite bus — x_fault_pu null means the fault leaves no transfer, P_max,fault = 0 — "
             "and h_mws_per_mva, H already on the system base) or the equipment: machine x′_d and H on its own rating_mva, "
             "the step-up transformer x on its rating, two parallel lines (x_pu on base_mva), the operating point as P (p_mw) "
-            "and Q (q_mvar) delivered to the infinite bus at v_inf_pu, the fault on line fault.line at distance_frac of its "
-            "length from the sending end (line null: on the sending-end busbar, high-voltage side of the transformer). "
+            "and Q (q_mvar) delivered to the infinite bus at v_inf_pu (measured at the infinite bus, not at the machine "
+            "terminal: the reactive power the transformer and lines absorb is already taken off q_mvar), the fault on line "
+            "fault.line at distance_frac of its length from the sending end (line null: a fault on the sending-end busbar, "
+            "high-voltage side of the transformer; distance_frac is then 0 and not used). "
             "Method: refer x′_d, x_T and H to base_mva (x·S_b/S_r, H·S_r/S_b); E′ = |V + jX_pre·(P − jQ)/V|; transfer "
             "reactances by star–delta reduction of the faulted network. P_max = E′V/X for each state; δ_0 = asin(P_m/P_max,pre); "
             "δ_max = 180° − asin(P_m/P_max,post); equal-area criterion: cos δ_cr = [P_m(δ_max − δ_0) + P_max,post·cos δ_max − "
@@ -436,8 +470,10 @@ PRESENTATION = {
             "x_fault_pu, x_post_pu между E′ и шинами — x_fault_pu = null означает, что при КЗ передачи нет, P_max,КЗ = 0 — и "
             "h_mws_per_mva, H уже на базисе системы), либо оборудование: x′_d и H машины на её номинальной мощности rating_mva, "
             "x повышающего трансформатора на его мощности, две параллельные линии (x_pu на base_mva), режим — P (p_mw) и Q "
-            "(q_mvar), выдаваемые в шины бесконечной мощности при v_inf_pu, КЗ на линии fault.line на расстоянии distance_frac "
-            "её длины от передающего конца (line = null — КЗ на шинах передающего конца, сторона ВН трансформатора). Метод: "
+            "(q_mvar), выдаваемые в шины бесконечной мощности при v_inf_pu (измерены на шинах бесконечной мощности, а не на "
+            "выводах генератора: реактивная мощность, потребляемая трансформатором и линиями, из q_mvar уже вычтена), КЗ на "
+            "линии fault.line на расстоянии distance_frac её длины от передающего конца (line = null — КЗ на шинах "
+            "передающего конца, сторона ВН трансформатора; distance_frac тогда равно 0 и не используется). Метод: "
             "приведите x′_d, x_T и H к base_mva (x·S_б/S_ном, H·S_ном/S_б); E′ = |V + jX_до·(P − jQ)/V|; взаимные "
             "сопротивления — преобразованием звезда–треугольник схемы с КЗ. P_max = E′V/X для каждого режима; "
             "δ_0 = arcsin(P_m/P_max,до); δ_max = 180° − arcsin(P_m/P_max,после); правило площадей: cos δ_cr = "
@@ -462,7 +498,9 @@ EXPERT = {
         "angle, the critical clearing angle by the equal-area criterion and the critical clearing time (Kundur, Power System "
         "Stability and Control, 1994, §13.1; Saadat, Power System Analysis, 2nd ed., §11.5–11.6). The case's choices: a "
         "three-phase bolted fault at t = 0, cleared at t_c by opening the lines in trip_lines; equipment data on the ratings "
-        "given; the time by the closed form when the during-fault transfer is zero, otherwise by the swing equation integrated "
+        "given; the operating point machine.p_mw, machine.q_mvar is the power delivered to the infinite bus (measured there, "
+        "not at the machine terminal); fault.line null is a fault on the sending-end busbar (high-voltage side of the "
+        "transformer; distance_frac 0, not used); the time by the closed form when the during-fault transfer is zero, otherwise by the swing equation integrated "
         "with integration.method and step_s and bisected on t_c to precision_s (midpoint of the final bracket; a clearing time "
         "is unstable when δ reaches the post-fault unstable equilibrium). " + _CONV_EN)},
     "ru": {"statement": (
@@ -470,7 +508,9 @@ EXPERT = {
         "угол ротора, предельный угол отключения по правилу площадей и предельное время отключения (Kundur, Power System "
         "Stability and Control, 1994, §13.1; Saadat, Power System Analysis, 2-е изд., §11.5–11.6). Выбор, сделанный в задаче: "
         "трёхфазное металлическое КЗ при t = 0, отключаемое в t_c с отключением линий из trip_lines; данные оборудования — на "
-        "указанных номинальных мощностях; время — по замкнутой формуле при нулевой передаче в режиме КЗ, иначе интегрированием "
+        "указанных номинальных мощностях; режим machine.p_mw, machine.q_mvar — мощность, выдаваемая в шины бесконечной "
+        "мощности (измерена там, а не на выводах генератора); fault.line = null — КЗ на шинах передающего конца (сторона ВН "
+        "трансформатора; distance_frac = 0 не используется); время — по замкнутой формуле при нулевой передаче в режиме КЗ, иначе интегрированием "
         "уравнения движения ротора методом integration.method с шагом step_s и делением пополам по t_c до precision_s "
         "(середина последнего интервала; время неустойчиво, если δ достигает послеаварийного неустойчивого равновесия). "
         + _CONV_RU)},
@@ -486,12 +526,13 @@ JUDGED_BY = {
     "andes": {
         "en": ("Judged against an ANDES time-domain simulation of the same system (GENCLS classical machine, Fault with 1e-4 pu reactance, line "
                "Toggle at clearing; trapezoidal rule, fixed 5 ms step): δ_0 from ANDES's initialization, t_cr by bisection on the "
-               "clearing time to 1 ms, seeded with the statement's bracket (first-swing criterion), δ_cr the simulated angle at the bracket's stable end; the same "
+               "clearing time to 0.25 ms, seeded with the statement's bracket (first-swing criterion), δ_cr the simulated fault-on angle at t_cr (read on the "
+               "unstable end's run, whose fault lasts past t_cr); the same "
                "answer as the statement's method scores 1 within 0.1 % or 0.05°, 0.3°, 2 ms."),
         "ru": ("Проверяется расчётом переходного процесса той же системы в ANDES (классическая модель GENCLS, КЗ Fault "
                "с сопротивлением 1e-4 о.е., отключение линий Toggle; метод трапеций с постоянным шагом 5 мс): δ_0 — по инициализации ANDES, t_cr — "
-               "делением пополам по времени отключения до 1 мс с начальным интервалом по методу задачи (критерий первого качания), δ_cr — угол в момент отключения на "
-               "устойчивом конце интервала; ответ, полученный методом задачи, получает 1 в пределах 0,1 % или 0,05°, 0,3°, 2 мс."),
+               "делением пополам по времени отключения до 0,25 мс с начальным интервалом по методу задачи (критерий первого качания), δ_cr — угол траектории режима КЗ в момент t_cr "
+               "(по расчёту на неустойчивом конце интервала, где КЗ длится дольше t_cr); ответ, полученный методом задачи, получает 1 в пределах 0,1 % или 0,05°, 0,3°, 2 мс."),
     },
 }
 
@@ -528,5 +569,6 @@ SPEC = register(
         judged_by=JUDGED_BY,
         levels=(1, 2),
         naive_answer=naive_answer,
+        other_readings=other_readings,
     )
 )

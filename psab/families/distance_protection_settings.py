@@ -116,7 +116,8 @@ PRESENTATION = {
             "faults outside every zone count t_not_seen_s as their whole clearing time (breaker_time_s is not "
             "added to it). Zone 1 measurement error (when the case gives zone1_error_pct = 100·e): zone 1 sees a "
             "fault at z with probability P1(z) = min(1, max(0, (R1/ρ(z) − 1 + e)/(2e))) (the measured impedance "
-            "is z·(1 + ε), ε uniform on [−e, e]; P1 = 1 at z = 0); the fault's expected clearing time is then "
+            "is z·(1 + ε), ε uniform on [−e, e], the reach R1 exact — the error is on the measured impedance, not "
+            "on the reach; P1 = 1 at z = 0); the fault's expected clearing time is then "
             "P1·t_1 + (1 − P1)·t_23, where t_23 is the clearing time by zones 2 and 3 as above and t_1 is "
             "breaker_time_s for a protected-line fault and unselective_trip_s (counted as is) for an adjacent-line "
             "fault, which zone 1 trips unselectively. Zones 2 and 3 are taken at their nominal circles. A case "
@@ -162,7 +163,8 @@ PRESENTATION = {
             "временем отключения (breaker_time_s к нему не прибавляется). Погрешность I ступени (если задано "
             "zone1_error_pct = 100·e): I ступень видит КЗ в точке z с вероятностью P1(z) = min(1, max(0, "
             "(R1/ρ(z) − 1 + e)/(2e))) (измеренное сопротивление равно z·(1 + ε), ε распределена равномерно на "
-            "[−e, e]; в точке z = 0 P1 = 1); ожидаемое время отключения КЗ равно P1·t_1 + (1 − P1)·t_23, где "
+            "[−e, e], уставка R1 точная — погрешность в измеренном сопротивлении, а не в уставке; в точке z = 0 "
+            "P1 = 1); ожидаемое время отключения КЗ равно P1·t_1 + (1 − P1)·t_23, где "
             "t_23 — время отключения II и III ступенями, как выше, а t_1 — breaker_time_s для КЗ на защищаемой "
             "линии и unselective_trip_s (учитывается как есть) для КЗ на смежной линии, которое I ступень "
             "отключает неселективно. II и III ступени рассматриваются по их номинальным характеристикам. Если "
@@ -241,10 +243,14 @@ class SettingProblem:
     vt_ratio: float
     zone1_error: float = 0.0
     unselective_trip_s: float = 0.0
+    #: The other reading of the zone-1 error (issue 33), for :func:`other_readings` only: the
+    #: reach R1·(1 + ε) uncertain instead of the measured impedance z·(1 + ε) (the statement's).
+    error_on_reach: bool = False
 
 
-def setting_problem(inputs: dict[str, Any]) -> SettingProblem:
-    """The rules' bounds (secondary ohms) and the fault segments of a case."""
+def setting_problem(inputs: dict[str, Any], error_on_reach: bool = False) -> SettingProblem:
+    """The rules' bounds (secondary ohms) and the fault segments of a case; ``error_on_reach``
+    see :class:`SettingProblem`."""
     ctr = float(inputs["ct_primary_a"]) / float(inputs["ct_secondary_a"])
     vtr = float(inputs["vt_primary_v"]) / float(inputs["vt_secondary_v"])
     line = inputs["protected_line"]
@@ -275,6 +281,7 @@ def setting_problem(inputs: dict[str, Any]) -> SettingProblem:
         vt_ratio=vtr,
         zone1_error=float(inputs.get("zone1_error_pct", 0.0)) / 100.0,
         unselective_trip_s=float(inputs.get("unselective_trip_s", 0.0)),
+        error_on_reach=error_on_reach,
     )
 
 
@@ -322,8 +329,12 @@ def _mho_reach_array(z: np.ndarray, angle_deg: float) -> np.ndarray:
     return np.where(mag2 == 0.0, 0.0, rho)
 
 
-def _zone1_probability(rho: np.ndarray, reach1: float, e: float) -> np.ndarray:
-    """P1 = clip((R1/ρ − 1 + e)/(2e), 0, 1); ρ = 0 (a fault at the relay) is always seen."""
+def _zone1_probability(rho: np.ndarray, reach1: float, e: float, error_on_reach: bool = False) -> np.ndarray:
+    """P1 = clip((R1/ρ − 1 + e)/(2e), 0, 1) — the measured impedance ρ·(1 + ε) inside R1; ρ = 0
+    (a fault at the relay) is always seen. ``error_on_reach``: ρ inside R1·(1 + ε),
+    P1 = clip((1 + e − ρ/R1)/(2e), 0, 1)."""
+    if error_on_reach:
+        return np.clip((1.0 + e - rho / reach1) / (2.0 * e), 0.0, 1.0)
     with np.errstate(divide="ignore"):
         ratio = np.where(rho > 0.0, reach1 / np.where(rho > 0.0, rho, 1.0), np.inf)
     return np.clip((ratio - 1.0 + e) / (2.0 * e), 0.0, 1.0)
@@ -339,7 +350,8 @@ def _zone1_correction(p: SettingProblem, start: complex, step: complex, zones23:
     if reach1 <= 0.0:
         return 0.0, 0.0
     cuts = {0.0, 1.0}
-    for r in (reach1 / (1.0 + e), reach1 / (1.0 - e), *(z.reach for z in zones23)):
+    edges = (reach1 * (1.0 - e), reach1 * (1.0 + e)) if p.error_on_reach else (reach1 / (1.0 + e), reach1 / (1.0 - e))
+    for r in (*edges, *(z.reach for z in zones23)):
         lo, hi = segment_coverage(start, step, r, p.angle_deg)
         cuts.update(v for v in (lo, hi) if 0.0 < v < 1.0)
     knots = sorted(cuts)
@@ -352,7 +364,7 @@ def _zone1_correction(p: SettingProblem, start: complex, step: complex, zones23:
         t23 = min((z.delay_s + p.breaker_time_s for z in zones23 if mho_reach(mid, p.angle_deg) <= z.reach), default=not_seen)
         y = 0.5 * (a + b) + 0.5 * (b - a) * nodes
         rho = _mho_reach_array(start + y * step, p.angle_deg)
-        prob = float(np.dot(weights, _zone1_probability(rho, reach1, e))) * 0.5 * (b - a)
+        prob = float(np.dot(weights, _zone1_probability(rho, reach1, e, p.error_on_reach))) * 0.5 * (b - a)
         share += prob
         corr += prob * (t_zone1 - t23)
     return corr, share
@@ -442,6 +454,15 @@ def optimal_settings(p: SettingProblem) -> tuple[list[float], list[float]]:
         # zones 2 and 3 stay at their limits (nominal circles, nested, no error); zone 1 balances
         return [optimal_zone1_reach(p, (z2, p.zone3_max), [t2, t3]), z2, p.zone3_max], [t2, t3]
     return [p.zone1_max, z2, p.zone3_max], [t2, t3]
+
+
+def other_readings(task: Task) -> list[tuple[str, dict[str, Any]]]:
+    """The settings under the other reading of the zone-1 error: the reach R1·(1 + ε) uncertain
+    instead of the measured impedance z·(1 + ε). Only a case with zone1_error_pct carries it."""
+    if not task.public_inputs.get("zone1_error_pct"):
+        return []
+    reach, delay = optimal_settings(setting_problem(task.public_inputs, error_on_reach=True))
+    return [("error_on_the_reach", dict(zip(REACHES, reach, strict=True)) | dict(zip(DELAYS, delay, strict=True)))]
 
 
 def solve(task: Task, backend: str) -> Reference:
@@ -628,7 +649,8 @@ EXPERT = {
         "Minimize the sum over the protected and adjacent lines of the mean clearing time of faults uniformly "
         "distributed along each line (zone delay + breaker_time_s; adjacent faults seen through infeed_factor; "
         "unseen adjacent faults count t_not_seen_s as their whole clearing time). The case's choice: zone 1 "
-        "measures with a relative impedance error uniform on ±zone1_error_pct, and an adjacent-line fault it trips "
+        "measures the fault impedance with a relative error uniform on ±zone1_error_pct (the error lies on the measured "
+        "impedance, the reach setting exact), and an adjacent-line fault it trips "
         "counts unselective_trip_s; zones 2 and 3 are taken at their nominal circles.")},
     "ru": {"statement": (
         "Выберите уставки трёх ступеней дистанционной защиты с круговыми (mho) характеристиками (во вторичных "
@@ -643,8 +665,9 @@ EXPERT = {
         "adjacent_zone2_delay_s. Минимизируйте сумму по защищаемой и смежным линиям среднего времени отключения "
         "КЗ, равномерно распределённых по длине линии (выдержка ступени + breaker_time_s; КЗ на смежных линиях — "
         "с коэффициентом подпитки infeed_factor; невидимые КЗ на смежных линиях — t_not_seen_s как полное "
-        "время). Принято в задаче: I ступень измеряет сопротивление с относительной погрешностью, равномерно "
-        "распределённой в пределах ±zone1_error_pct, и отключённое ею КЗ на смежной линии учитывается временем "
+        "время). Принято в задаче: I ступень измеряет сопротивление до места КЗ с относительной погрешностью, "
+        "равномерно распределённой в пределах ±zone1_error_pct (погрешность — в измеренном сопротивлении, уставка "
+        "точная), и отключённое ею КЗ на смежной линии учитывается временем "
         "unselective_trip_s; II и III ступени — по номинальным характеристикам.")},
 }
 
@@ -714,5 +737,6 @@ SPEC = register(
         judged_by=JUDGED_BY,
         levels=(1, 2),
         naive_answer=naive_answer,
+        other_readings=other_readings,
     )
 )

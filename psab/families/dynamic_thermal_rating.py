@@ -19,6 +19,7 @@ Energy 10(2), 2022.
 
 from __future__ import annotations
 
+import copy
 import math
 from typing import Any
 
@@ -111,12 +112,15 @@ PRESENTATION = {
             "Compute the steady-state thermal rating of the conductor in public_inputs at its maximum temperature "
             "t_max_c with the IEEE Std 738-2012 heat balance I = sqrt((q_c + q_r − q_s)/R(t_max_c)): forced "
             "convection q_c1 (eq. 3a) and q_c2 (eq. 3b), using the larger, with the wind direction factor K_angle "
-            "(eq. 4a; wind_angle_deg is the angle between the wind and the conductor axis); natural convection "
-            "q_cn (eq. 5a) when it is larger; air properties at the film temperature (T_s + T_a)/2 (eqs. 13a, "
+            "(eq. 4a; wind_angle_deg is the angle between the wind and the conductor axis — 0° along the line, 90° "
+            "across it — not from the perpendicular); natural convection q_cn (eq. 5a) when it is larger — at every "
+            "wind speed q_c is the largest of q_c1, q_c2 and q_cn with the row's speed and angle as given, also below "
+            "0.61 m/s and in calm (no separate low-wind rule such as a fixed 45° angle); air properties at the film temperature (T_s + T_a)/2 (eqs. 13a, "
             "14a, 15a, with the line's elevation); radiation q_r (eq. 7a); solar gain q_s = α·Q·sin θ·D (eq. 8) "
             "with θ from the solar altitude and azimuth at the row's solar time (eqs. 9, 16a, 16b, 17a, 17b, "
             "Table 2) and the line azimuth; R by linear interpolation between the two given AC resistances "
-            "(eq. 10). Solar geometry: declination δ = 23.46°·sin(360°·(284 + day_of_year)/365) (eq. 16b, the "
+            "(eq. 10), the same straight line extended beyond them when t_max_c lies outside [t_low_c, t_high_c] "
+            "(extrapolated, not held at the nearer value). Solar geometry: declination δ = 23.46°·sin(360°·(284 + day_of_year)/365) (eq. 16b, the "
             "standard's own constant), hour angle ω = 15°·(solar_time_h − 12), azimuths (line_azimuth_deg and the "
             "sun's Z_c with the constant C of Table 2) in degrees clockwise from north; the sun below the horizon "
             "gives no solar gain. Each row of the array weather is one independent steady state at its "
@@ -126,7 +130,8 @@ PRESENTATION = {
             "as wind_direction_deg, the compass direction the wind blows from (clockwise from north); then φ is "
             "the acute angle between that direction and the line's axis line_azimuth_deg (0°-90°; wind along the "
             "line from either end is 0°). In the rows of weather Q is the measured flux solar_flux_w_per_m2 on a "
-            "surface normal to the sun's rays; in static_weather Q is the flux of the stated atmosphere (eq. 18, "
+            "surface normal to the sun's rays, used as measured (no elevation factor: eq. 20 corrects only the "
+            "modelled flux); in static_weather Q is the flux of the stated atmosphere (eq. 18, "
             "Table 3) corrected for elevation (eqs. 19, 20). Report the ampacity of every row of weather, the "
             "day's dynamic rating (the smallest of them), the static rating, and their ratio dynamic/static."
         ),
@@ -138,12 +143,16 @@ PRESENTATION = {
             "Рассчитайте длительно допустимый ток провода из public_inputs при его максимально допустимой "
             "температуре t_max_c по уравнению теплового баланса IEEE Std 738-2012 I = sqrt((q_c + q_r − q_s)/R(t_max_c)): "
             "вынужденная конвекция q_c1 (ф. 3a) и q_c2 (ф. 3b) — берётся большая из них — с коэффициентом "
-            "направления ветра K_angle (ф. 4a; wind_angle_deg — угол между направлением ветра и осью провода); "
-            "естественная конвекция q_cn (ф. 5a), если она больше; свойства воздуха при температуре плёнки "
+            "направления ветра K_angle (ф. 4a; wind_angle_deg — угол между направлением ветра и осью провода: 0° — "
+            "вдоль линии, 90° — поперёк, а не от перпендикуляра к оси); естественная конвекция q_cn (ф. 5a), если она "
+            "больше, — при любой скорости ветра q_c — наибольшее из q_c1, q_c2 и q_cn при скорости и угле строки как "
+            "заданы, в том числе ниже 0,61 м/с и в штиль (без особого правила для слабого ветра, например угла 45°); свойства воздуха при температуре плёнки "
             "(T_s + T_a)/2 (ф. 13a, 14a, 15a, с учётом высоты линии над уровнем моря); излучение q_r (ф. 7a); "
             "солнечный нагрев q_s = α·Q·sin θ·D (ф. 8), где θ определяется высотой и азимутом Солнца в истинное "
             "солнечное время строки (ф. 9, 16a, 16b, 17a, 17b, табл. 2) и азимутом линии; сопротивление R — "
-            "линейной интерполяцией между двумя заданными значениями сопротивления переменному току (ф. 10). "
+            "линейной интерполяцией между двумя заданными значениями сопротивления переменному току (ф. 10), та же "
+            "прямая продолжается за их пределы, если t_max_c лежит вне [t_low_c, t_high_c] (экстраполяция, а не "
+            "значение ближайшей точки). "
             "Положение Солнца: склонение δ = 23,46°·sin(360°·(284 + day_of_year)/365) (ф. 16b, константа самого "
             "стандарта), часовой угол ω = 15°·(solar_time_h − 12), азимуты (line_azimuth_deg и азимут Солнца Z_c с "
             "константой C из табл. 2) — в градусах по часовой стрелке от севера; Солнце под горизонтом не "
@@ -154,7 +163,8 @@ PRESENTATION = {
             "направлением wind_direction_deg по компасу (откуда дует ветер, по часовой стрелке от севера); тогда "
             "φ — острый угол между этим направлением и осью линии line_azimuth_deg (0°–90°; ветер вдоль линии с "
             "любого конца — 0°). В строках weather Q — измеренная плотность потока solar_flux_w_per_m2 на "
-            "поверхность, перпендикулярную солнечным лучам; в static_weather Q — поток для указанного состояния "
+            "поверхность, перпендикулярную солнечным лучам, — как измерена (без поправки на высоту: ф. 20 относится "
+            "только к расчётному потоку); в static_weather Q — поток для указанного состояния "
             "атмосферы (ф. 18, табл. 3) с поправкой на высоту (ф. 19, 20). Укажите допустимый ток для каждой "
             "строки weather, динамическую пропускную способность за сутки (наименьшее из этих значений), "
             "статическую пропускную способность и их отношение (динамическая/статическая)."
@@ -171,11 +181,14 @@ EXPERT = {
     "en": {"statement": (
         "Rate the bare overhead conductor in public_inputs by IEEE Std 738-2012, clause 4 (steady-state heat balance "
         "at its maximum temperature t_max_c, the standard's SI equations, air properties at the film temperature, "
-        "the line's elevation), with resistance interpolated linearly between the two given AC values. Rate every "
+        "the line's elevation), with resistance on the straight line through the two given AC values (extrapolated "
+        "when t_max_c lies outside them). Rate every "
         "row of weather as an independent steady state (step_minutes is only the row spacing), using the row's "
-        "measured flux normal to the sun's rays and the sun's position at its solar_time_h (the standard's "
+        "measured flux normal to the sun's rays as measured (no elevation factor) and the sun's position at its solar_time_h (the standard's "
         "declination formula, azimuths clockwise from north); wind given as a compass direction is referred to the "
-        "line's axis. Rate static_weather with the standard's modelled flux for its atmosphere at the line's "
+        "line's axis (the angle from the axis, not from its perpendicular); convection the largest of the forced and "
+        "natural values at every wind speed with the row's speed and angle as given (no separate low-wind rule). "
+        "Rate static_weather with the standard's modelled flux for its atmosphere at the line's "
         "elevation. Report every row's ampacity, the day's dynamic rating (the smallest), the static rating and the "
         "ratio dynamic/static."
     )},
@@ -183,11 +196,14 @@ EXPERT = {
         "Определите допустимый ток неизолированного провода воздушной линии из public_inputs по IEEE Std 738-2012, "
         "раздел 4 (установившийся тепловой баланс при максимально допустимой температуре t_max_c, уравнения "
         "стандарта в единицах СИ, свойства воздуха при температуре плёнки, высота линии над уровнем моря), "
-        "сопротивление — линейной интерполяцией между двумя заданными значениями на переменном токе. Каждую строку "
+        "сопротивление — по прямой через два заданных значения на переменном токе (с экстраполяцией, если t_max_c "
+        "лежит вне них). Каждую строку "
         "weather рассчитайте как независимый установившийся режим (step_minutes — лишь шаг строк) с измеренной "
-        "плотностью солнечного потока по нормали к лучам и положением Солнца в solar_time_h строки (формула "
+        "плотностью солнечного потока по нормали к лучам как измерена (без поправки на высоту) и положением Солнца в solar_time_h строки (формула "
         "склонения стандарта, азимуты по часовой стрелке от севера); ветер, заданный направлением по компасу, "
-        "отнесите к оси линии. Для static_weather используйте расчётный поток стандарта для указанного состояния "
+        "отнесите к оси линии (угол от оси, а не от перпендикуляра к ней); конвекция — наибольшая из вынужденной и "
+        "естественной при любой скорости ветра, со скоростью и углом строки как заданы (без особого правила для "
+        "слабого ветра). Для static_weather используйте расчётный поток стандарта для указанного состояния "
         "атмосферы на высоте линии. Укажите допустимый ток каждой строки, динамическую пропускную способность за "
         "сутки (наименьшую), статическую и их отношение."
     )},
@@ -279,6 +295,80 @@ def solve(task: Task, backend: str) -> Reference:
         },
         method="IEEE Std 738-2012 steady-state heat balance, eqs. (1b)-(20)",
     )
+
+
+#: Wind speed below which the low-wind-angle reading takes 45° (m/s).
+LOW_WIND_M_PER_S = 0.5
+
+
+def _reread(inputs: dict[str, Any], reading: str) -> dict[str, Any] | None:
+    """The case as an engineer who read one convention the other way would compute it, written
+    so that this family's own method computes that engineer's numbers; ``None`` where the case
+    does not carry the choice.
+
+    - ``resistance_clamped_outside_the_points``: R held at the nearer given AC value when t_max_c
+      lies outside [t_low_c, t_high_c], instead of eq. (10)'s straight line extended;
+    - ``measured_flux_elevation_corrected``: the rows' measured flux multiplied by eq. (20)'s
+      elevation factor (which belongs to the modelled flux only);
+    - ``wind_angle_from_the_perpendicular``: the given angle taken from the normal to the axis
+      (φ ↦ 90° − φ in eq. 4a);
+    - ``low_wind_angle_45``: φ = 45° in the rows below 0.5 m/s (a low-wind practice the
+      statement does not take)."""
+    out = copy.deepcopy(inputs)
+    c, line = out["conductor"], out["line"]
+    if reading == "resistance_clamped_outside_the_points":
+        t, lo, hi = float(c["t_max_c"]), float(c["t_low_c"]), float(c["t_high_c"])
+        if lo <= t <= hi:
+            return None
+        # the straight line through (t, R at the nearer point) and the other point gives R(t) = that value
+        if t > hi:
+            c["t_high_c"] = t
+        else:
+            c["t_low_c"] = t
+        return out
+    if reading == "measured_flux_elevation_corrected":
+        k = ieee738.elevation_correction(float(line["elevation_m"]))
+        if k == 1.0 or not any(float(r["solar_flux_w_per_m2"]) > 0 for r in out["weather"]):
+            return None
+        for r in out["weather"]:
+            r["solar_flux_w_per_m2"] = float(r["solar_flux_w_per_m2"]) * k
+        return out
+    if reading in ("wind_angle_from_the_perpendicular", "low_wind_angle_45"):
+        changed = False
+        for r in out["weather"]:
+            phi = wind_angle_of(line, r)
+            if reading == "low_wind_angle_45":
+                if float(r["wind_speed_m_per_s"]) >= LOW_WIND_M_PER_S:
+                    continue
+                new = 45.0
+            else:
+                new = 90.0 - phi
+            r.pop("wind_direction_deg", None)
+            r["wind_angle_deg"] = new
+            changed = changed or new != phi
+        return out if changed else None
+    raise ValueError(reading)
+
+
+OTHER_READINGS = ("resistance_clamped_outside_the_points", "measured_flux_elevation_corrected",
+                  "wind_angle_from_the_perpendicular", "low_wind_angle_45")
+
+
+def other_readings(task: Task) -> list[tuple[str, dict[str, Any]]]:
+    """The answers under the other readings of the conventions the statement fixes (see
+    :func:`_reread`), each by :func:`solve` on the re-read case. Only those that move some value
+    beyond the tolerance are kept (the low-wind angle rarely matters where natural convection
+    governs)."""
+    ref = solve(task, "surrogate").answer
+    out = []
+    for name in OTHER_READINGS:
+        changed = _reread(task.public_inputs, name)
+        if changed is None:
+            continue
+        answer = solve(SPEC.make_task(task_id=task.id, split=task.split, public_inputs=changed), "surrogate").answer
+        if any(abs(a - b) > max(1e-3 * abs(a), 0.5) for a, b in zip(answer["ampacity_a"], ref["ampacity_a"], strict=True)):
+            out.append((name, answer))
+    return out
 
 
 def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
@@ -435,6 +525,7 @@ SPEC = register(
         expert=EXPERT,
         judged_by=JUDGED_BY,
         levels=(1, 2),
+        other_readings=other_readings,
         naive_answer=naive_answer,
         validate_inputs=input_problems,
     )

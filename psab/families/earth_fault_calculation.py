@@ -36,7 +36,8 @@ matrix, and IEC 60909 does not cover isolated neutrals anyway. In the ``faults``
 computes the LG phase current (``fault="1ph"``) and the LL phase currents (``fault="2ph"`` with
 half the case's resistance, pandapower's per-phase convention) by the IEC method with Z_2 = Z_1;
 LLG faults, the textbook method and a machine's own X_(2) are judged by the kernel under both
-backends.
+backends, and so is a network where pandapower's fixed zero-sequence shunt at a generator bus
+(1/(1e3 + 1e3j), no part of IEC 60909-0) would move a current (:func:`generator_shunt_matters`).
 """
 
 from __future__ import annotations
@@ -222,14 +223,14 @@ PRESENTATION = {
             "on-load tap changer, K_SO without, §6.7, no K_T) and asynchronous motors (§6.8) in the positive and "
             "negative sequence, none of them with a zero-sequence path — except a power station unit whose unit "
             "transformer is YNd: its HV bus is earthed through K_S·Z_(0)THV + 3·Z_N (K_SO without tap changer; "
-            "Z_(0)THV from uk0_pct, ukr0_pct on S_rT at U_rTHV; Z_N = neutral_r_ohm + j·neutral_x_ohm); Yd is "
-            "open; a generator that gives x0_pu has its star point solidly earthed, zero-sequence impedance "
+            "Z_(0)THV from uk0_pct, ukr0_pct on S_rT at U_rTHV; Z_N = neutral_r_ohm + j·neutral_x_ohm); a unit "
+            "given as Yd (HV star unearthed) has no zero-sequence path, whatever the YNd units elsewhere; a generator that gives x0_pu has its star point solidly earthed, zero-sequence impedance "
             "K_G·(R_G + jX_(0)). Z_2 = Z_1 unless a generator or unit gives x2_pu: then its X_(2) replaces X″d in the negative "
             "sequence (the correction factor still formed with x″d). A case may instead list faults (then no "
             "fault_bus, fault_r_ohm): compute each fault on its own — LG: phase a to earth through r_fault_ohm, "
             "I_0 = I_1 = I_2 = E/(Z_1 + Z_2 + Z_0 + 3·R_f); LL: phases b and c through r_fault_ohm between them, "
             "I_1 = −I_2 = E/(Z_1 + Z_2 + R_f), I_0 = 0; LLG: phases b and c joined and to earth through "
-            "r_fault_ohm, I_1 = E/(Z_1 + Z_2·(Z_0 + 3R_f)/(Z_2 + Z_0 + 3R_f)), I_2 = −I_1·(Z_0 + 3R_f)/(Z_2 + Z_0"
+            "r_fault_ohm (Z_f in the common path from the joined phases to earth, not in each phase), I_1 = E/(Z_1 + Z_2·(Z_0 + 3R_f)/(Z_2 + Z_0 + 3R_f)), I_2 = −I_1·(Z_0 + 3R_f)/(Z_2 + Z_0"
             " + 3R_f), I_0 = −I_1·Z_2/(Z_2 + Z_0 + 3R_f) (r_fault_ohm absent = 0; a fault that gives x_fault_ohm has "
             "the fault impedance Z_f = r_fault_ohm + j·x_fault_ohm in R_f's place) — and report per fault, as "
             "lists in the order of faults: the magnitudes of the phase currents I_a, I_b, I_c and of the earth "
@@ -285,13 +286,14 @@ PRESENTATION = {
             " 6.7, без K_T) и асинхронные двигатели (п. 6.8) — в схемах прямой и обратной последовательностей, "
             "без пути для токов нулевой последовательности, кроме блока с трансформатором YNd: его узел ВН "
             "заземлён через K_S·Z_(0)THV + 3·Z_N (K_SO без РПН; Z_(0)THV по uk0_pct, ukr0_pct на S_rT при U_rTHV;"
-            " Z_N = neutral_r_ohm + j·neutral_x_ohm); Yd разомкнут; генератор, задающий x0_pu, имеет глухозаземлённую"
+            " Z_N = neutral_r_ohm + j·neutral_x_ohm); блок, заданный как Yd (звезда ВН без заземления), пути для токов нулевой последовательности не имеет; генератор, задающий x0_pu, имеет глухозаземлённую"
             " нейтраль и сопротивление нулевой последовательности K_G·(R_G + jX_(0)). Z_2 = Z_1, если генератор или блок не задаёт "
             "x2_pu; иначе в схеме обратной последовательности его X_(2) заменяет X″d (коэффициент коррекции — по "
             "x″d). Вместо fault_bus и fault_r_ohm задача может задать список faults: рассчитайте каждое КЗ "
             "отдельно — LG: фаза a на землю через r_fault_ohm, I_0 = I_1 = I_2 = E/(Z_1 + Z_2 + Z_0 + 3·R_f); LL:"
             " фазы b и c через r_fault_ohm между ними, I_1 = −I_2 = E/(Z_1 + Z_2 + R_f), I_0 = 0; LLG: фазы b и c"
-            " соединены и замкнуты на землю через r_fault_ohm, I_1 = E/(Z_1 + Z_2·(Z_0 + 3R_f)/(Z_2 + Z_0 + "
+            " соединены и замкнуты на землю через r_fault_ohm (Z_f — в общем пути от соединённых фаз к земле, а не в каждой "
+            "фазе), I_1 = E/(Z_1 + Z_2·(Z_0 + 3R_f)/(Z_2 + Z_0 + "
             "3R_f)), I_2 = −I_1·(Z_0 + 3R_f)/(Z_2 + Z_0 + 3R_f), I_0 = −I_1·Z_2/(Z_2 + Z_0 + 3R_f) (без "
             "r_fault_ohm — 0; если КЗ задаёт x_fault_ohm, вместо R_f — сопротивление Z_f = r_fault_ohm + j·x_fault_ohm) — и укажите для каждого КЗ списками в порядке faults: модули токов фаз I_a, I_b, "
             "I_c и тока в землю 3·I_0 (кА), действительные и мнимые части I_0, I_1, I_2 (кА) и модули V_a, V_b, "
@@ -348,8 +350,10 @@ def surrogate_fault(inputs: dict[str, Any]) -> iec.EarthFault:
         raise InvalidTaskError(f"{FAMILY_ID}: {exc}") from None
 
 
-def surrogate_faults(inputs: dict[str, Any]) -> list[iec.EarthFault]:
-    """Every fault of the ``faults`` form by :func:`psab.surrogates.iec60909.sequence_fault`."""
+def surrogate_faults(inputs: dict[str, Any], llg_zf_per_phase: bool = False) -> list[iec.EarthFault]:
+    """Every fault of the ``faults`` form by :func:`psab.surrogates.iec60909.sequence_fault`.
+    ``llg_zf_per_phase`` is the other reading of the case's convention (Z_f of an LLG fault in
+    each faulted phase, not in the common path to earth), for :func:`other_readings` only."""
     net = network(inputs)
     vf = inputs.get("prefault_voltage_pu")
     out = []
@@ -357,7 +361,7 @@ def surrogate_faults(inputs: dict[str, Any]) -> list[iec.EarthFault]:
         try:
             out.append(iec.sequence_fault(net, f["bus"], FAULT_TYPES[f["fault_type"]], "max", float(f.get("r_fault_ohm", 0.0)),
                                           prefault_voltage_pu=None if vf is None else float(vf),
-                                          x_fault_ohm=float(f.get("x_fault_ohm", 0.0))))
+                                          x_fault_ohm=float(f.get("x_fault_ohm", 0.0)), zf_per_phase=llg_zf_per_phase))
         except ValueError as exc:
             raise InvalidTaskError(f"{FAMILY_ID}: /faults/{i}: {exc}") from None
     return out
@@ -400,12 +404,48 @@ def pandapower_ik1_ka(inputs: dict[str, Any]) -> float:
 def pandapower_judged(inputs: dict[str, Any]) -> bool:
     """Whether pandapower's calc_sc can compute the phase currents (either form): the IEC
     method (c·U_n/√3, corrected impedances) with Z_2 = Z_1 — no stated pre-fault voltage, no
-    machine with its own X_(2) and no earthed generator star point (``x0_pu``)."""
+    machine with its own X_(2), no earthed generator star point (``x0_pu``) and no generator
+    whose bus pandapower's fixed zero-sequence shunt would earth noticeably
+    (:func:`generator_shunt_matters`)."""
     if "prefault_voltage_pu" in inputs:
         return False
     if any("x0_pu" in g for g in inputs.get("generators", ())):
         return False  # pandapower's generators have no zero-sequence path
-    return not any("x2_pu" in m for key in ("generators", "power_station_units") for m in inputs.get(key, ()))
+    if any("x2_pu" in m for key in ("generators", "power_station_units") for m in inputs.get(key, ())):
+        return False
+    return not generator_shunt_matters(inputs)
+
+
+#: pandapower 3.5 (pd2ppc_zero._add_gen_sc_impedance_zero) puts a zero-sequence shunt of
+#: y0 = 1/(1e3 + 1e3j) (its ppc GS + j·BS: MW + j·Mvar at 1 p.u.) at every generator bus, an earth path of
+#: U_n²·|1e3 + 1e3j| ohm that neither IEC 60909-0 nor the statement has (issue 33).
+PP_GEN_SHUNT_OHM_PER_KV2 = abs(1e3 + 1e3j)
+#: Share of that shunt's impedance below which the bus's own zero-sequence impedance leaves
+#: calc_sc's I″k1 within a tenth of the 0.1 % tolerance.
+PP_GEN_SHUNT_NEGLIGIBLE = 1e-4
+
+
+def generator_shunt_matters(inputs: dict[str, Any]) -> bool:
+    """Whether pandapower's fixed generator zero-sequence shunt would move a fault current of the
+    case beyond a tenth of the tolerance: some generator's bus has a zero-sequence driving-point
+    impedance |Z_(0)| (the kernel's, at the bus's level) above PP_GEN_SHUNT_NEGLIGIBLE of the
+    shunt's U_n²·|1e3 + 1e3j| Ω — a low-voltage generator bus behind a resistance-earthed Dyn
+    transformer (0.4 kV, 5 Ω: +4.8 % in calc_sc) — or no zero-sequence path at all, which the
+    shunt would create. A fault elsewhere sees the shunt through the network: its relative change of
+    Z_(0) stays about that of the generator bus itself (|Z_(0),FG|² ≲ |Z_(0),FF|·|Z_(0),GG|)."""
+    gens = inputs.get("generators", ())
+    if not gens:
+        return False
+    net = network(inputs)
+    vn = {b["id"]: float(b["vn_kv"]) for b in inputs["buses"]}
+    for g in gens:
+        try:
+            z0 = abs(iec.line_to_earth_fault(net, g["bus"], "max", 0.0).z0_ohm)
+        except (ValueError, ZeroDivisionError):
+            return True
+        if not np.isfinite(z0) or z0 > PP_GEN_SHUNT_NEGLIGIBLE * PP_GEN_SHUNT_OHM_PER_KV2 * vn[g["bus"]] ** 2:
+            return True
+    return False
 
 
 def pandapower_fault_currents(inputs: dict[str, Any]) -> dict[int, dict[str, float]]:
@@ -708,6 +748,18 @@ def generate(public: Task, rng: np.random.Generator, level: int = 1) -> Generate
     return Generated(public_inputs=_lv_case(rng) if rng.uniform() < 0.25 else _mv_case(rng))
 
 
+def other_readings(task: Task) -> list[tuple[str, dict[str, Any]]]:
+    """The answer under the other reading of the convention the statement fixes: an LLG fault's
+    Z_f in each of the two faulted phases (joined solidly to earth) instead of in their common
+    path to earth (Z_0 + 3Z_f). Only a ``faults`` case with an LLG fault through a non-zero Z_f
+    carries the choice."""
+    inputs = task.public_inputs
+    if not is_fault_list(inputs) or not any(
+            f["fault_type"] == "LLG" and (f.get("r_fault_ohm", 0.0) or f.get("x_fault_ohm", 0.0)) for f in inputs["faults"]):
+        return []
+    return [("llg_zf_in_each_phase", answers_of(surrogate_faults(inputs, llg_zf_per_phase=True)))]
+
+
 def naive_answer(task: Task) -> dict[str, Any]:
     """The simplest reading: Z_1 + Z_2 + Z_0 + R_f and Z_(0)T + Z_N, i.e. the fault and earthing
     impedances taken once instead of three times in the zero-sequence loop."""
@@ -739,11 +791,12 @@ EXPERT = {
         "star-point impedance neutral_r_ohm + j·neutral_x_ohm — solidly earthed where neither is given — the "
         "magnetizing reactance mag0_ratio·|Z_(0)T| before K_T and, for YNyn, the T split hv_share0); "
         "capacitances neglected. Where the case lists faults (LG, LL, LLG, each with its r_fault_ohm and, where given, x_fault_ohm: "
-        "Z_f = R_f + jX_f), give per fault "
+        "Z_f = R_f + jX_f — for LG between phase a and earth, for LL between phases b and c, for LLG in the common path "
+        "from the joined phases b and c to earth, not in each phase), give per fault "
         "the phase and earth current magnitudes, I_0, I_1, I_2 and the phase voltage magnitudes (IEC 60909-0 §7.3–7.5, "
         "Anderson ch. 3); prefault_voltage_pu poses the textbook method (E = V_f·U_n/√3, no correction factors). "
-        "Three-winding transformers, generators, power station units (YNd with K_S·Z_(0)THV + 3·Z_N) and motors as "
-        "listed; a machine's x2_pu is its X_(2).")},
+        "Three-winding transformers, generators, power station units (YNd with K_S·Z_(0)THV + 3·Z_N; a unit given "
+        "as Yd has its HV star unearthed and no zero-sequence path) and motors as listed; a machine's x2_pu is its X_(2).")},
     "ru": {"statement": (
         "Для однофазного КЗ на землю фазы a через сопротивление fault_r_ohm в узле fault_bus сети из "
         "public_inputs определите I″k1 (МЭК 60909-0:2016, п. 7.5, максимальный ток: c_max по таблице 1, для "
@@ -757,11 +810,13 @@ EXPERT = {
         "нейтрали neutral_r_ohm + j·neutral_x_ohm — при отсутствии обоих полей нейтраль глухозаземлённая, "
         "сопротивление намагничивания mag0_ratio·|Z_(0)T| до умножения на K_T, для YNyn — доля hv_share0 "
         "Т-схемы); ёмкости не учитываются. Если задан список faults (LG, LL, LLG, каждое со своим r_fault_ohm и, если задано, "
-        "x_fault_ohm: Z_f = R_f + jX_f), для "
+        "x_fault_ohm: Z_f = R_f + jX_f — при LG между фазой a и землёй, при LL между фазами b и c, при LLG в общем пути от "
+        "соединённых фаз b и c к земле, а не в каждой фазе), для "
         "каждого КЗ укажите модули токов фаз и тока в землю, I_0, I_1, I_2 и модули напряжений фаз (МЭК 60909-0, "
         "п. 7.3–7.5; Андерсон, гл. 3); prefault_voltage_pu задаёт метод учебников (E = V_f·U_n/√3, без коэффициентов "
-        "коррекции). Трёхобмоточные трансформаторы, генераторы, блоки (YNd: K_S·Z_(0)THV + 3·Z_N) и двигатели — как "
-        "заданы; x2_pu машины — её X_(2).")},
+        "коррекции). Трёхобмоточные трансформаторы, генераторы, блоки (YNd: K_S·Z_(0)THV + 3·Z_N; блок, заданный как Yd, "
+        "имеет незаземлённую звезду ВН и пути для токов нулевой последовательности не имеет) и двигатели — как заданы; x2_pu "
+        "машины — её X_(2).")},
 }
 
 JUDGED_BY = {
@@ -786,7 +841,10 @@ JUDGED_BY = {
                "x_fault_ohm = X_f/2, pandapower's impedance per faulted phase) when the case uses the IEC method with Z_2 = Z_1; LLG faults (pandapower "
                "3.5 has none), the textbook method (a stated pre-fault voltage) and, in either form, networks with a "
                "machine's own X_(2) (x2_pu) or an earthed generator star point (x0_pu) are judged by psab's "
-               "symmetrical-component kernel under both backends."),
+               "symmetrical-component kernel under both backends, and so is a network with a generator on a bus of high "
+               "zero-sequence impedance (a low-voltage bus behind a resistance-earthed transformer): pandapower 3.5 puts a "
+               "fixed zero-sequence shunt of 1/(1e3 + 1e3j) at every generator bus, an earth path IEC 60909-0 does not "
+               "have (+4.8 % on I″k1 at a 0.4 kV bus earthed through 5 Ω)."),
         "ru": ("I″k1 проверяется расчётом pandapower calc_sc(fault='1ph', case='max', r_fault_ohm=fault_r_ohm) той же "
                "сети; симметричные составляющие токов и напряжения неповреждённых фаз — расчётом psab методом "
                "симметричных составляющих (pandapower их не выдаёт). Оба следуют условиям задачи, поэтому один "
@@ -799,7 +857,11 @@ JUDGED_BY = {
                "calc_sc(fault='2ph', r_fault_ohm = R_f/2, x_fault_ohm = X_f/2, у pandapower сопротивление в каждой из замкнутых фаз), если задача "
                "решается методом МЭК с Z_2 = Z_1; КЗ LLG (в pandapower 3.5 их нет), метод учебников (заданное доаварийное "
                "напряжение) и — в обеих формах — сети с собственным X_(2) машины (x2_pu) или заземлённой нейтралью "
-               "генератора (x0_pu) проверяются расчётом psab методом симметричных составляющих при любом способе проверки."),
+               "генератора (x0_pu) проверяются расчётом psab методом симметричных составляющих при любом способе проверки, как и "
+               "сеть с генератором на узле с большим сопротивлением нулевой последовательности (узел НН за трансформатором с "
+               "резистивным заземлением нейтрали): pandapower 3.5 ставит в каждом узле генератора постоянную проводимость "
+               "нулевой последовательности 1/(1e3 + 1e3j) — путь на землю, которого нет в МЭК 60909-0 (+4,8 % к I″k1 в узле "
+               "0,4 кВ с заземлением через 5 Ом)."),
     },
 }
 
@@ -854,6 +916,7 @@ SPEC = register(
         inputs_schema=ic.bounded(INPUTS_SCHEMA, MAX_INPUT_ITEMS),
         expert=EXPERT,
         judged_by=JUDGED_BY,
+        other_readings=other_readings,
         levels=(1, 2, 3, 4),
         naive_answer=naive_answer,
         validate_inputs=input_problems,

@@ -35,24 +35,29 @@ MAX_INPUT_ITEMS = 10000
 
 #: RfG voltage-against-time profile parameters with their clause and the ranges the Regulation
 #: allows (the TSO specifies values within them). Values in per unit of the reference voltage.
+#: Each of Tables 3.1, 3.2, 7.1 and 7.2 gives t_clear as "0,14–0,15 (or 0,14–0,25 if system
+#: protection and secure operation so require)": the alternative is carried as its own entry.
 RFG_TABLES: dict[str, dict[str, Any]] = {
     "ppm_type_b": {
         "document": "Commission Regulation (EU) 2016/631 (RfG)",
         "clause": "Art. 14(3)(a), Table 3.2 — power park modules, types B and C",
         "ranges": {"u_ret_pu": [0.05, 0.15], "u_clear_pu": "U_ret–0.15", "u_rec1_pu": "U_clear", "u_rec2_pu": 0.85,
-                   "t_clear_s": [0.14, 0.15], "t_rec1_s": "t_clear", "t_rec2_s": "t_rec1", "t_rec3_s": [1.5, 3.0]},
+                   "t_clear_s": [0.14, 0.15], "t_clear_s_if_system_protection_requires": [0.14, 0.25],
+                   "t_rec1_s": "t_clear", "t_rec2_s": "t_rec1", "t_rec3_s": [1.5, 3.0]},
     },
     "ppm_type_d": {
         "document": "Commission Regulation (EU) 2016/631 (RfG)",
         "clause": "Art. 16(3)(a), Table 7.2 — power park modules, type D",
         "ranges": {"u_ret_pu": 0.0, "u_clear_pu": "U_ret", "u_rec1_pu": "U_clear", "u_rec2_pu": 0.85,
-                   "t_clear_s": [0.14, 0.15], "t_rec1_s": "t_clear", "t_rec2_s": "t_rec1", "t_rec3_s": [1.5, 3.0]},
+                   "t_clear_s": [0.14, 0.15], "t_clear_s_if_system_protection_requires": [0.14, 0.25],
+                   "t_rec1_s": "t_clear", "t_rec2_s": "t_rec1", "t_rec3_s": [1.5, 3.0]},
     },
     "spgm_type_d": {
         "document": "Commission Regulation (EU) 2016/631 (RfG)",
         "clause": "Art. 16(3)(a), Table 7.1 — synchronous power-generating modules, type D",
         "ranges": {"u_ret_pu": 0.0, "u_clear_pu": 0.25, "u_rec1_pu": [0.5, 0.7], "u_rec2_pu": [0.85, 0.9],
-                   "t_clear_s": [0.14, 0.15], "t_rec1_s": ["t_clear", 0.45], "t_rec2_s": ["t_rec1", 0.7],
+                   "t_clear_s": [0.14, 0.15], "t_clear_s_if_system_protection_requires": [0.14, 0.25],
+                   "t_rec1_s": ["t_clear", 0.45], "t_rec2_s": ["t_rec1", 0.7],
                    "t_rec3_s": ["t_rec2", 1.5]},
     },
 }
@@ -207,7 +212,9 @@ def _r(x: float, nd: int = 4) -> float:
 def draw_parameters(rng: np.random.Generator) -> tuple[str, dict[str, float]]:
     """A table and values within the RfG ranges (the TSO's national choice)."""
     kind = str(rng.choice(list(RFG_TABLES)))
-    t_clear = float(rng.choice([0.14, 0.15]))
+    # t_clear within 0.14–0.15 s, or (one draw in four) within the tables' alternative 0.14–0.25 s
+    # that a TSO takes where system protection and secure operation so require
+    t_clear = float(rng.choice([0.14, 0.15, 0.14, 0.15, 0.14, 0.15, 0.2, 0.25]))
     if kind == "ppm_type_b":
         u_ret = _r(float(rng.choice([0.05, 0.1, 0.15])), 2)
         u_clear = _r(float(rng.choice([u_ret, 0.15])), 2)
@@ -314,7 +321,9 @@ _CONV_EN = (
     "time is a vertical step whose upper value applies from that instant on, and the obligation ends at its last point "
     "t_last. Level-2 cases give only the RfG parameter table: the points are (0, U_ret), (t_clear, U_ret), (t_clear, "
     "U_clear), (t_rec1, U_rec1), (t_rec2, U_rec1), (t_rec3, U_rec2), and the profile is the lowest of the three "
-    "phase-to-phase voltages divided by u_n_kv. Samples considered: 0 ≤ t_k ≤ t_last and, when the unit tripped, "
+    "phase-to-phase voltages divided by u_n_kv; t_clear is the TSO's value in parameters, within the Regulation's "
+    "0.14–0.15 s or, where system protection and secure operation so require, its alternative 0.14–0.25 s "
+    "(allowed_ranges t_clear_s_if_system_protection_requires). Samples considered: 0 ≤ t_k ≤ t_last and, when the unit tripped, "
     "t_k ≤ trip_time_s. Margin m_k = u_k − u_env(t_k) at the samples only (no interpolation between samples). The profile "
     "left the envelope at the first considered sample with m_k < 0; until then (and until t_last) the unit is obliged to "
     "stay connected. Non-compliant when it tripped at 0 ≤ trip_time_s ≤ t_last strictly before that exit (a trip at the "
@@ -326,7 +335,9 @@ _CONV_RU = (
     "скачок, верхнее значение которого действует с этого момента, обязанность заканчивается в последней точке t_last. В "
     "задачах уровня 2 дана только таблица параметров RfG: точки (0, U_ret), (t_clear, U_ret), (t_clear, U_clear), (t_rec1, "
     "U_rec1), (t_rec2, U_rec1), (t_rec3, U_rec2), а профиль — наименьшее из трёх междуфазных напряжений, делённое на "
-    "u_n_kv. Учитываемые отсчёты: 0 ≤ t_k ≤ t_last и, если установка отключилась, t_k ≤ trip_time_s. Запас "
+    "u_n_kv; t_clear — значение оператора системы передачи в parameters, в пределах 0,14–0,15 с по Регламенту или, "
+    "если этого требуют релейная защита и надёжная работа системы, альтернативного диапазона 0,14–0,25 с (allowed_ranges "
+    "t_clear_s_if_system_protection_requires). Учитываемые отсчёты: 0 ≤ t_k ≤ t_last и, если установка отключилась, t_k ≤ trip_time_s. Запас "
     "m_k = u_k − u_env(t_k) — только в отсчётах (без интерполяции между ними). Профиль вышел за огибающую в первом "
     "учитываемом отсчёте с m_k < 0; до этого момента (и до t_last) установка обязана оставаться в работе. Несоответствие — "
     "если она отключилась при 0 ≤ trip_time_s ≤ t_last строго раньше выхода (отключение в отсчёте выхода допустимо); "

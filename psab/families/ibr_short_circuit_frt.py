@@ -270,13 +270,24 @@ EXPERT = {
         "Determine the steady fault-period reactive, active and total current and the PCC voltage of the inverter-based "
         "plant in public_inputs during the grid fault (retained Thevenin voltage e_fault_pu), with the reactive-current "
         "characteristic of VDE-AR-N 4120:2018 §10.2.3.2 (gain k_gain) and reactive-current priority under the current "
-        "limit (IEEE Std 2800-2022 §7.2.2.3), as a fixed point with the grid equation to 1e-9. " + _CONV_EN)},
+        "limit (IEEE Std 2800-2022 §7.2.2.3), as a fixed point with the grid equation to 1e-9. The case's choices: "
+        "balanced steady fault-period phasors of the positive sequence, the Thevenin source the angle reference, currents "
+        "in the frame of the PCC voltage with capacitive reactive current positive, everything per unit of the plant "
+        "rating; the additional reactive current counted from the deadband's edge on top of the pre-fault reactive "
+        "current (pre-fault currents from P and Q at the pre-fault voltage); the active current the limit leaves, capped "
+        "at its pre-fault value; at level 2 the plant rating n_units·unit_mva and the grid impedance from S″k on that "
+        "rating with the given X/R and no voltage factor.")},
     "ru": {"statement": (
         "Определите установившиеся реактивный, активный и полный токи и напряжение в точке присоединения инверторной "
         "установки из public_inputs при КЗ в сети (остаточное напряжение источника e_fault_pu) с характеристикой "
         "реактивного тока по VDE-AR-N 4120:2018 п. 10.2.3.2 (коэффициент k_gain) и приоритетом реактивного тока при "
         "ограничении тока (IEEE Std 2800-2022 п. 7.2.2.3) как неподвижную точку с уравнением сети с точностью 1e-9. "
-        + _CONV_RU)},
+        "Принято в задаче: симметричный установившийся режим КЗ, векторы прямой последовательности, источник Тевенина — "
+        "опорный вектор, токи — в осях напряжения точки присоединения, ёмкостный реактивный ток положителен, всё — в о.е. "
+        "номинальной мощности установки; дополнительный реактивный ток отсчитывается от границы зоны нечувствительности "
+        "и добавляется к доаварийному (доаварийные токи — по P и Q при доаварийном напряжении); активный ток — оставшийся "
+        "в пределах ограничения, не больше доаварийного; на уровне 2 номинальная мощность установки n_units·unit_mva, "
+        "сопротивление сети — по S″k на этой мощности с заданным X/R, без коэффициента напряжения.")},
 }
 
 JUDGED_BY = {

@@ -309,13 +309,23 @@ EXPERT = {
         "Find the least-cost synchronous commitment and dispatch for the period in public_inputs subject to a RoCoF limit "
         "after the largest infeed loss (aggregate swing equation, kinetic energy of the online machines) and a minimum "
         "short-circuit ratio at the IBR's PCC (S″k over rated IBR power, units' contributions by their subtransient path), "
-        "with the demand met within unit limits. The case's choices: " + _FORM_EN)},
+        "with the demand met within unit limits. The case's choices: the kinetic energy of every online machine, "
+        "synchronous condensers included and the lost infeed's own unit not removed, with H on each unit's s_mva; the "
+        "short-circuit power at the PCC the grid's plus each online unit's (its skss_pcc_mva, or its subtransient "
+        "reactance and step-up transformer in series on their ratings, voltage factor 1), the other_ibr block not in the "
+        "PCC's ratio; an online unit between p_min_mw and p_max_mw, an offline one at zero; IBR output free, each "
+        "online unit paying its fixed cost for the period and its marginal cost on its energy.")},
     "ru": {"statement": (
         "Найдите наименее затратный состав и загрузку синхронных агрегатов на период из public_inputs при ограничении "
         "RoCoF после потери наибольшего источника (агрегированное уравнение движения, кинетическая энергия включённых "
         "машин) и минимальном ОКЗ в точке присоединения инверторных источников (S″k к номинальной мощности ИИ, вклады "
-        "агрегатов по сверхпереходному сопротивлению пути) при покрытии спроса в пределах агрегатов. Выбор задачи: "
-        + _FORM_RU)},
+        "агрегатов по сверхпереходному сопротивлению пути) при покрытии спроса в пределах агрегатов. Принято в задаче: "
+        "кинетическая энергия всех включённых машин, включая синхронные компенсаторы, без исключения агрегата потерянного "
+        "источника, H — на s_mva агрегата; мощность КЗ в точке присоединения — мощность сети плюс вклад каждого "
+        "включённого агрегата (его skss_pcc_mva или сверхпереходное сопротивление и повышающий трансформатор "
+        "последовательно на их номинальных мощностях, коэффициент напряжения 1), блок other_ibr в ОКЗ точки "
+        "присоединения не входит; включённый агрегат — между p_min_mw и p_max_mw, отключённый — на нуле; выработка ИИ "
+        "бесплатна, каждый включённый агрегат платит постоянные затраты за период и удельные — за выработку.")},
 }
 
 JUDGED_BY = {

@@ -248,9 +248,12 @@ def feeder_inputs(
     """
     n = len(section_km)
     c_max, c_min = voltage_factor(un_kv, "max"), voltage_factor(un_kv, "min")
-    # The source impedance is U_n²/S″kQ with R/X = 0.1, taken without c (as the cases always
-    # have been): c = 1 in Z_Q = c·U_nQ²/S″kQ.
-    z_max, z_min = (feeder_impedance_ohm(un_kv, s, 0.1, 1.0) for s in (s_sc_max_mva, s_sc_min_mva))
+    # The source impedance by IEC 60909-0:2016 §6.2 eq. (1), Z_Q = c·U_nQ²/S″kQ with R/X = 0.1:
+    # c_max with S″kQmax, c_min with S″kQmin, so that the bolted fault at the source bus gives back
+    # the stated I″kQ = S″kQ/(√3·U_nQ) (issue 33: drawn without c, near-end currents came out
+    # c_max = 1.1 times the source's level)
+    z_max = feeder_impedance_ohm(un_kv, s_sc_max_mva, 0.1, c_max)
+    z_min = feeder_impedance_ohm(un_kv, s_sc_min_mva, 0.1, c_min)
     z_cum = [0j]
     for length in section_km:
         z_cum.append(z_cum[-1] + z_per_km_ohm * length)
@@ -383,7 +386,7 @@ def _generate_level3(public: Task, rng: np.random.Generator) -> Generated:
         if inputs is None:
             continue
         head = inputs["relays"][k + 1]  # the relay at the spur's bus: same near-end fault
-        z_min = feeder_impedance_ohm(un_kv, s_min, 0.1, 1.0) + z_km * (sum(sections[: k + 1]) + lat_km)
+        z_min = feeder_impedance_ohm(un_kv, s_min, 0.1, voltage_factor(un_kv, "min")) + z_km * (sum(sections[: k + 1]) + lat_km)
         ik_far = ikss2_ka(voltage_factor(un_kv, "min"), un_kv, z_min)
         i_load = lat_load * 1e3 / (math.sqrt(3.0) * un_kv)
         target = max(1.3 * i_load, float(head["ik_max_near_ka"]) * 1e3 / 19.0)

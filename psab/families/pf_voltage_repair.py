@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -144,7 +144,9 @@ PRESENTATION = {
             "generator holding v_set_pu) violates the voltage band [v_min_pu, v_max_pu] in its base case. Choose a "
             "reactive injection q_c (Mvar, positive = delivered to the network) at every candidate bus, within "
             "[q_min_mvar, q_max_mvar], so that every bus voltage lies in the band, minimizing the total absolute "
-            "injection Σ|q_c|. The slack and the PV generators hold their v_set_pu with no reactive limit (they give "
+            "injection Σ|q_c|. Optimise against the band itself: the 2e-4 pu allowance of the answer notes absorbs "
+            "rounding, it does not widen the band (an optimum on the widened band sits on the allowance's edge, "
+            "where the answer's own rounding can breach it). The slack and the PV generators hold their v_set_pu with no reactive limit (they give "
             "whatever reactive power that takes); an injection is a constant reactive power (not an admittance); "
             "bus shunts shunt_g_pu + j·shunt_b_pu are constant admittances (b > 0 capacitive). Which model judges "
             "the voltages after the injections is stated with the judging backend (\"how the answer is judged\"): "
@@ -168,7 +170,9 @@ PRESENTATION = {
             "v_set_pu) напряжения выходят за диапазон [v_min_pu, v_max_pu]. Задайте реактивную мощность q_c "
             "(Мвар, положительная — выдача в сеть) в каждом узле-кандидате в пределах [q_min_mvar, q_max_mvar] "
             "так, чтобы напряжения всех узлов оказались в диапазоне, при минимуме суммарной абсолютной "
-            "реактивной мощности Σ|q_c|. Балансирующий узел и PV-генераторы поддерживают v_set_pu без "
+            "реактивной мощности Σ|q_c|. Оптимизируйте по самому диапазону: допуск 2e-4 о.е. из примечаний к ответу "
+            "покрывает округление и диапазон не расширяет (оптимум на расширенном диапазоне лежит на границе допуска, "
+            "где собственное округление ответа может её нарушить). Балансирующий узел и PV-генераторы поддерживают v_set_pu без "
             "ограничений по реактивной мощности (выдают столько, сколько нужно); вводимая мощность — постоянная "
             "реактивная мощность (не проводимость); шунты узлов shunt_g_pu + j·shunt_b_pu — постоянные "
             "проводимости (b > 0 — ёмкостная). Какая модель оценивает напряжения после ввода мощности, сказано "
@@ -198,7 +202,8 @@ EXPERT = {
         "by the Newton-Raphson power flow and its Jacobian V-Q sensitivities (Glover, Overbye & Sarma, 6th ed., "
         "§6.4-§6.7; Kundur §14.3.3). The case's choices: constant-power loads and injections, constant-admittance "
         "bus shunts, slack and PV generators holding v_set_pu without reactive limits, taps on the from side; the "
-        "judging model (linear sensitivity model at the base case, or the full AC power flow) is the one named with "
+        "optimum against the band [v_min_pu, v_max_pu] itself (its 2e-4 pu feasibility tolerance absorbs rounding and "
+        "is not part of the band); the judging model (linear sensitivity model at the base case, or the full AC power flow) is the one named with "
         "the judging backend."
     )},
     "ru": {"statement": (
@@ -207,7 +212,8 @@ EXPERT = {
         "используя расчёт режима методом Ньютона–Рафсона и чувствительности V-Q по матрице Якоби (Glover, Overbye & "
         "Sarma, 6-е изд., §6.4–§6.7; Kundur, §14.3.3). Условия случая: нагрузки и вводимая мощность — постоянной "
         "мощности, шунты узлов — постоянной проводимости, балансирующий узел и PV-генераторы держат v_set_pu без "
-        "ограничений по реактивной мощности, отпайки — со стороны from_bus; модель, по которой проверяется ответ "
+        "ограничений по реактивной мощности, отпайки — со стороны from_bus; оптимум — по самому диапазону "
+        "[v_min_pu, v_max_pu] (допуск 2e-4 о.е. покрывает округление и в диапазон не входит); модель, по которой проверяется ответ "
         "(линейная модель чувствительностей в базовом режиме или полный расчёт режима), названа вместе с проверяющим "
         "бэкендом."
     )},
@@ -423,8 +429,13 @@ def _answer(case: Case, q: dict[str, float]) -> dict[str, Any]:
     return {"q_injection_mvar": {c: round(float(q[c]), Q_DECIMALS) + 0.0 for c in case.candidates}}
 
 
-def solve(task: Task, backend: str) -> Reference:
+def solve(task: Task, backend: str, band_margin_pu: float = 0.0) -> Reference:
+    """The reference. ``band_margin_pu`` widens the band on both sides — the other reading of
+    the statement (optimising against the band widened by its feasibility tolerance), for
+    :func:`other_readings` only; the reference itself optimises against the band."""
     case = cached_case(task)
+    if band_margin_pu:
+        case = replace(case, v_min=case.v_min - band_margin_pu, v_max=case.v_max + band_margin_pu)
     model = base_model(task)
     if backend == "pandapower":
         q, flows = successive_lp(case, model, _pandapower_ac(task, case))
@@ -435,6 +446,14 @@ def solve(task: Task, backend: str) -> Reference:
     answer = _answer(case, q)
     total = sum(abs(v) for v in answer["q_injection_mvar"].values())
     return Reference(answer=answer, objective=total, method=method)
+
+
+def other_readings(task: Task) -> list[tuple[str, dict[str, Any]]]:
+    """The answer of an engineer who optimised against [v_min − 2e-4, v_max + 2e-4], the band
+    widened by its feasibility tolerance: its voltages sit on the tolerance's edge, where the
+    answer's own rounding to 1e-6 Mvar can put a bus past it (the public case: infeasible, 0);
+    where the rounding falls inside, it beats the reference and is capped at 1, flagged."""
+    return [("band_widened_by_tolerance", solve(task, "surrogate", band_margin_pu=VOLTAGE_TOL_PU).answer)]
 
 
 def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
@@ -713,5 +732,6 @@ SPEC = register(
         judged_by=JUDGED_BY,
         levels=(1, 2),
         naive_answer=naive_answer,
+        other_readings=other_readings,
     )
 )

@@ -28,6 +28,7 @@ Source: IEC 60909-0:2016; the IEC TR 60909-4:2021 example network is a golden ca
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import numpy as np
@@ -104,9 +105,14 @@ PRESENTATION = {
             "c and the S″kQ, R/X of the case considered. Transformers: Z_T from u_kr and u_Rr on the rated "
             "power, referred through the rated ratio; for maximum currents multiplied by "
             "K_T = 0.95·c_max/(1 + 0.6·x_T) (c_max of the LV side; each pair of a three-winding transformer "
-            "corrected before the star conversion); K_T = 1 for minimum currents. Generators: K_G; power "
+            "corrected before the star conversion); K_T = 1 for minimum currents. A three-winding transformer's "
+            "u_k and u_R of each pair refer to the smaller rated power of the pair's two windings (S_rTAB of "
+            "§6.3.2), not to the HV rating. Generators: K_G; power "
             "station units: K_S (on-load tap changer) or K_SO, without K_T — both with the same factors, based on c_max, "
-            "in minimum currents too; asynchronous motors only in maximum currents. Maximum current I″k max: c_max, S″kQmax, bolted fault. Minimum current I″k min: c_min, "
+            "in minimum currents too; p_T (pt_pct) is the permanently used off-load tap of a unit without on-load tap "
+            "changer and enters K_SO as (1 − p_T) (§6.7.2, the highest current); a unit with on-load tap changer has "
+            "none; asynchronous motors only in maximum currents, a motor entry with count = n being n identical "
+            "motors in parallel (Z_M/n, the same as one motor of the group's total rating, R_M/X_M = rx as given). Maximum current I″k max: c_max, S″kQmax, bolted fault. Minimum current I″k min: c_min, "
             "S″kQmin, line resistances at their end temperature end_temp_c (R = [1 + 0.004·(θe − 20)]·R20), no "
             "motors, and the fault resistance min_case_fault_r_ohm added to the short-circuit impedance at the "
             "fault. Peak current i_p = κ·√2·I″k max, with κ = 1.02 + 0.98·e^(−3R/X): for kappa_method 'radial' "
@@ -135,9 +141,15 @@ PRESENTATION = {
             "u_kr и u_Rr на номинальную мощность, приведённое через номинальный коэффициент трансформации; для "
             "максимальных токов умножается на K_T = 0,95·c_max/(1 + 0,6·x_T) (c_max стороны НН; у "
             "трёхобмоточного трансформатора каждая пара обмоток корректируется до преобразования в звезду); "
-            "для минимальных токов K_T = 1. Генераторы — с коэффициентом K_G; блоки генератор–трансформатор — "
+            "для минимальных токов K_T = 1. У трёхобмоточного трансформатора u_k и u_R каждой пары обмоток отнесены "
+            "к меньшей из номинальных мощностей двух обмоток пары (S_rTAB, п. 6.3.2), а не к мощности обмотки ВН. "
+            "Генераторы — с коэффициентом K_G; блоки генератор–трансформатор — "
             "K_S (РПН) или K_SO, без K_T — с теми же коэффициентами (на основе c_max) и в минимальном режиме; "
-            "асинхронные двигатели учитываются только в максимальном режиме. "
+            "p_T (pt_pct) — постоянно используемое ответвление ПБВ блочного трансформатора без РПН, входит в K_SO как "
+            "(1 − p_T) (п. 6.7.2, наибольший ток); у блока с РПН его нет; "
+            "асинхронные двигатели учитываются только в максимальном режиме, запись двигателя с count = n — это n "
+            "одинаковых двигателей параллельно (Z_M/n, то же, что один двигатель суммарной мощности группы, "
+            "R_M/X_M = rx как задано). "
             "Максимальный ток I″k max: c_max, S″kQmax, металлическое КЗ. Минимальный ток I″k min: c_min, "
             "S″kQmin, сопротивления линий при конечной температуре end_temp_c (R = [1 + 0,004·(θe − 20)]·R20), "
             "без двигателей, с переходным сопротивлением min_case_fault_r_ohm, добавленным к сопротивлению КЗ "
@@ -215,6 +227,39 @@ def quantities(inputs: dict[str, Any], backend: str) -> dict[str, list[float]]:
         "skss_mva": [f.skss_mva for f in mxs],
         "ith_ka": [float(f.ith_ka) for f in mxs],  # type: ignore[arg-type]
     }
+
+
+#: The pairs of a three-winding transformer and the two windings whose ratings each one joins.
+_PAIRS_3W = (("hv_mv", "sn_hv_mva", "sn_mv_mva"), ("hv_lv", "sn_hv_mva", "sn_lv_mva"), ("mv_lv", "sn_mv_mva", "sn_lv_mva"))
+
+
+def read_uk_pairs_on_hv_rating(inputs: dict[str, Any]) -> dict[str, Any] | None:
+    """The case as an engineer who took every u_k/u_R pair of a three-winding transformer on the
+    HV rating S_rTHV would compute it — the statement's pair values (on the smaller rating of the
+    pair, S_rTAB of IEC 60909-0:2016 §6.3.2 eq. 10) rescaled by S_rTAB/S_rTHV, so the kernel's own
+    reading forms that engineer's impedances. ``None`` when no pair's smaller rating differs."""
+    out = copy.deepcopy(inputs)
+    changed = False
+    for t in out.get("transformers_3w", ()):
+        hv = float(t["sn_hv_mva"])
+        for pair, a, b in _PAIRS_3W:
+            ratio = min(float(t[a]), float(t[b])) / hv
+            if ratio != 1.0:
+                changed = True
+                for key in (f"uk_{pair}_pct", f"ukr_{pair}_pct", f"uk0_{pair}_pct", f"ukr0_{pair}_pct"):
+                    if key in t:
+                        t[key] = float(t[key]) * ratio
+    return out if changed else None
+
+
+def other_readings(task: Task) -> list[tuple[str, dict[str, Any]]]:
+    """The answers under the other readings of the conventions the statement fixes, each by the
+    kernel on the case re-read with that one choice changed (only where the case carries it)."""
+    # (p_T read as (1 + p_T) is not declared: a unit's share of the fault current keeps its effect
+    # below the tolerance, 0.03 % on a level-2 draw with p_T = 5 %; motors as one or n units are
+    # the same impedance)
+    changed = read_uk_pairs_on_hv_rating(task.public_inputs)
+    return [] if changed is None else [("uk_pairs_on_hv_rating", quantities(changed, "surrogate"))]
 
 
 def solve(task: Task, backend: str) -> Reference:
@@ -390,7 +435,9 @@ EXPERT = {
         "kappa_method: 'radial' = R/X of Z_k, 'C' = method C), S″k and the thermal equivalent current I_th "
         "(§12) for t_k_s. The case's own choices: impedance correction factors (§6.3.3, §6.6, §6.7) for maximum "
         "currents only, K_T = 1 and no motors for minimum currents, generators and power station units with "
-        "their c_max-based factors in both cases; the feeder impedance formed with the c of its own nominal "
+        "their c_max-based factors in both cases; a three-winding transformer's pair values on the smaller rating of "
+        "the pair; pt_pct the permanently used off-load tap of a unit without on-load tap changer, taken for the "
+        "highest current (1 − p_T); a motor entry with count = n is n identical motors in parallel; the feeder impedance formed with the c of its own nominal "
         "voltage and the S″kQ, R/X of the case; minimum currents with line resistances at end_temp_c and "
         "min_case_fault_r_ohm added at the fault; i_p, S″k and I_th from I″k max; I_th with the same κ as i_p "
         "at f = 50 Hz and n = 1. Lists in the order of fault_buses.")},
@@ -402,7 +449,9 @@ EXPERT = {
         "термический ток I_th (раздел 12) за время t_k_s. Выбор, сделанный в задаче: корректирующие "
         "коэффициенты полных сопротивлений (п. 6.3.3, 6.6, 6.7) — только для максимальных токов, для "
         "минимальных K_T = 1 и двигатели не учитываются, генераторы и блоки — с коэффициентами на основе "
-        "c_max в обоих режимах; сопротивление питающей сети — с c по её собственному номинальному напряжению "
+        "c_max в обоих режимах; значения пар обмоток трёхобмоточного трансформатора — на меньшей мощности пары; "
+        "pt_pct — постоянно используемое ответвление ПБВ блока без РПН, для наибольшего тока (1 − p_T); запись "
+        "двигателя с count = n — n одинаковых двигателей параллельно; сопротивление питающей сети — с c по её собственному номинальному напряжению "
         "и с S″kQ, R/X рассматриваемого режима; минимальные токи — с сопротивлениями линий при end_temp_c и с "
         "переходным сопротивлением min_case_fault_r_ohm в месте КЗ; i_p, S″k и I_th — по I″k max; I_th — с "
         "тем же κ, что и i_p, при f = 50 Гц и n = 1. Списки — в порядке fault_buses.")},
@@ -478,5 +527,6 @@ SPEC = register(
         levels=(1, 2, 3),
         naive_answer=naive_answer,
         validate_inputs=input_problems,
+        other_readings=other_readings,
     )
 )

@@ -452,13 +452,26 @@ PRESENTATION = {
 
 EXPERT = {
     "en": {"statement": (
-        "Assess the first-swing transient stability of every fault scenario in public_inputs with the classical "
-        "multimachine model (Anderson & Fouad, Power System Control and Stability, 2nd ed., §2.10; Kundur §13.3). "
-        "The case's choices: " + _CONV_EN)},
+        "Classify every fault scenario of the system in public_inputs as transiently stable or unstable with the classical "
+        "multimachine model (Anderson & Fouad, Power System Control and Stability, 2nd ed., §2.10; Kundur, Power System "
+        "Stability and Control, §13.3). The case's choices: per unit on base_mva, a machine's x′_d and H on its rating_mva "
+        "where it gives one; the pre-fault state from the AC power flow of the case (slack and PV buses at v_set_pu, "
+        "constant-power loads), the loads then constant admittances at their power-flow voltages, each machine a constant "
+        "voltage behind x′_d with constant mechanical power and no damping; a bolted three-phase fault at fault_bus at "
+        "t = 0, cleared at t_clear_s by opening the whole of trip_branch; the swing equations integrated with classical RK4 "
+        "at criterion.step_s, a fault-on step ending at the clearing instant; unstable when the spread of the rotor angles "
+        "exceeds criterion.separation_limit_deg at any step up to criterion.horizon_s.")},
     "ru": {"statement": (
-        "Оцените динамическую устойчивость (первое качание) при каждом сценарии КЗ из public_inputs по классической модели "
-        "многомашинной системы (Anderson & Fouad, Power System Control and Stability, 2-е изд., §2.10; Kundur §13.3). "
-        "Выбор задачи: " + _CONV_RU)},
+        "Определите для каждого сценария КЗ системы из public_inputs, сохраняется ли динамическая устойчивость, по "
+        "классической модели многомашинной системы (Anderson & Fouad, Power System Control and Stability, 2-е изд., "
+        "§2.10; Kundur, Power System Stability and Control, §13.3). Принято в задаче: о.е. на базисе base_mva, x′_d и H "
+        "машины — на её rating_mva, если оно задано; доаварийный режим — по расчёту установившегося режима задачи "
+        "(балансирующий и PV-узлы при v_set_pu, нагрузки постоянной мощности), затем нагрузки — постоянные проводимости "
+        "при напряжениях режима, каждая машина — постоянная ЭДС за x′_d при постоянной механической мощности, без "
+        "демпфирования; металлическое трёхфазное КЗ в узле fault_bus при t = 0, отключаемое в t_clear_s отключением всей "
+        "ветви trip_branch; уравнения движения роторов интегрируются классическим методом Рунге–Кутты 4-го порядка с "
+        "шагом criterion.step_s, шаг режима КЗ заканчивается в момент отключения; неустойчиво, если разброс углов "
+        "роторов превышает criterion.separation_limit_deg на каком-либо шаге до criterion.horizon_s.")},
 }
 
 JUDGED_BY = {

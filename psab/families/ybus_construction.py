@@ -429,7 +429,9 @@ SPEC = register(
             {
                 "title": "Glover, Overbye & Sarma, Power System Analysis and Design, 6th ed., Cengage, 2017",
                 "locator": "§6.4 bus admittance matrix (Example 6.9); §6.7 regulating transformers in Y_bus",
-                "note": "The textbook π-model stamp of lines and off-nominal/phase-shifting transformers, applied directly to a 6-bus case.",
+                "note": "The textbook π-model stamp of lines and off-nominal/phase-shifting transformers, applied directly to the case's "
+                        "network: the public 6-bus case and its level-1 redraws, the IEEE 14-bus (level 2) and 57-bus (level 3) "
+                        "systems of MATPOWER with their impedances and taps redrawn.",
                 "confidence": "high",
             },
             {

@@ -922,19 +922,23 @@ class BreakingCurrent:
 
 
 def breaking_currents(net: Network, buses: Sequence[str] | None, t_min_s: float,
-                      base_mva: float = 100.0) -> tuple[BreakingCurrent, ...]:
+                      base_mva: float = 100.0, drop_on_rated_voltage: bool = False) -> tuple[BreakingCurrent, ...]:
     """``I_b`` by IEC 60909-0:2016 §9.1.3, eq. (75), for maximum currents:
 
         I_b = I″k − Σ_i ΔU″Gi/(c·U_n/√3)·(1 − μ_i)·I″kGi − Σ_j ΔU″Mj/(c·U_n/√3)·(1 − μ_j·q_j)·I″kMj
 
     with ``ΔU″Gi = jX″dKi·I″kGi`` and ``ΔU″Mj = jX″Mj·I″kMj`` (eqs. 76–77): the partial currents
     of the machines at their terminals, from the same ``Z_bus`` as I″k (node voltages of the
-    fault-only circuit), the voltage drops in per unit of each machine's rated voltage. The
+    fault-only circuit), the voltage drops of a generator or motor on a bus in per unit of the
+    nominal phase voltage of its bus (the base of c·U_n/√3 referred through the rated ratios),
+    of a power station unit's generator in per unit of its rated voltage (x″d·I″kG/I_rG). The
     corrected reactance is ``K_G·X″d`` for a generator on a bus and, for a power station unit,
     the generator part ``K_G,S·X″d`` (eq. 23, ``c_max/(1 + x″d·sin φ_rG)``) or ``K_G,SO·X″d``
     (eq. 25, with ``1/(1 + p_G)``) — the partial-current factors the standard gives for the
     unit's generator. A machine with I″k/I_r ≤ 2 does not decay (μ = 1, and μ·q = 1 for a motor),
     which is how IEC TR 60909-4 treats the distant machines. Motors need ``pole_pairs``.
+    ``drop_on_rated_voltage`` takes a generator's or motor's drop on a bus in per unit of its
+    own rated voltage instead (the other reading, for a family's ``other_readings`` only).
 
     Eq. (75) is evaluated with complex quantities, as eqs. (76)–(77) write them: each term is
     the phasor ``jX·I″ki·I″ki/c·(1 − μ)`` (per unit, U_n/√3 = 1) and ``I_b = |I″k − Σ terms|``.
@@ -960,7 +964,8 @@ def breaking_currents(net: Network, buses: Sequence[str] | None, t_min_s: float,
 
         def decay_g(i_pu: float, kv: float = kv, i_r: float = i_r) -> float:
             return 1.0 - decay_factor_mu(i_pu * base_mva / (SQRT3 * kv) / i_r, t_min_s)
-        machines.append((j, k * complex(g.r_ohm, x) / zb, k * x / zb, decay_g))
+        drop_base = kv / g.vn_kv if drop_on_rated_voltage else 1.0
+        machines.append((j, k * complex(g.r_ohm, x) / zb, k * x / zb * drop_base, decay_g))
     for u in net.power_station_units:
         j = idx[u.hv_bus]
         kv = kv_of[j]
@@ -993,7 +998,7 @@ def breaking_currents(net: Network, buses: Sequence[str] | None, t_min_s: float,
         def decay_m(i_pu: float, kv: float = kv, i_r: float = i_r, q: float = q) -> float:
             x = i_pu * base_mva / (SQRT3 * kv) / i_r
             return 0.0 if x <= 2.0 else 1.0 - decay_factor_mu(x, t_min_s) * q
-        machines.append((j, z / zb, z.imag / zb, decay_m))
+        machines.append((j, z / zb, z.imag / zb * (kv / mo.vn_kv if drop_on_rated_voltage else 1.0), decay_m))
 
     wanted = list(buses) if buses is not None else [b.id for b in net.buses]
     out = []
@@ -1371,7 +1376,7 @@ def _has_x2(net: Network) -> bool:
 
 def sequence_fault(net: Network, bus: str, fault: str, case: str = "max", r_fault_ohm: float = 0.0, *,
                    prefault_voltage_pu: float | None = None, z2_ohm: complex | None = None,
-                   base_mva: float = 100.0, x_fault_ohm: float = 0.0) -> EarthFault:
+                   base_mva: float = 100.0, x_fault_ohm: float = 0.0, zf_per_phase: bool = False) -> EarthFault:
     """A shunt fault at ``bus`` by symmetrical components (IEC 60909-0 §7.3–§7.5; Anderson ch. 3):
     ``"1ph"`` phase a to earth, ``I_0 = I_1 = I_2 = E/(Z_1 + Z_2 + Z_0 + 3Z_f)``; ``"2ph"``
     phases b–c through ``Z_f``, ``I_1 = −I_2 = E/(Z_1 + Z_2 + Z_f)``; ``"2ph_ground"`` phases b
@@ -1384,6 +1389,8 @@ def sequence_fault(net: Network, bus: str, fault: str, case: str = "max", r_faul
     ``x2_pu`` at X_(2)); ``= Z_1`` when no machine gives X_(2); ``z2_ohm`` overrides it.
     The fault impedance is ``Z_f = r_fault_ohm + j·x_fault_ohm`` (Anderson ch. 3 and Saadat
     §10.4 take a complex Z_f; the textbooks' worked examples use a pure reactance).
+    ``zf_per_phase``: see :func:`psab.surrogates.symmetrical.shunt_fault` (an LLG fault's Z_f in
+    each faulted phase instead of in the common earth path).
     Raises ``ValueError`` when an earth fault's bus has no zero-sequence path to earth."""
     if fault not in SEQUENCE_FAULTS:
         raise ValueError(f"fault must be one of {SEQUENCE_FAULTS}, not {fault!r}")
@@ -1407,7 +1414,7 @@ def sequence_fault(net: Network, bus: str, fault: str, case: str = "max", r_faul
         z0 = z0_pu * zb
     c = voltage_factor(un, case, net.lv_tolerance_pct) if corrected else float(prefault_voltage_pu)  # type: ignore[arg-type]
     zf = complex(r_fault_ohm, x_fault_ohm)
-    return EarthFault(bus, un, c, z1, z2, z0, zf, shunt_fault(fault, c * un / SQRT3, z1, z2, z0, zf))
+    return EarthFault(bus, un, c, z1, z2, z0, zf, shunt_fault(fault, c * un / SQRT3, z1, z2, z0, zf, zf_per_phase=zf_per_phase))
 
 
 def line_to_earth_fault(net: Network, bus: str, case: str = "max", r_fault_ohm: float = 0.0,

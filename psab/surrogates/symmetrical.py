@@ -84,8 +84,14 @@ class ShuntFault:
         return 3.0 * self.i_seq[0]
 
 
-def shunt_fault(fault: str, e: complex, z1: complex, z2: complex, z0: complex, zf: complex = 0.0) -> ShuntFault:
-    """Sequence currents and voltages of a shunt fault of type ``fault`` (see the module docs)."""
+def shunt_fault(fault: str, e: complex, z1: complex, z2: complex, z0: complex, zf: complex = 0.0, *,
+                zf_per_phase: bool = False) -> ShuntFault:
+    """Sequence currents and voltages of a shunt fault of type ``fault`` (see the module docs).
+
+    ``zf_per_phase`` places a double-line-to-earth fault's ``Z_f`` in each of the two faulted
+    phases, joined solidly to earth (Anderson ch. 3, Z_f per phase and Z_g = 0: Z_f added to every
+    sequence impedance) instead of in their common path to earth (Saadat §10.4: Z_0 + 3Z_f, the
+    default); the sequence voltages stay those of the bus."""
     if fault == "3ph":
         i1 = e / (z1 + zf)
         i2 = i0 = 0j
@@ -95,6 +101,11 @@ def shunt_fault(fault: str, e: complex, z1: complex, z2: complex, z0: complex, z
     elif fault == "2ph":
         i1 = e / (z1 + z2 + zf)
         i2, i0 = -i1, 0j
+    elif fault == "2ph_ground" and zf_per_phase:
+        z1f, z2f, z0f = z1 + zf, z2 + zf, z0 + zf
+        i1 = e / (z1f + z2f * z0f / (z2f + z0f))
+        i2 = -i1 * z0f / (z2f + z0f)
+        i0 = -i1 * z2f / (z2f + z0f)
     elif fault == "2ph_ground":
         z0f = z0 + 3.0 * zf
         i1 = e / (z1 + z2 * z0f / (z2 + z0f))

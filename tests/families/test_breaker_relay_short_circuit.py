@@ -231,3 +231,16 @@ def test_backends_agree_on_near_generator_levels(level: int) -> None:
         inputs = fam.generate(public, np.random.default_rng([SEED, level, i]), level=level).public_inputs
         assert "min_time_delay_s" in inputs and all("pole_pairs" in m for m in inputs["motors"])
         _assert_levels_agree(inputs, f"level {level} draw {i}")
+
+
+def test_three_winding_pairs_read_on_the_hv_rating_cost_the_answer() -> None:
+    """Issue 33: the pair values of a three-winding transformer are on the smaller rating of the
+    pair (IEC 60909-0:2016 §6.3.2, S_rTAB); the answer of an engineer who took them on the HV
+    rating is not the reference's on a level-3 draw (the three-winding auxiliary system)."""
+    from psab.families import breaker_relay_short_circuit as fam
+
+    task = psab.generate("breaker_relay_short_circuit", 20261130, 0, level=3)
+    (name, other), = fam.other_readings(task)
+    assert name == "uk_pairs_on_hv_rating"
+    assert psab.evaluate(task, {"answer": other}).score < 1.0
+    assert fam.other_readings(psab.load_case(case_dir("breaker_relay_short_circuit"))) == []

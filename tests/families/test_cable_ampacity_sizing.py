@@ -8,6 +8,7 @@ import math
 import pytest
 
 import psab
+from psab.families import cable_ampacity_sizing as fam
 from psab.paths import case_dir
 
 FAMILY = "cable_ampacity_sizing"
@@ -108,3 +109,14 @@ def test_design_current_from_the_load_power() -> None:
     assert fam.design_current_a(inputs) == pytest.approx(160.375, abs=1e-3)
     level2 = psab.generate("cable_ampacity_sizing", 20261130, 0, level=2)
     assert "design_current_a" not in level2.public_inputs and psab.evaluate(level2, psab.solve(level2)).score == 1.0
+
+
+def test_voltage_drop_is_in_percent_of_the_given_230_v_not_400_over_root_3() -> None:
+    """Issue 33: Δu is in % of line_to_neutral_voltage_v (230 V, IEC 60038 Table 1's 230/400 V);
+    the other reading, 400/√3 = 230.94 V, makes Δu 0.41 % smaller — beyond the 0.1 % tolerance."""
+    task = psab.load_case(case_dir("cable_ampacity_sizing"))
+    ref = psab.get_family("cable_ampacity_sizing").solve(task, "surrogate").answer
+    (name, other), = fam.other_readings(task)
+    assert name == "u0_from_nominal_voltage"
+    assert ref["voltage_drop_pct"] / other["voltage_drop_pct"] == pytest.approx(400.0 / 3.0 ** 0.5 / 230.0, rel=1e-9)
+    assert psab.evaluate(task, {"answer": other}).score < 1.0

@@ -176,3 +176,46 @@ def test_andes_agrees_on_30_generated_cases() -> None:
         t_clear = t_cr * (0.9 if (i // 2) % 2 == 0 else 1.1)
         verdicts.append(_trajectories_agree(inputs, t_clear, f"draw {i} level {level}"))
     assert 5 <= sum(verdicts) <= 25
+
+
+# ------------------------------------------------------------------ conventions (issue 33)
+
+
+def test_q_at_the_machine_terminal_is_a_different_answer_and_scores_below_one() -> None:
+    """machine.q_mvar is delivered to the infinite bus; read at the terminal, the transformer's and
+    lines' X·I² is not taken off, E′ comes out lower, δ_0 higher and t_cr shorter — scored 0."""
+    task = psab.generate(FAMILY, SEED, 0, level=2)
+    ref = fam.surrogate_answer(task.public_inputs)[0]
+    (name, other), = fam.other_readings(task)
+    assert name == "q_at_machine_terminal"
+    assert other["delta0_deg"] > ref["delta0_deg"] + 0.05 and other["t_cr_s"] < ref["t_cr_s"]
+    assert psab.evaluate(task, {"answer": other}).score == 0.0
+
+
+def test_q_read_at_the_terminal_gives_back_the_infinite_bus_q() -> None:
+    """By hand: P = 0.9, V_B = 1.0 across X_n = x_T + x_1∥x_2 = 0.5 pu delivering Q_B = 0.2 pu take
+    Q_t = Q_B + X_n·|I|² = 0.2 + 0.5·(0.9² + 0.2²)/1.0² = 0.625 pu at the terminal; fed back as a terminal
+    reading, the reduction recovers E′ of the infinite-bus reading."""
+    base = {"base_mva": 100.0, "v_inf_pu": 1.0, "fault": {"line": None, "distance_frac": 0.0}, "trip_lines": [],
+            "machine": {"rating_mva": 100.0, "h_mws_per_mva": 4.0, "xd_transient_pu": 0.3, "p_mw": 90.0, "q_mvar": 20.0},
+            "transformer": {"rating_mva": 100.0, "x_pu": 0.1}, "lines": [{"id": "L1", "x_pu": 0.8}, {"id": "L2", "x_pu": 0.8}]}
+    at_b = fam.network_reduction(base)
+    term = copy.deepcopy(base)
+    term["machine"]["q_mvar"] = 62.5
+    at_t = fam.network_reduction(term, q_measured_at="machine_terminal")
+    assert at_t["e_prime_pu"] == pytest.approx(at_b["e_prime_pu"], rel=1e-9)
+
+
+#: Saadat Example 11.5(a)/(b) and the public case: δ_cr by the equal-area criterion (the golden
+#: expected values, Saadat's 84.775° and 98.834°), which ANDES must reproduce at its critical time.
+ANDES_DELTA_CR_TOL_DEG = 0.07
+
+
+def test_andes_delta_cr_is_the_angle_at_the_critical_time() -> None:
+    """Issue 33: ANDES's δ_cr was the angle at the bracket's stable end, up to 0.09° below the
+    equal-area value; read on the fault-on trajectory at t_cr it lies within 0.07° of Saadat's."""
+    need_backend("andes")
+    for d, dcr in (("saadat_ex_11_5a", 84.775), ("saadat_ex_11_5b", 98.834)):
+        task = psab.load_case(next(g for g in golden_dirs(FAMILY) if g.name == d))
+        an = fam.andes_answer(task.public_inputs)[0]
+        assert an["delta_cr_deg"] == pytest.approx(dcr, abs=ANDES_DELTA_CR_TOL_DEG), d

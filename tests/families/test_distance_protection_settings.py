@@ -7,6 +7,7 @@ import cmath
 import copy
 import math
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -165,3 +166,23 @@ def _reference(task: psab.Task):  # type: ignore[no-untyped-def]
     from psab.registry import get_family
 
     return get_family(FAMILY).solve(task, "surrogate")
+
+
+def test_zone1_error_lies_on_the_measured_impedance_not_on_the_reach() -> None:
+    """Issue 33: with ε on the measured impedance a fault at ρ is seen when ρ(1 + ε) ≤ R1, so at
+    ρ = R1 (edge of the nominal circle) P1 = 1/2 either way, but at ρ = R1/(1 + e/2) it is
+    (R1/ρ − 1 + e)/(2e) = (1.5e)/(2e) = 3/4 against (1 + e − ρ/R1)/(2e) with the reach R1(1 + ε)
+    uncertain: with e = 0.1, 0.75 vs (1.1 − 1/1.05)/0.2 = 0.7381. The reach-error reading's optimal
+    zone 1 differs (18.83 vs 18.69 Ω on the public case) and scores below 1."""
+    from psab.families import distance_protection_settings as fam
+
+    e, r1 = 0.1, 10.0
+    rho = r1 / (1 + e / 2)
+    measured = float(fam._zone1_probability(np.array([rho]), r1, e)[0])
+    on_reach = float(fam._zone1_probability(np.array([rho]), r1, e, error_on_reach=True)[0])
+    assert measured == pytest.approx(0.75, abs=1e-12)
+    assert on_reach == pytest.approx((1 + e - 1 / (1 + e / 2)) / (2 * e), abs=1e-12)
+    task = psab.load_case(case_dir(FAMILY))
+    (name, other), = fam.other_readings(task)
+    assert name == "error_on_the_reach"
+    assert not psab.evaluate(task, {"answer": other}).perfect

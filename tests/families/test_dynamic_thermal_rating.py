@@ -87,3 +87,18 @@ def test_level_two_rows_follow_step_minutes_and_misreading_the_compass_is_caught
     assert [r["solar_time_h"] for r in inputs["weather"][:2]] == [0.25, 0.75]
     assert all("wind_direction_deg" in r and "wind_angle_deg" not in r for r in inputs["weather"])
     assert psab.evaluate(task, {"answer": F.naive_answer(task)}).score < 1.0
+
+
+def test_other_readings_of_the_stated_conventions_score_zero_on_an_80_c_draw() -> None:
+    """Issue 33: at t_max_c = 80 °C above t_high_c = 75 °C eq. (10)'s line is extended (Drake:
+    R(80) = 0.08688 + 5·(0.08688 − 0.07283)/50 = 0.088285 Ω/km), the measured flux carries no
+    elevation factor, the angle is from the axis; each other reading scores 0."""
+    assert ieee738.resistance_at(80.0, 25.0, 0.07283e-3, 75.0, 0.08688e-3) == pytest.approx(0.088285e-3, rel=1e-9)
+    task = psab.generate("dynamic_thermal_rating", 20261130, 1, level=1)
+    c = task.public_inputs["conductor"]
+    assert c["t_max_c"] > c["t_high_c"]
+    readings = F.other_readings(task)
+    assert {"resistance_clamped_outside_the_points", "measured_flux_elevation_corrected",
+            "wind_angle_from_the_perpendicular"} <= {n for n, _ in readings}
+    for name, answer in readings:
+        assert psab.evaluate(task, {"answer": answer}).score == 0.0, name

@@ -376,3 +376,53 @@ def test_saadat_ex_10_6_on_pandapower_by_the_iec_method() -> None:
     ref = fam.answers_of(fam.surrogate_faults(inputs))
     assert ref["ia_ka"][0] == pytest.approx(got[0]["ia_ka"], rel=1e-9)
     assert ref["ib_ka"][1] == pytest.approx(got[1]["ib_ka"], rel=1e-9)
+
+
+# ------------------------------------------------------------------ issue 33
+
+
+def _lv_generator_case() -> dict:
+    """A 0.4 kV bus behind a Dyn 20/0.4 kV transformer earthed through 5 Ω, with a generator."""
+    return {"frequency_hz": 50, "buses": [{"id": "B1", "vn_kv": 20}, {"id": "B2", "vn_kv": 0.4}],
+            "feeders": [{"id": "Q1", "bus": "B1", "skss_max_mva": 250, "rx_max": 0.1, "x0_x1": 2.0, "r0_x0": 0.25}],
+            "transformers": [{"id": "T1", "hv_bus": "B1", "lv_bus": "B2", "sn_mva": 0.63, "vn_hv_kv": 20, "vn_lv_kv": 0.4,
+                              "uk_pct": 6, "ukr_pct": 1.0, "uk0_pct": 6, "ukr0_pct": 1.0, "vector_group": "Dyn",
+                              "neutral_r_ohm": 5.0}],
+            "generators": [{"id": "G1", "bus": "B2", "sn_mva": 0.2, "vn_kv": 0.4, "xdss_pu": 0.15, "r_ohm": 0.004,
+                            "cos_phi": 0.8}],
+            "fault_bus": "B2", "fault_r_ohm": 0.0, "lv_tolerance_pct": 10}
+
+
+def test_lv_generator_bus_behind_resistance_earthing_is_judged_by_the_kernel_under_pandapower() -> None:
+    """Issue 33: pandapower 3.5 adds a zero-sequence shunt 1/(1e3 + 1e3j) at every generator bus;
+    with 3·5 Ω of earthing on the 0.4 kV bus (|Z_sh| = 0.4²·1414 = 226 Ω) calc_sc's I″k1 is ~5 %
+    above IEC 60909-0's. Such a case is judged by the kernel under both backends, so one answer
+    scores 1 under either (the claim judged_by makes)."""
+    need_backend("pandapower")
+    inputs = _lv_generator_case()
+    assert fam.pandapower_ik1_ka(inputs) > 1.03 * fam.surrogate_fault(inputs).ikss1_ka  # the effect is real
+    assert not fam.pandapower_judged(inputs)
+    task = psab.get_family(FAMILY).make_task(task_id="lv-gen", split="public", public_inputs=inputs)
+    answer = fam.answer_of(fam.surrogate_fault(inputs))
+    assert psab.evaluate(task, {"answer": answer}, backend="pandapower").score == 1.0
+
+
+def test_mv_generators_stay_judged_by_pandapower() -> None:
+    """At 20 kV the shunt is 0.57 MΩ: the IEC TR 60909-4 network keeps pandapower's judgement."""
+    inputs = psab.load_case(golden_root() / FAMILY / "iec_tr_60909_4_earth_faults").public_inputs
+    assert not fam.generator_shunt_matters(inputs)
+
+
+def test_llg_fault_impedance_in_the_common_earth_path_not_in_each_phase() -> None:
+    """Saadat Example 10.5 puts Z_f = j0.1 p.u. between the joined phases b, c and earth
+    (Z_0 + 3Z_f): its earth current 11.395 kA (golden expected.json, Saadat's chp10ex5.m output)
+    is missed by the other reading, Z_f in each phase, which the conformance suite sees too."""
+    task = psab.load_case(golden_root() / FAMILY / "saadat_ex_10_5")
+    (name, other), = fam.other_readings(task)
+    assert name == "llg_zf_in_each_phase"
+    assert fam.solve(task, "surrogate").answer["ie_ka"][2] == pytest.approx(11.395162, abs=3e-4)
+    assert abs(other["ie_ka"][2] - 11.395162) > 0.1
+    assert psab.evaluate(task, {"answer": other}).score == 0.0
+    drawn = psab.generate(FAMILY, SEED, 0, level=4)
+    assert psab.evaluate(drawn, {"answer": fam.other_readings(drawn)[0][1]}).score == 0.0
+    assert fam.other_readings(psab.load_case(case_dir(FAMILY))) == []

@@ -98,3 +98,16 @@ def test_trip_before_the_fault_is_a_caller_error() -> None:
     inputs["trip_time_s"] = -0.05
     with pytest.raises(InvalidTaskError, match="trip_time_s"):
         fam.verdict(inputs)
+
+
+def test_rfg_tables_carry_the_alternative_clearing_time_range() -> None:
+    """Regulation (EU) 2016/631 Tables 3.2, 7.1 and 7.2: t_clear 0.14–0.15 s "(or 0.14–0.25 if
+    system protection and secure operation so require)" — issue 33: the alternative was missing;
+    the draws now use it too (some held-out draw clears later than 0.15 s)."""
+    from psab.families import frt_compliance as fam
+
+    for kind, table in fam.RFG_TABLES.items():
+        assert table["ranges"]["t_clear_s"] == [0.14, 0.15], kind
+        assert table["ranges"]["t_clear_s_if_system_protection_requires"] == [0.14, 0.25], kind
+    drawn = {fam.draw_parameters(np.random.default_rng([7, i]))[1]["t_clear_s"] for i in range(60)}
+    assert drawn <= {0.14, 0.15, 0.2, 0.25} and max(drawn) == 0.25

@@ -82,3 +82,14 @@ def test_unposable_cases_raise_naming_the_field(path, value, named) -> None:  # 
     target[path[-1]] = value
     with pytest.raises(InvalidTaskError, match=named):
         fam.operating(inputs)
+
+
+def test_expert_statement_names_the_standards_and_choices_without_the_guided_formulas() -> None:
+    """Issue 33's rule for expert statements (standard, clause, quantity, the case's choices, no
+    formula): the expert text repeated the guided conventions with their formulas."""
+    task = psab.load_case(case_dir("ibr_short_circuit_frt"))
+    for lang in ("en", "ru"):
+        expert = task.presentation[lang]["expert_statement"]
+        assert "10.2.3.2" in expert and "7.2.2.3" in expert
+        assert "i_q,cmd" not in expert and "√(i_max²" not in expert and "V = E + Z·I" not in expert
+        assert len(expert) < len(task.presentation[lang]["statement"])

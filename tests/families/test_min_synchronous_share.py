@@ -107,3 +107,14 @@ def test_generated_draws_need_the_constraints() -> None:
         d = fam.data(task.public_inputs)
         assert psab.get_family(FAMILY).solve(task, "surrogate").objective > fam._unconstrained_cost(d) + 1e-6
     assert np.isfinite(d.kinetic_required_mws)
+
+
+def test_expert_statement_states_the_choices_without_the_guided_formulas() -> None:
+    """Issue 33's rule for expert statements: the case's choices were the guided constraint formulas
+    verbatim; now words (whose kinetic energy, which S″k, what costs), no formula."""
+    task = psab.load_case(case_dir("min_synchronous_share"))
+    for lang in ("en", "ru"):
+        expert = task.presentation[lang]["expert_statement"]
+        assert "RoCoF" in expert and "other_ibr" in expert
+        assert "Σ" not in expert and "largest_infeed_loss_mw·frequency_hz" not in expert
+        assert len(expert) < len(task.presentation[lang]["statement"])

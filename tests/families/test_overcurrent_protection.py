@@ -143,3 +143,15 @@ def test_pairs_of_the_public_case_follow_the_feeder() -> None:
     inputs = psab.load_case(case_dir(FAMILY)).public_inputs
     ids = [r["id"] for r in inputs["relays"]]
     assert [(p["backup"], p["primary"]) for p in inputs["pairs"]] == list(itertools.pairwise(ids))
+
+
+def test_generated_source_gives_back_its_short_circuit_level_at_the_source_bus() -> None:
+    """IEC 60909-0:2016 §6.2 eq. (1): Z_Q = c·U_nQ²/S″kQ, so a bolted fault at the source bus
+    carries I″kQ = S″kQ/(√3·U_nQ): 200 MVA at 11 kV → 10.497 kA (issue 33: 11.547 kA, c left out)."""
+    from psab.families import overcurrent_protection as oc
+
+    inputs = oc.feeder_inputs(un_kv=11.0, s_sc_max_mva=200.0, s_sc_min_mva=150.0, section_km=[1e-6, 2.0, 2.0, 2.0],
+                              z_per_km_ohm=complex(0.3, 0.35), loads_mva=[1.0, 1.0, 1.0, 1.0],
+                              curve="standard_inverse", cti_s=0.3)
+    assert inputs is not None
+    assert inputs["relays"][0]["ik_max_near_ka"] == pytest.approx(200.0 / (3 ** 0.5 * 11.0), abs=1e-3)

@@ -125,3 +125,17 @@ def test_evaluator_names_the_breached_bus_and_limit() -> None:
     # an injection beyond its limit is reported at its own field
     beyond = psab.evaluate(task, {"answer": {"q_injection_mvar": {**ref, "B4": 10.0}}})
     assert any(v.field == "/q_injection_mvar/B4" for v in beyond.violations)
+
+
+def test_optimising_against_the_band_widened_by_its_tolerance_is_infeasible() -> None:
+    """Issue 33: the band is [v_min_pu, v_max_pu]; the 2e-4 pu allowance absorbs rounding. The LP
+    on the widened band injects less (Σ|q| below the reference's), but its voltages sit on the
+    allowance's edge and its answer, rounded to 1e-6 Mvar as reported, breaches it: scored 0."""
+    need_highs()
+    task = psab.load_case(case_dir("pf_voltage_repair"))
+    ref = F.solve(task, "surrogate")
+    (name, other), = F.other_readings(task)
+    assert name == "band_widened_by_tolerance"
+    assert sum(abs(v) for v in other["q_injection_mvar"].values()) < ref.objective - 1e-3
+    result = psab.evaluate(task, {"answer": other})
+    assert not result.feasible and result.score == 0.0

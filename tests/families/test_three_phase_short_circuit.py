@@ -152,3 +152,32 @@ def test_levels_add_sources_and_a_three_winding_transformer() -> None:
     need_backend("pandapower")
     _assert_agree(l2, "level 2")
     _assert_agree(l3, "level 3")
+
+
+# ------------------------------------------------------------------ conventions (issue 33)
+
+
+def test_three_winding_pairs_on_the_smaller_rating_reproduce_iec_tr_60909_4() -> None:
+    """IEC TR 60909-4:2021's published I″k max at F1 (40.6447 kA) and F3 (19.673 kA) come out
+    with the u_k pairs of its 350/350/50 MVA transformers on the smaller rating of each pair
+    (§6.3.2, S_rTAB); read on the HV rating, at least one published current is missed by > 1 %."""
+    from psab.paths import golden_root
+
+    task = psab.load_case(golden_root() / FAMILY / "iec_tr_60909_4_hv_network")
+    assert fam.quantities(task.public_inputs, "surrogate")["ik_max_ka"][0] == pytest.approx(40.6447, rel=1e-3)
+    other = fam.quantities(fam.read_uk_pairs_on_hv_rating(task.public_inputs), "surrogate")["ik_max_ka"]
+    published = [40.6447, 31.7831, 19.673, 16.2277, 33.1894, 37.5629, 25.5895, 13.5778]
+    assert max(abs(o / p - 1.0) for o, p in zip(other, published, strict=True)) > 0.01
+
+
+def test_off_load_tap_enters_k_so_with_the_minus_sign() -> None:
+    """IEC 60909-0:2016 §6.7.2: for the highest current K_SO carries (1 − p_T), so a tap of +5 %
+    lowers the unit's impedance and raises every I″k max against −5 % (the other sign)."""
+    task = psab.generate(FAMILY, SEED, 0, level=2)
+    currents = []
+    for pt in (5.0, -5.0):
+        inputs = copy.deepcopy(task.public_inputs)
+        for u in inputs["power_station_units"]:
+            u["oltc"], u["pt_pct"] = False, pt
+        currents.append(fam.quantities(inputs, "surrogate")["ik_max_ka"])
+    assert all(a > b for a, b in zip(*currents, strict=True))

@@ -178,3 +178,15 @@ def test_andes_backend_refuses_a_machine_at_a_pq_bus() -> None:
     inputs["buses"][2]["type"] = "pq"
     with pytest.raises(InvalidTaskError, match="machines/2/bus"):
         fam.andes_grid(inputs)
+
+
+def test_expert_statement_names_the_model_and_choices_without_the_guided_formulas() -> None:
+    """Issue 33: the expert statement was the guided one behind a citation (swing equations,
+    E′ = V + j·x′_d·I, Kron reduction) and longer than it; now it names the source, the clause
+    and the case's choices without a formula, and is shorter than the guided text."""
+    task = psab.load_case(case_dir("transient_stability_prediction"))
+    for lang in ("en", "ru"):
+        expert = task.presentation[lang]["expert_statement"]
+        assert "§2.10" in expert and "§13.3" in expert
+        assert "2H·dΔω/dt" not in expert and "E′ = V" not in expert and "(P − jQ)" not in expert
+        assert len(expert) < len(task.presentation[lang]["statement"])
