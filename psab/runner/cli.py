@@ -38,7 +38,7 @@ line is visible to other processes). See docs/runner.md.
 _DEFINING = ("agent", "agents_file", "split", "family", "limit", "count", "start", "run_seed", "timeout",
              "isolation", "no_network", "lang", "backend", "pass_env", "memory_limit", "file_limit",
              "tier", "world", "questions", "keys", "fleet_size", "per_family", "corpus_devices", "tool_budget",
-             "toolbox", "no_toolbox")
+             "toolbox", "no_toolbox", "allow_unsandboxed_python_tool")
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -101,6 +101,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
     p.add_argument("--tool-budget", action="append", metavar="FIELD=VALUE",
                    help="fleet: change one of the tools' per-question budgets (calls, seconds, read_lines, "
                         "window_rows, bytes_total, python_seconds, python_chars; PowerBench Table 7 defaults)")
+    p.add_argument("--allow-unsandboxed-python-tool", action="store_true", default=None,
+                   help="fleet: where bwrap does not work, let the python tool run without it (limits, a seccomp "
+                        "filter and an audit hook only); without this flag such calls are refused")
     p.add_argument("--pass-env", action="append", metavar="VAR", help="pass this environment variable to every agent")
     p.add_argument("--workers", type=int, default=1, metavar="N", help="cases run in parallel (default 1)")
     p.add_argument("--dask", metavar="ADDRESS", help="run the cases on this Dask scheduler (tcp://host:8786)")
@@ -176,7 +179,7 @@ def _run(args: argparse.Namespace) -> int:
         if args.tier == "fleet":
             return _run_fleet(args, agents, toolbox)
         fleet_flags = [f for f in ("world", "questions", "keys", "fleet_size", "per_family", "corpus_devices",
-                                   "tool_budget")
+                                   "tool_budget", "allow_unsandboxed_python_tool")
                        if getattr(args, f) is not None]
         if fleet_flags:
             raise RunnerError(f"--{fleet_flags[0].replace('_', '-')} applies to --tier fleet only")
@@ -243,7 +246,8 @@ def _run_fleet(args: argparse.Namespace, agents: list, toolbox: bool | str | Non
              "per_family": args.per_family, "families": args.family, "limit": args.limit,
              "corpus_devices": args.corpus_devices, "isolation": args.isolation, "lang": args.lang,
              "timeout_s": args.timeout, "run_seed": args.run_seed, "memory_limit_mb": args.memory_limit,
-             "file_limit_mb": args.file_limit, "seed": args.seed, "toolbox": toolbox}
+             "file_limit_mb": args.file_limit, "seed": args.seed, "toolbox": toolbox,
+             "allow_unsandboxed_python_tool": args.allow_unsandboxed_python_tool}
     if args.tool_budget:
         budget = {}
         for item in args.tool_budget:

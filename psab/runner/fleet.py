@@ -102,6 +102,10 @@ class FleetOptions:
     #: The toolbox (:mod:`psab.runner.tiers`): None the tier's default (off), False off, True
     #: the built one, a path.
     toolbox: bool | str | None = None
+    #: Let the python tool run without bwrap where bwrap does not work (its limits, seccomp
+    #: filter and audit hook only; ``--allow-unsandboxed-python-tool``). Off: such calls are
+    #: refused with one line (issue 32, item 8).
+    allow_unsandboxed_python_tool: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         out = {"world": self.world, "questions": self.questions, "keys": self.keys, "size": self.size,
@@ -113,6 +117,8 @@ class FleetOptions:
                "file_limit_mb": self.file_limit_mb}
         if self.toolbox is not None:  # absent when not asked for: the manifest as before the toolbox
             out["toolbox"] = self.toolbox
+        if self.allow_unsandboxed_python_tool:  # likewise absent unless asked for
+            out["allow_unsandboxed_python_tool"] = True
         return out
 
 
@@ -133,6 +139,7 @@ class FleetSettings:
     run_seed: int = 0
     extra_hidden: tuple[str, ...] = ()
     toolbox: Toolbox | None = None
+    allow_unsandboxed_python_tool: bool = False
 
 
 @dataclass(frozen=True)
@@ -384,7 +391,8 @@ class FleetCase(Case):
         budget = make_budget(dict(s.budget))
         corpus = make_corpus(s.world, s.corpus_devices, list(q.get("targets") or []), s.run_seed)
         self.log_path = sandbox.io / "tools.jsonl"
-        with serve_attempt(Path(s.world), budget, corpus, self.log_path, sandbox.attempt_dir) as server:
+        with serve_attempt(Path(s.world), budget, corpus, self.log_path, sandbox.attempt_dir,
+                           python_isolation="auto" if s.allow_unsandboxed_python_tool else "bwrap") as server:
             client = _tool_client(server)
             # The server's variables (FLEET_TOOL_SOCKET, FLEET_TOOL: neutral names, so the agent
             # does not learn the benchmark's name from its environment; the escape agent checks
@@ -590,6 +598,13 @@ class FleetTier(Tier):
             raise RunnerError("--corpus-devices must be at least 1")
         make_budget(opts.budget)  # refuses an unknown field or a non-positive value now, not per attempt
 
+    def hidden(self) -> list[Path]:
+        o = self.opts
+        out = [Path(d).resolve() for d in (o.world, o.questions) if d]
+        if o.keys or o.questions:
+            out.append(Path(o.keys).resolve() if o.keys else Path(str(Path(o.questions).resolve()) + "-keys"))
+        return out
+
     def prepare(self, run_dir: Path) -> None:
         self.world, self.qdir, self.kdir = prepare_world(self.opts, run_dir)
 
@@ -626,6 +641,7 @@ class FleetTier(Tier):
                              memory_limit_mb=opts.memory_limit_mb, file_limit_mb=opts.file_limit_mb,
                              corpus_devices=opts.corpus_devices, budget=tuple(sorted(opts.budget.items())),
                              run_seed=opts.run_seed, toolbox=self.toolbox,
+                             allow_unsandboxed_python_tool=opts.allow_unsandboxed_python_tool,
                              extra_hidden=tuple(dict.fromkeys((str(run_dir.resolve()), str(world), str(qdir),
                                                                str(kdir)))))
 

@@ -124,7 +124,9 @@ def preflight(tier: Tier, run_dir: Path) -> str:
     check_limit_mb("--memory-limit", opts.memory_limit_mb)
     check_limit_mb("--file-limit", opts.file_limit_mb)
     isolation = resolve_isolation(opts.isolation, opts.network)
-    hidden = hidden_roots(run_dir)
+    # the tier's own (a fleet's --world): an expose over it is refused here in one line, not by
+    # the first attempt of a run already created (issue 32, item 9)
+    hidden = hidden_roots(run_dir) + [h for h in tier.hidden() if h not in hidden_roots(run_dir)]
     check_temp_root(temp_root(), hidden)
     home = Path.home().resolve()
     for a in opts.agents:
