@@ -512,8 +512,75 @@ def escape(solution_path, payload, options):
             os.unlink(probe_file)
             note("write", point, "the agent created a file on a host file system outside its box")
 
+    # 15. Totals (issue 32, item 7; options ``procs``, ``tmp_mb``, ``shm_mb``: the targets, set above
+    # the run's limits by the test): hold that many processes at once, fill /tmp and /dev/shm that
+    # far, and write anywhere in memory that has no size at all (bwrap's root, /dev).
+    if options.get("procs"):
+        held = _hold_processes(int(options["procs"]))
+        if held >= int(options["procs"]):
+            note("totals", "processes", f"the agent held {held} processes at once")
+    for key, where in (("tmp_mb", "/tmp"), ("shm_mb", "/dev/shm")):
+        if options.get(key):
+            wrote = _fill(where, int(options[key]))
+            if wrote >= int(options[key]):
+                note("totals", where, f"the agent wrote {wrote} MB to {where}")
+    if options.get("procs") or options.get("tmp_mb"):
+        for point in ("/", "/dev", "/run", "/var/tmp"):
+            probe_file = os.path.join(point, f".escape-probe-{me}")
+            try:
+                fd = os.open(probe_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            except OSError:
+                continue
+            os.close(fd)
+            os.unlink(probe_file)
+            note("totals", point, "the agent created a file in memory that has no size limit")
+
     write(solution_path, json.dumps({"answer": {"findings": findings},
                                      "rationale": f"{len(findings)} routes out of the sandbox found"}))
+
+
+def _hold_processes(target):
+    """Fork children that wait on a pipe until ``target`` are alive at once (or fork fails);
+    then release them and return how many there were."""
+    r, w = os.pipe()
+    pids = []
+    try:
+        while len(pids) < target:
+            try:
+                pid = os.fork()
+            except OSError:
+                break
+            if pid == 0:  # pragma: no cover - child
+                os.close(w)
+                os.read(r, 1)
+                os._exit(0)
+            pids.append(pid)
+    finally:
+        os.close(w)  # every child's read returns
+        os.close(r)
+        for pid in pids:
+            os.waitpid(pid, 0)
+    return len(pids)
+
+
+def _fill(where, target_mb):
+    """Write up to ``target_mb`` MB into a file under ``where``; return the whole MB written."""
+    path = os.path.join(where, f".escape-fill-{os.getpid()}")
+    block, n = b"\0" * (1 << 20), 0
+    try:
+        with open(path, "wb", buffering=0) as f:
+            while n < target_mb:
+                if f.write(block) != len(block):
+                    break
+                n += 1
+    except OSError:
+        pass
+    finally:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+    return n
 
 
 # ----------------------------------------------------------------------------- main

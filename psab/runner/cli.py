@@ -37,8 +37,8 @@ line is visible to other processes). See docs/runner.md.
 # Options that define a run; a resumed run takes them from its manifest instead.
 _DEFINING = ("agent", "agents_file", "split", "family", "limit", "count", "start", "run_seed", "timeout",
              "isolation", "no_network", "lang", "backend", "pass_env", "memory_limit", "file_limit",
-             "tier", "world", "questions", "keys", "fleet_size", "per_family", "corpus_devices", "tool_budget",
-             "toolbox", "no_toolbox", "allow_unsandboxed_python_tool")
+             "process_limit", "tmp_limit", "disk_limit", "tier", "world", "questions", "keys", "fleet_size",
+             "per_family", "corpus_devices", "tool_budget", "toolbox", "no_toolbox", "allow_unsandboxed_python_tool")
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -68,6 +68,13 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
                         "generous one)")
     p.add_argument("--file-limit", type=float, metavar="MB",
                    help="largest file an agent process may write, MB (default 1024; 0: none)")
+    p.add_argument("--process-limit", type=int, metavar="N",
+                   help="processes and threads one agent's sandbox may hold at once (bwrap; default 2048, 0: none)")
+    p.add_argument("--tmp-limit", type=float, metavar="MB",
+                   help="size of the sandbox's private /tmp, in memory (bwrap; default 2048, 0: the kernel's half of RAM)")
+    p.add_argument("--disk-limit", type=float, metavar="MB",
+                   help="what an agent's working directory may hold on disk; past it the agent is ended "
+                        "(default 8192, 0: none)")
     p.add_argument("--isolation", choices=("auto", "bwrap", "relocate"), help="sandbox (default auto: bwrap if it works)")
     p.add_argument("--no-network", action="store_true", help="cut the agents' network (bwrap only)")
     p.add_argument("--lang", choices=("en", "ru"), help="language of the instructions (default en)")
@@ -190,6 +197,7 @@ def _run(args: argparse.Namespace) -> int:
             "isolation": args.isolation, "lang": args.lang, "backend": args.backend, "timeout_s": args.timeout,
             "presentation": args.presentation, "level": args.level,
             "run_seed": args.run_seed, "memory_limit_mb": args.memory_limit, "file_limit_mb": args.file_limit,
+            "process_limit": args.process_limit, "tmp_limit_mb": args.tmp_limit, "disk_limit_mb": args.disk_limit,
             "toolbox": toolbox,
         }
         from psab.runner.study import StudyOptions
@@ -247,6 +255,7 @@ def _run_fleet(args: argparse.Namespace, agents: list, toolbox: bool | str | Non
              "corpus_devices": args.corpus_devices, "isolation": args.isolation, "lang": args.lang,
              "timeout_s": args.timeout, "run_seed": args.run_seed, "memory_limit_mb": args.memory_limit,
              "file_limit_mb": args.file_limit, "seed": args.seed, "toolbox": toolbox,
+             "process_limit": args.process_limit, "tmp_limit_mb": args.tmp_limit, "disk_limit_mb": args.disk_limit,
              "allow_unsandboxed_python_tool": args.allow_unsandboxed_python_tool}
     if args.tool_budget:
         budget = {}

@@ -36,10 +36,14 @@ from psab.io import SolutionProblem, parse_solution_text
 from psab.runner.agents import ANSWER_KINDS, AgentSpec, InfraRule
 from psab.runner.instructions import instructions
 from psab.runner.sandbox import (
+    DEFAULT_DISK_LIMIT_MB,
     DEFAULT_FILE_LIMIT_MB,
+    DEFAULT_PROCESS_LIMIT,
+    DEFAULT_TMP_LIMIT_MB,
     NO_LIMITS,
     Launch,
     Limits,
+    Totals,
     agent_env,
     bwrap_problem,
     check_expose,
@@ -95,6 +99,10 @@ class Settings:
     #: Per-process resource limits of every agent, MB (None: none); an agent may set its own.
     memory_limit_mb: float | None = None
     file_limit_mb: float | None = DEFAULT_FILE_LIMIT_MB
+    #: What one attempt may use in all (:class:`psab.runner.sandbox.Totals`; 0 or None: no limit).
+    process_limit: int | None = DEFAULT_PROCESS_LIMIT
+    tmp_limit_mb: float | None = DEFAULT_TMP_LIMIT_MB
+    disk_limit_mb: float | None = DEFAULT_DISK_LIMIT_MB
     #: Paths beyond psab's own that an agent must not reach (the run directory).
     extra_hidden: tuple[str, ...] = ()
     #: The toolbox made visible to every agent (None: none; :mod:`psab.runner.tiers`).
@@ -145,6 +153,8 @@ def classify(
     if run.timed_out:
         within = f"within {timeout_s:g} s" if timeout_s else "within its time limit"
         return AGENT_FAILURE, "timeout", f"the agent did not finish {within}"
+    if run.disk_exceeded:
+        return AGENT_FAILURE, "disk-limit", run.disk_exceeded
     if run.exit_code == 0 and isinstance(parsed, dict):
         return SCORED, None, ""
     for rule in rules:
@@ -350,6 +360,7 @@ class AgentRun:
     launched_at: float
     exited_at: float
     classified_at: float
+    totals: Totals = Totals()
 
 
 def sandbox_env(sb: Any, agent: AgentSpec, paths: dict[str, str], *, isolation: str, hidden: list[Path],
@@ -382,8 +393,10 @@ def run_agent_once(agent: AgentSpec, settings: Any, sb: Any, argv: list[str], en
     timeout = agent.timeout_s or settings.default_timeout_s
     limits = Limits.resolve(agent.memory_limit_mb, settings.memory_limit_mb, agent.file_limit_mb,
                             settings.file_limit_mb)
+    totals = Totals.of(getattr(settings, "process_limit", None), getattr(settings, "tmp_limit_mb", None),
+                       getattr(settings, "disk_limit_mb", None))
     run = launch(argv, sb, env=env, isolation=settings.isolation, network=network, expose=expose, hidden=hidden,
-                 timeout_s=timeout, stdin_bytes=stdin, limits=limits, binds=binds)
+                 timeout_s=timeout, stdin_bytes=stdin, limits=limits, binds=binds, totals=totals)
     exited_at = time.perf_counter()
     present, data, note = read_solution(sb.solution, SOLUTION_LIMIT)
     untouched = agent.placeholder is not None and data == agent.placeholder.encode("utf-8")
@@ -399,7 +412,7 @@ def run_agent_once(agent: AgentSpec, settings: Any, sb: Any, argv: list[str], en
     cls, rule, reason = classify(run, present, parsed, agent.infra_rules, note, limits=limits, timeout_s=timeout,
                                  untouched=untouched)
     return AgentRun(run, limits, present, data, parsed, cls, rule, reason, launched_at, exited_at,
-                    time.perf_counter())
+                    time.perf_counter(), totals)
 
 
 def run_attempt(job: Any, case: Case, n: int, hidden: list[Path]) -> tuple[dict[str, Any], dict[str, bytes]]:
@@ -452,6 +465,7 @@ def run_attempt(job: Any, case: Case, n: int, hidden: list[Path]) -> tuple[dict[
         "exit_code": run.exit_code,
         "timed_out": run.timed_out,
         "limits": ar.limits.to_dict(),
+        "totals": ar.totals.to_dict(),
         "wall_s": round(run.wall_s, 4),
         "solution_present": ar.present,
         "solution_bytes": len(data) if data is not None else None,

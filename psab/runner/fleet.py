@@ -49,7 +49,12 @@ from psab.runner.execute import (
     run_case,
 )
 from psab.runner.loop import RunReport
-from psab.runner.sandbox import DEFAULT_FILE_LIMIT_MB
+from psab.runner.sandbox import (
+    DEFAULT_DISK_LIMIT_MB,
+    DEFAULT_FILE_LIMIT_MB,
+    DEFAULT_PROCESS_LIMIT,
+    DEFAULT_TMP_LIMIT_MB,
+)
 from psab.runner.tiers import Case, Graded, Service, Tier, Toolbox
 
 TIER = "fleet"
@@ -99,6 +104,10 @@ class FleetOptions:
     max_attempts: int = MAX_ATTEMPTS
     memory_limit_mb: float | None = None
     file_limit_mb: float | None = DEFAULT_FILE_LIMIT_MB
+    #: What one attempt may use in all (:class:`psab.runner.sandbox.Totals`; 0 or None: no limit).
+    process_limit: int | None = DEFAULT_PROCESS_LIMIT
+    tmp_limit_mb: float | None = DEFAULT_TMP_LIMIT_MB
+    disk_limit_mb: float | None = DEFAULT_DISK_LIMIT_MB
     #: The toolbox (:mod:`psab.runner.tiers`): None the tier's default (off), False off, True
     #: the built one, a path.
     toolbox: bool | str | None = None
@@ -114,7 +123,8 @@ class FleetOptions:
                "network": self.network,
                "lang": self.lang, "timeout_s": self.timeout_s, "run_seed": self.run_seed,
                "max_attempts": self.max_attempts, "memory_limit_mb": self.memory_limit_mb,
-               "file_limit_mb": self.file_limit_mb}
+               "file_limit_mb": self.file_limit_mb, "process_limit": self.process_limit,
+               "tmp_limit_mb": self.tmp_limit_mb, "disk_limit_mb": self.disk_limit_mb}
         if self.toolbox is not None:  # absent when not asked for: the manifest as before the toolbox
             out["toolbox"] = self.toolbox
         if self.allow_unsandboxed_python_tool:  # likewise absent unless asked for
@@ -134,6 +144,10 @@ class FleetSettings:
     max_attempts: int = MAX_ATTEMPTS
     memory_limit_mb: float | None = None
     file_limit_mb: float | None = DEFAULT_FILE_LIMIT_MB
+    #: What one attempt may use in all (:class:`psab.runner.sandbox.Totals`; 0 or None: no limit).
+    process_limit: int | None = DEFAULT_PROCESS_LIMIT
+    tmp_limit_mb: float | None = DEFAULT_TMP_LIMIT_MB
+    disk_limit_mb: float | None = DEFAULT_DISK_LIMIT_MB
     corpus_devices: int | None = None
     budget: tuple[tuple[str, float], ...] = ()
     run_seed: int = 0
@@ -554,6 +568,8 @@ def plan(opts: FleetOptions, qdir: Path, kdir: Path) -> list[tuple[dict[str, Any
 
 def _options_from_manifest(m: dict[str, Any]) -> FleetOptions:
     o = dict(m["options"])
+    for k in ("process_limit", "tmp_limit_mb", "disk_limit_mb"):
+        o.setdefault(k, None)  # a run recorded before the totals (issue 32, item 7) resumes without them
     return FleetOptions(agents=[AgentSpec.from_dict(a) for a in m["agents"]], **o)
 
 
@@ -639,6 +655,8 @@ class FleetTier(Tier):
         return FleetSettings(isolation=isolation, world=str(world), network=opts.network, lang=opts.lang,
                              default_timeout_s=opts.timeout_s, max_attempts=opts.max_attempts,
                              memory_limit_mb=opts.memory_limit_mb, file_limit_mb=opts.file_limit_mb,
+                             process_limit=opts.process_limit, tmp_limit_mb=opts.tmp_limit_mb,
+                             disk_limit_mb=opts.disk_limit_mb,
                              corpus_devices=opts.corpus_devices, budget=tuple(sorted(opts.budget.items())),
                              run_seed=opts.run_seed, toolbox=self.toolbox,
                              allow_unsandboxed_python_tool=opts.allow_unsandboxed_python_tool,

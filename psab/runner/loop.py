@@ -25,6 +25,7 @@ from psab.runner.sandbox import (
     STOP,
     check_expose,
     check_limit_mb,
+    check_process_limit,
     check_temp_root,
     hidden_roots,
     kill_all_live,
@@ -123,6 +124,9 @@ def preflight(tier: Tier, run_dir: Path) -> str:
         raise RunnerError("--timeout must be positive")
     check_limit_mb("--memory-limit", opts.memory_limit_mb)
     check_limit_mb("--file-limit", opts.file_limit_mb)
+    check_process_limit(getattr(opts, "process_limit", None))
+    check_limit_mb("--tmp-limit", getattr(opts, "tmp_limit_mb", None))
+    check_limit_mb("--disk-limit", getattr(opts, "disk_limit_mb", None))
     isolation = resolve_isolation(opts.isolation, opts.network)
     # the tier's own (a fleet's --world): an expose over it is refused here in one line, not by
     # the first attempt of a run already created (issue 32, item 9)

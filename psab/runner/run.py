@@ -20,7 +20,12 @@ from psab.runner import loop
 from psab.runner.agents import AgentSpec
 from psab.runner.execute import EVAL_LOCK, MAX_ATTEMPTS, CaseJob, Settings
 from psab.runner.loop import RunReport
-from psab.runner.sandbox import DEFAULT_FILE_LIMIT_MB
+from psab.runner.sandbox import (
+    DEFAULT_DISK_LIMIT_MB,
+    DEFAULT_FILE_LIMIT_MB,
+    DEFAULT_PROCESS_LIMIT,
+    DEFAULT_TMP_LIMIT_MB,
+)
 from psab.runner.store import SPLITS, RunDir, check_seed
 from psab.runner.summary import public_cases, text_table
 from psab.runner.tiers import Tier
@@ -53,6 +58,10 @@ class RunOptions:
     max_attempts: int = MAX_ATTEMPTS
     memory_limit_mb: float | None = None
     file_limit_mb: float | None = DEFAULT_FILE_LIMIT_MB
+    #: What one attempt may use in all (:class:`psab.runner.sandbox.Totals`; 0 or None: no limit).
+    process_limit: int | None = DEFAULT_PROCESS_LIMIT
+    tmp_limit_mb: float | None = DEFAULT_TMP_LIMIT_MB
+    disk_limit_mb: float | None = DEFAULT_DISK_LIMIT_MB
     #: The toolbox (:mod:`psab.runner.tiers`): None the tier's default (off here), False off,
     #: True the built one, a path a toolbox built there.
     toolbox: bool | str | None = None
@@ -135,6 +144,7 @@ def _options_dict(opts: RunOptions) -> dict[str, Any]:
         "presentation": opts.presentation, "level": opts.level,
         "timeout_s": opts.timeout_s, "run_seed": opts.run_seed, "max_attempts": opts.max_attempts,
         "memory_limit_mb": opts.memory_limit_mb, "file_limit_mb": opts.file_limit_mb,
+        "process_limit": opts.process_limit, "tmp_limit_mb": opts.tmp_limit_mb, "disk_limit_mb": opts.disk_limit_mb,
     }
     if opts.toolbox is not None:
         out["toolbox"] = opts.toolbox
@@ -152,6 +162,8 @@ def _options_from_manifest(m: dict[str, Any], cls: type[RunOptions] | None = Non
         max_attempts=o.get("max_attempts", MAX_ATTEMPTS),
         # a run recorded before resource limits existed resumes without them, as it started
         memory_limit_mb=o.get("memory_limit_mb"), file_limit_mb=o.get("file_limit_mb"),
+        # and one recorded before the totals (issue 32, item 7) without those
+        process_limit=o.get("process_limit"), tmp_limit_mb=o.get("tmp_limit_mb"), disk_limit_mb=o.get("disk_limit_mb"),
         toolbox=o.get("toolbox"),
     )
 
@@ -320,6 +332,8 @@ def _settings(opts: RunOptions, isolation: str, run_dir: Path, toolbox: Any = No
                     presentation=opts.presentation,
                     default_timeout_s=opts.timeout_s, run_seed=opts.run_seed, max_attempts=opts.max_attempts,
                     memory_limit_mb=opts.memory_limit_mb, file_limit_mb=opts.file_limit_mb,
+                    process_limit=opts.process_limit, tmp_limit_mb=opts.tmp_limit_mb,
+                    disk_limit_mb=opts.disk_limit_mb,
                     extra_hidden=(str(run_dir.resolve()),), toolbox=toolbox)
 
 
