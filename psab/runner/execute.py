@@ -20,6 +20,7 @@ indistinguishable from an agent that does, and retrying it would hand slow agent
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -145,11 +146,15 @@ class CaseOutcome:
 def classify(
     run: Launch, present: bool, parsed: Any, rules: tuple[InfraRule, ...], note: str = "", *,
     limits: Limits = NO_LIMITS, timeout_s: float | None = None, untouched: bool = False,
+    proxy: list[Any] | None = None,
 ) -> tuple[str, str | None, str]:
     """(class, rule, reason) of one attempt; see the module docstring. ``limits`` and
     ``timeout_s`` are what the attempt ran under, named in the reason when they ended it;
     ``untouched``: the solution file still holds the agent's placeholder (so ``present`` is
-    False and ``parsed`` None: it is no solution, and an infrastructure rule may yet match)."""
+    False and ``parsed`` None: it is no solution, and an infrastructure rule may yet match).
+    ``proxy``: the requests the recording proxy saw (:mod:`psab.runner.proxy`) when the agent's
+    model calls went through it — then only they can make the attempt an infrastructure failure,
+    and the text ``rules`` (what the agent printed, its exit status) are not consulted."""
     if run.timed_out:
         within = f"within {timeout_s:g} s" if timeout_s else "within its time limit"
         return AGENT_FAILURE, "timeout", f"the agent did not finish {within}"
@@ -157,6 +162,13 @@ def classify(
         return AGENT_FAILURE, "disk-limit", run.disk_exceeded
     if run.exit_code == 0 and isinstance(parsed, dict):
         return SCORED, None, ""
+    if proxy is not None:
+        from psab.runner.proxy import classify_from_proxy
+
+        seen = classify_from_proxy(proxy)
+        if seen is not None:
+            return INFRA_FAILURE, seen[0], seen[1]
+        rules = ()  # a claim in the agent's output is no evidence once the facts are at hand
     for rule in rules:
         if rule.matches(run.exit_code, run.stderr_scan, run.stdout_scan):
             return INFRA_FAILURE, rule.name, f"infrastructure rule {rule.name!r} matched (exit status {run.exit_code})"
@@ -361,6 +373,8 @@ class AgentRun:
     exited_at: float
     classified_at: float
     totals: Totals = Totals()
+    #: What the recording proxy saw (:func:`psab.runner.proxy.attempt_usage`), when it was used.
+    model_api: dict[str, Any] | None = None
 
 
 def sandbox_env(sb: Any, agent: AgentSpec, paths: dict[str, str], *, isolation: str, hidden: list[Path],
@@ -386,17 +400,31 @@ def run_agent_once(agent: AgentSpec, settings: Any, sb: Any, argv: list[str], en
     (the untouched placeholder counts as nothing), parse it without trusting it and classify
     the attempt (:func:`classify`). ``binds``: runner-made paths shown read-only (the fleet
     tier's tool server, :func:`psab.runner.sandbox.launch`)."""
-    stdin = None
-    if agent.builtin is not None:
-        stdin = json.dumps({**(payload or {}), "attempt": n, "options": dict(agent.options)}).encode()
+    from psab.runner import proxy as model_proxy
+
     launched_at = time.perf_counter()
     timeout = agent.timeout_s or settings.default_timeout_s
     limits = Limits.resolve(agent.memory_limit_mb, settings.memory_limit_mb, agent.file_limit_mb,
                             settings.file_limit_mb)
     totals = Totals.of(getattr(settings, "process_limit", None), getattr(settings, "tmp_limit_mb", None),
                        getattr(settings, "disk_limit_mb", None))
-    run = launch(argv, sb, env=env, isolation=settings.isolation, network=network, expose=expose, hidden=hidden,
-                 timeout_s=timeout, stdin_bytes=stdin, limits=limits, binds=binds, totals=totals)
+    options = dict(agent.options)
+    api = agent.proxied
+    seen: list[Any] | None = None
+    with contextlib.ExitStack() as stack:
+        if api is not None:
+            upstream = model_proxy.upstream_for(api, agent.upstream or options.get("base_url"))
+            px = stack.enter_context(model_proxy.serve(api, upstream))
+            env = {**env, **px.env()}
+            if agent.builtin == "openai":
+                options["base_url"] = px.base_url
+        stdin = None
+        if agent.builtin is not None:
+            stdin = json.dumps({**(payload or {}), "attempt": n, "options": options}).encode()
+        run = launch(argv, sb, env=env, isolation=settings.isolation, network=network, expose=expose, hidden=hidden,
+                     timeout_s=timeout, stdin_bytes=stdin, limits=limits, binds=binds, totals=totals)
+        if api is not None:
+            seen = px.requests
     exited_at = time.perf_counter()
     present, data, note = read_solution(sb.solution, SOLUTION_LIMIT)
     untouched = agent.placeholder is not None and data == agent.placeholder.encode("utf-8")
@@ -410,9 +438,21 @@ def run_agent_once(agent: AgentSpec, settings: Any, sb: Any, argv: list[str], en
         except SolutionProblem:
             parsed = None
     cls, rule, reason = classify(run, present, parsed, agent.infra_rules, note, limits=limits, timeout_s=timeout,
-                                 untouched=untouched)
+                                 untouched=untouched, proxy=seen)
+    usage = model_proxy.attempt_usage(seen, agent.price_per_mtok) if seen is not None else None
     return AgentRun(run, limits, present, data, parsed, cls, rule, reason, launched_at, exited_at,
-                    time.perf_counter(), totals)
+                    time.perf_counter(), totals, usage)
+
+
+def rule_basis(cls: str, rule: str | None) -> str | None:
+    """What an infrastructure failure was judged from: ``proxy`` (what the recording proxy saw),
+    ``set-up`` (the runner could not start the agent) or ``text`` (a rule on the agent's output
+    and exit status, for clients that cannot be proxied); None for any other class."""
+    if cls != INFRA_FAILURE:
+        return None
+    if rule is not None and rule.startswith("proxy-"):
+        return "proxy"
+    return "set-up" if rule == SET_UP_ERROR else "text"
 
 
 def run_attempt(job: Any, case: Case, n: int, hidden: list[Path]) -> tuple[dict[str, Any], dict[str, bytes]]:
@@ -461,11 +501,13 @@ def run_attempt(job: Any, case: Case, n: int, hidden: list[Path]) -> tuple[dict[
         "n": n,
         "class": ar.cls,
         "rule": ar.rule,
+        "rule_basis": rule_basis(ar.cls, ar.rule),
         "reason": ar.reason,
         "exit_code": run.exit_code,
         "timed_out": run.timed_out,
         "limits": ar.limits.to_dict(),
         "totals": ar.totals.to_dict(),
+        **({"model_api": ar.model_api} if ar.model_api is not None else {}),
         "wall_s": round(run.wall_s, 4),
         "solution_present": ar.present,
         "solution_bytes": len(data) if data is not None else None,

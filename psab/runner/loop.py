@@ -264,7 +264,7 @@ def write_summary(tier: Tier, rd: RunDir, manifest: dict[str, Any], planned: int
     """Aggregates only: ``summary.json`` and ``summary.md`` at the top of the run directory —
     the runner's rows (:func:`psab.runner.summary.aggregate`) and the tier's own columns."""
     from psab.contract import dumps
-    from psab.runner.summary import aggregate, markdown
+    from psab.runner.summary import aggregate, markdown, model_api_usage, usage_markdown
 
     records = list(rd.records())
     agents = [a["name"] for a in manifest["agents"]]
@@ -277,6 +277,9 @@ def write_summary(tier: Tier, rd: RunDir, manifest: dict[str, Any], planned: int
     }
     if "toolbox" in manifest:
         summary["toolbox"] = manifest["toolbox"]
+    usage = model_api_usage(records, agents)
+    if usage:  # absent when no attempt went through the proxy: such summaries stay as they were
+        summary["model_api_usage"] = usage
     write_atomic(rd.path / "summary.json", dumps(summary))
-    write_atomic(rd.path / "summary.md", markdown(summary, rows) + section)
+    write_atomic(rd.path / "summary.md", markdown(summary, rows) + usage_markdown(usage) + section)
     return summary, table
