@@ -11,6 +11,7 @@ these agents go through exactly the path a real agent does.
 import json
 import os
 import signal
+import socket
 import stat
 import subprocess
 import sys
@@ -534,6 +535,30 @@ def escape(solution_path, payload, options):
             os.close(fd)
             os.unlink(probe_file)
             note("totals", point, "the agent created a file in memory that has no size limit")
+
+    # 16. The network (issue 32, item 6; options ``net_port``: a port the test listens on, on every
+    # host address; ``net_addrs``: the host's addresses, separated by ','): with a network of its
+    # own the agent reaches neither that port nor any other host, sees no interface but loopback
+    # and none of the host's sockets in /proc/net.
+    if options.get("net_port"):
+        port = int(options["net_port"])
+        for addr in ["127.0.0.1", *[a for a in str(options.get("net_addrs") or "").split(",") if a]]:
+            try:
+                s = socket.create_connection((addr, port), timeout=3)
+            except OSError:
+                continue
+            s.close()
+            note("network", f"{addr}:{port}", "the agent reached a port on the host beyond its model API")
+        hexport = f":{port:04X}"
+        for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+            for line in (_read(table) or b"").decode("ascii", "replace").splitlines()[1:]:
+                fields = line.split()
+                if len(fields) > 3 and fields[1].endswith(hexport) and fields[3] == "0A":  # LISTEN
+                    note("network", table, "the agent reads the host's sockets (a listening one of the test's)")
+        for line in (_read("/proc/net/dev") or b"").decode("ascii", "replace").splitlines()[2:]:
+            name = line.split(":", 1)[0].strip()
+            if name and name != "lo":
+                note("network", "/proc/net/dev", f"the agent has a network interface beyond loopback ({name})")
 
     write(solution_path, json.dumps({"answer": {"findings": findings},
                                      "rationale": f"{len(findings)} routes out of the sandbox found"}))

@@ -36,7 +36,7 @@ line is visible to other processes). See docs/runner.md.
 
 # Options that define a run; a resumed run takes them from its manifest instead.
 _DEFINING = ("agent", "agents_file", "split", "family", "limit", "count", "start", "run_seed", "timeout",
-             "isolation", "no_network", "lang", "backend", "pass_env", "memory_limit", "file_limit",
+             "isolation", "no_network", "network", "lang", "backend", "pass_env", "memory_limit", "file_limit",
              "process_limit", "tmp_limit", "disk_limit", "tier", "world", "questions", "keys", "fleet_size",
              "per_family", "corpus_devices", "tool_budget", "toolbox", "no_toolbox", "allow_unsandboxed_python_tool")
 
@@ -77,6 +77,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
                         "(default 8192, 0: none)")
     p.add_argument("--isolation", choices=("auto", "bwrap", "relocate"), help="sandbox (default auto: bwrap if it works)")
     p.add_argument("--no-network", action="store_true", help="cut the agents' network (bwrap only)")
+    p.add_argument("--network", choices=("proxy", "host"),
+                   help="the agents' network under bwrap: proxy (default) a namespace of its own whose only way out "
+                        "is the recording proxy of the agent's model API; host the host's network")
     p.add_argument("--lang", choices=("en", "ru"), help="language of the instructions (default en)")
     p.add_argument("--backend", metavar="NAME",
                    help=f"evaluation backend: {' or '.join(BACKENDS)} (default surrogate); the agents are told which "
@@ -182,6 +185,8 @@ def _run(args: argparse.Namespace) -> int:
         if args.toolbox is not None and args.no_toolbox:
             raise RunnerError("--toolbox and --no-toolbox contradict each other; give one")
         toolbox = False if args.no_toolbox else args.toolbox
+        if args.no_network and args.network:
+            raise RunnerError("--no-network and --network contradict each other; give one")
         _check_set_up(agents, args.isolation or "auto", not args.no_network)
         if args.tier == "fleet":
             return _run_fleet(args, agents, toolbox)
@@ -198,7 +203,7 @@ def _run(args: argparse.Namespace) -> int:
             "presentation": args.presentation, "level": args.level,
             "run_seed": args.run_seed, "memory_limit_mb": args.memory_limit, "file_limit_mb": args.file_limit,
             "process_limit": args.process_limit, "tmp_limit_mb": args.tmp_limit, "disk_limit_mb": args.disk_limit,
-            "toolbox": toolbox,
+            "toolbox": toolbox, "network_mode": args.network,
         }
         from psab.runner.study import StudyOptions
 
@@ -256,7 +261,7 @@ def _run_fleet(args: argparse.Namespace, agents: list, toolbox: bool | str | Non
              "timeout_s": args.timeout, "run_seed": args.run_seed, "memory_limit_mb": args.memory_limit,
              "file_limit_mb": args.file_limit, "seed": args.seed, "toolbox": toolbox,
              "process_limit": args.process_limit, "tmp_limit_mb": args.tmp_limit, "disk_limit_mb": args.disk_limit,
-             "allow_unsandboxed_python_tool": args.allow_unsandboxed_python_tool}
+             "allow_unsandboxed_python_tool": args.allow_unsandboxed_python_tool, "network_mode": args.network}
     if args.tool_budget:
         budget = {}
         for item in args.tool_budget:

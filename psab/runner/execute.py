@@ -50,6 +50,7 @@ from psab.runner.sandbox import (
     check_expose,
     copy_home,
     hidden_roots,
+    host_agent_ids,
     launch,
     make_sandbox,
     read_solution,
@@ -91,6 +92,10 @@ class Settings:
 
     isolation: str
     network: bool = True
+    #: ``proxy``: under bwrap the agent has a network namespace of its own whose only way out is
+    #: the recording proxy of its model API (:mod:`psab.runner.proxy`); ``host``: the host's
+    #: network, as before issue 32. ``network=False`` (``--no-network``) cuts even the proxy.
+    network_mode: str = "proxy"
     lang: str = "en"
     backend: str = "surrogate"
     presentation: str = "guided"
@@ -411,18 +416,30 @@ def run_agent_once(agent: AgentSpec, settings: Any, sb: Any, argv: list[str], en
     options = dict(agent.options)
     api = agent.proxied
     seen: list[Any] | None = None
+    # --network proxy under bwrap: a network namespace of the sandbox's own (no --share-net),
+    # whose only way out is the proxy's Unix socket, relayed inside by the forwarder
+    own_net = network and settings.isolation == "bwrap" and getattr(settings, "network_mode", "host") == "proxy"
     with contextlib.ExitStack() as stack:
         if api is not None:
             upstream = model_proxy.upstream_for(api, agent.upstream or options.get("base_url"))
-            px = stack.enter_context(model_proxy.serve(api, upstream))
+            unix_path = None
+            if own_net:
+                sock_dir = sb.attempt_dir / "net"
+                sock_dir.mkdir(mode=0o711)
+                os.chmod(sock_dir, 0o711 if host_agent_ids() else 0o755)
+                unix_path = str(sock_dir / "s")
+                binds = (*binds, sock_dir)
+                argv = [system_python(), "-I", "-S", "-c", model_proxy.FORWARDER, unix_path,
+                        str(model_proxy.SANDBOX_PORT), *argv]
+            px = stack.enter_context(model_proxy.serve(api, upstream, unix_path))
             env = {**env, **px.env()}
             if agent.builtin == "openai":
                 options["base_url"] = px.base_url
         stdin = None
         if agent.builtin is not None:
             stdin = json.dumps({**(payload or {}), "attempt": n, "options": options}).encode()
-        run = launch(argv, sb, env=env, isolation=settings.isolation, network=network, expose=expose, hidden=hidden,
-                     timeout_s=timeout, stdin_bytes=stdin, limits=limits, binds=binds, totals=totals)
+        run = launch(argv, sb, env=env, isolation=settings.isolation, network=network and not own_net, expose=expose,
+                     hidden=hidden, timeout_s=timeout, stdin_bytes=stdin, limits=limits, binds=binds, totals=totals)
         if api is not None:
             seen = px.requests
     exited_at = time.perf_counter()

@@ -98,6 +98,10 @@ class FleetOptions:
     budget: dict[str, float] = field(default_factory=dict)
     isolation: str = "auto"
     network: bool = True
+    #: ``proxy``: under bwrap the agent has a network namespace of its own whose only way out is
+    #: the recording proxy of its model API (:mod:`psab.runner.proxy`); ``host``: the host's
+    #: network, as before issue 32. ``network=False`` (``--no-network``) cuts even the proxy.
+    network_mode: str = "proxy"
     lang: str = "en"
     timeout_s: float = 600.0
     run_seed: int = 0
@@ -120,7 +124,7 @@ class FleetOptions:
         out = {"world": self.world, "questions": self.questions, "keys": self.keys, "size": self.size,
                "per_family": self.per_family, "families": self.families, "limit": self.limit,
                "corpus_devices": self.corpus_devices, "budget": dict(self.budget), "isolation": self.isolation,
-               "network": self.network,
+               "network": self.network, "network_mode": self.network_mode,
                "lang": self.lang, "timeout_s": self.timeout_s, "run_seed": self.run_seed,
                "max_attempts": self.max_attempts, "memory_limit_mb": self.memory_limit_mb,
                "file_limit_mb": self.file_limit_mb, "process_limit": self.process_limit,
@@ -139,6 +143,10 @@ class FleetSettings:
     isolation: str
     world: str
     network: bool = True
+    #: ``proxy``: under bwrap the agent has a network namespace of its own whose only way out is
+    #: the recording proxy of its model API (:mod:`psab.runner.proxy`); ``host``: the host's
+    #: network, as before issue 32. ``network=False`` (``--no-network``) cuts even the proxy.
+    network_mode: str = "proxy"
     lang: str = "en"
     default_timeout_s: float = 600.0
     max_attempts: int = MAX_ATTEMPTS
@@ -570,6 +578,7 @@ def _options_from_manifest(m: dict[str, Any]) -> FleetOptions:
     o = dict(m["options"])
     for k in ("process_limit", "tmp_limit_mb", "disk_limit_mb"):
         o.setdefault(k, None)  # a run recorded before the totals (issue 32, item 7) resumes without them
+    o.setdefault("network_mode", "host")  # and one recorded before item 6 on the host's network
     return FleetOptions(agents=[AgentSpec.from_dict(a) for a in m["agents"]], **o)
 
 
@@ -652,7 +661,8 @@ class FleetTier(Tier):
 
     def settings(self, isolation: str, run_dir: Path) -> FleetSettings:
         opts, world, qdir, kdir = self.opts, self.world, self.qdir, self.kdir
-        return FleetSettings(isolation=isolation, world=str(world), network=opts.network, lang=opts.lang,
+        return FleetSettings(isolation=isolation, world=str(world), network=opts.network,
+                             network_mode=opts.network_mode, lang=opts.lang,
                              default_timeout_s=opts.timeout_s, max_attempts=opts.max_attempts,
                              memory_limit_mb=opts.memory_limit_mb, file_limit_mb=opts.file_limit_mb,
                              process_limit=opts.process_limit, tmp_limit_mb=opts.tmp_limit_mb,

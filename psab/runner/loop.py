@@ -122,6 +122,8 @@ def preflight(tier: Tier, run_dir: Path) -> str:
     tier.check()
     if not opts.timeout_s > 0:
         raise RunnerError("--timeout must be positive")
+    if getattr(opts, "network_mode", "host") not in ("proxy", "host"):
+        raise RunnerError("--network must be proxy or host")
     check_limit_mb("--memory-limit", opts.memory_limit_mb)
     check_limit_mb("--file-limit", opts.file_limit_mb)
     check_process_limit(getattr(opts, "process_limit", None))

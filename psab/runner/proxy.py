@@ -25,6 +25,7 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import socketserver
 import threading
 import time
 from collections.abc import Iterator, Mapping
@@ -255,6 +256,74 @@ class _ProxyServer(ThreadingHTTPServer):
             self.requests.append(r)
 
 
+class _UnixProxyServer(socketserver.ThreadingUnixStreamServer):
+    """The same proxy on a Unix socket (what a sandbox with its own network reaches, through
+    :data:`FORWARDER`), recording into the TCP server's list."""
+
+    daemon_threads = True
+
+    def __init__(self, path: str, twin: _ProxyServer) -> None:
+        super().__init__(path, _Handler)
+        self.upstream, self.requests, self.lock, self.record = twin.upstream, twin.requests, twin.lock, twin.record  # type: ignore[method-assign]
+
+
+#: The port the model API has inside a sandbox of its own network (``--network proxy``).
+SANDBOX_PORT = 8642
+
+#: Runs inside the sandbox (the system ``python3 -I -S``) in front of the agent when the sandbox
+#: has its own network namespace: listens on 127.0.0.1:PORT there — the namespace's only
+#: interface is its loopback — and relays every connection to the proxy's Unix socket, bound
+#: read-only into the sandbox; then runs the agent and exits with its status (128 + n for a
+#: signal, as a shell reports it). The proxy's socket is the sandbox's only way out.
+FORWARDER = r"""
+import os, socket, subprocess, sys, threading
+sock_path, port, argv = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+srv = socket.socket()
+srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+srv.bind(("127.0.0.1", port))
+srv.listen(64)
+def pump(a, b):
+    try:
+        while True:
+            data = a.recv(65536)
+            if not data:
+                break
+            b.sendall(data)
+    except OSError:
+        pass
+    finally:
+        for s in (a, b):
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+def relay(c):
+    u = socket.socket(socket.AF_UNIX)
+    try:
+        u.connect(sock_path)
+    except OSError:
+        c.close()
+        return
+    t = threading.Thread(target=pump, args=(u, c), daemon=True)
+    t.start()
+    pump(c, u)
+    t.join()
+    c.close()
+    u.close()
+def serve():
+    while True:
+        c, _ = srv.accept()
+        threading.Thread(target=relay, args=(c,), daemon=True).start()
+threading.Thread(target=serve, daemon=True).start()
+try:
+    code = subprocess.call(argv, close_fds=True)
+except OSError as exc:
+    sys.stderr.write(f"{argv[0]}: {exc.strerror}\n")
+    code = 127
+sys.exit(128 - code if code < 0 else code)
+"""
+
+
 @dataclass
 class ModelProxy:
     """A running proxy: the base URL the agent gets and what it saw so far."""
@@ -275,20 +344,27 @@ class ModelProxy:
 
 
 @contextmanager
-def serve(api: str, upstream: str) -> Iterator[ModelProxy]:
+def serve(api: str, upstream: str, unix_path: str | None = None) -> Iterator[ModelProxy]:
     """Run a proxy to ``upstream`` (a base URL) for one attempt; the agent's base URL keeps the
-    upstream's path (``http://127.0.0.1:PORT/v1`` for ``https://api.openai.com/v1``)."""
+    upstream's path (``http://127.0.0.1:PORT/v1`` for ``https://api.openai.com/v1``). With
+    ``unix_path`` it also listens on that Unix socket (0666), and the base URL is the one the
+    sandbox's :data:`FORWARDER` gives (``http://127.0.0.1:8642/v1``)."""
     srv = _ProxyServer(upstream)
-    thread = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True,
-                              name="model-api-proxy")
-    thread.start()
-    port = srv.server_address[1]
+    servers: list[socketserver.BaseServer] = [srv]
+    if unix_path is not None:
+        servers.append(_UnixProxyServer(unix_path, srv))
+        os.chmod(unix_path, 0o666)
+    for s in servers:
+        threading.Thread(target=s.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True,
+                         name="model-api-proxy").start()
+    port = SANDBOX_PORT if unix_path is not None else srv.server_address[1]
     path = urlsplit(upstream).path.rstrip("/")
     try:
         yield ModelProxy(api, upstream, f"http://127.0.0.1:{port}{path}", srv)
     finally:
-        srv.shutdown()
-        srv.server_close()
+        for s in servers:
+            s.shutdown()
+            s.server_close()
 
 
 def price_of(prices: Mapping[str, float] | None, input_tokens: int, output_tokens: int) -> float | None:

@@ -47,6 +47,10 @@ class RunOptions:
     start: int = 0
     isolation: str = "auto"
     network: bool = True
+    #: ``proxy``: under bwrap the agent has a network namespace of its own whose only way out is
+    #: the recording proxy of its model API (:mod:`psab.runner.proxy`); ``host``: the host's
+    #: network, as before issue 32. ``network=False`` (``--no-network``) cuts even the proxy.
+    network_mode: str = "proxy"
     lang: str = "en"
     backend: str = "surrogate"
     #: How much of the method the statement spells out: ``guided`` or ``expert``.
@@ -140,7 +144,7 @@ def _options_dict(opts: RunOptions) -> dict[str, Any]:
     it records exactly what it recorded before the toolbox existed)."""
     out: dict[str, Any] = {
         "families": opts.families, "limit": opts.limit, "count": opts.count, "start": opts.start,
-        "isolation": opts.isolation, "network": opts.network, "lang": opts.lang, "backend": opts.backend,
+        "isolation": opts.isolation, "network": opts.network, "network_mode": opts.network_mode, "lang": opts.lang, "backend": opts.backend,
         "presentation": opts.presentation, "level": opts.level,
         "timeout_s": opts.timeout_s, "run_seed": opts.run_seed, "max_attempts": opts.max_attempts,
         "memory_limit_mb": opts.memory_limit_mb, "file_limit_mb": opts.file_limit_mb,
@@ -156,6 +160,8 @@ def _options_from_manifest(m: dict[str, Any], cls: type[RunOptions] | None = Non
     return (cls or RunOptions)(
         agents=[AgentSpec.from_dict(a) for a in m["agents"]], splits=list(m["splits"]), families=o["families"],
         limit=o["limit"], count=o["count"], start=o["start"], isolation=o["isolation"], network=o["network"],
+        # a run recorded before issue 32 shared the host's network, and resumes so
+        network_mode=o.get("network_mode", "host"),
         lang=o["lang"], backend=o["backend"], timeout_s=o["timeout_s"], run_seed=o["run_seed"],
         # runs recorded before presentations and levels existed were guided, level 1
         presentation=o.get("presentation", "guided"), level=o.get("level", 1),
@@ -328,7 +334,7 @@ class CompactTier(Tier):
 
 
 def _settings(opts: RunOptions, isolation: str, run_dir: Path, toolbox: Any = None) -> Settings:
-    return Settings(isolation=isolation, network=opts.network, lang=opts.lang, backend=opts.backend,
+    return Settings(isolation=isolation, network=opts.network, network_mode=opts.network_mode, lang=opts.lang, backend=opts.backend,
                     presentation=opts.presentation,
                     default_timeout_s=opts.timeout_s, run_seed=opts.run_seed, max_attempts=opts.max_attempts,
                     memory_limit_mb=opts.memory_limit_mb, file_limit_mb=opts.file_limit_mb,
