@@ -10,7 +10,7 @@ upstream reported (``usage`` of an OpenAI chat completion or Responses API objec
 Anthropic message, or of the events of a streamed one).
 
 An attempt of a proxied agent that leaves no acceptable answer is an infrastructure failure
-only when the proxy saw its *last* request fail upstream — 429, 408, 5xx (529 included), an
+only when the proxy saw its *last* request fail upstream — 429, 408, 409, 5xx (529 included), an
 authentication refusal (401/403), or no response at all (the upstream unreachable) — never for
 what the agent prints: an agent that prints "429 rate limit" and exits 75 earns nothing. Text
 rules (:data:`psab.runner.agents.DEFAULT_INFRA_RULES`) remain for agents whose client cannot be
@@ -44,7 +44,9 @@ MODEL_APIS: dict[str, tuple[tuple[str, ...], str]] = {
 }
 
 #: Upstream statuses that are the provider's failure, by the rule that names them.
-FAILURE_RULES = {429: "proxy-rate-limit", 408: "proxy-timeout", 401: "proxy-auth", 403: "proxy-auth"}
+#: (409: OpenAI's "conflict, please retry"; 401/403: not the agent's doing, as the text rule ``auth``.)
+FAILURE_RULES = {429: "proxy-rate-limit", 408: "proxy-timeout", 409: "proxy-conflict", 401: "proxy-auth",
+                 403: "proxy-auth"}
 #: A request body larger than this is refused (413): a prompt of megabytes is no model call.
 MAX_REQUEST_BYTES = 32 << 20
 #: How long the proxy waits for the upstream (connect and each read).
