@@ -140,3 +140,13 @@ def test_the_cli_flags_reach_the_run(tmp_path) -> None:
     attempt = records(out)[0]["attempts"][0]
     assert attempt["totals"] == {"processes": 99, "tmp_mb": 32, "disk_mb": 64}
     assert RunOptions(agents=[]).process_limit == sb.DEFAULT_PROCESS_LIMIT
+
+
+@pytest.mark.parametrize("force_shim", [False, True])
+def test_the_process_limit_is_set_by_prlimit_or_the_shim(monkeypatch: pytest.MonkeyPatch, force_shim: bool) -> None:
+    if force_shim:
+        monkeypatch.setattr(sb, "_prlimit", lambda: None)
+    argv = sb.Totals(processes=77).inner_prefix() + [
+        "/usr/bin/python3", "-c", "import resource; print(*resource.getrlimit(resource.RLIMIT_NPROC))"]
+    assert subprocess.run(argv, capture_output=True, text=True, check=True).stdout.split() == ["77", "77"]
+    assert sb.Totals().inner_prefix() == [] and sb.Totals.of(0, 0, 0) == sb.NO_TOTALS
