@@ -91,13 +91,16 @@ def main(argv: list[str] | None = None) -> int:
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument("--socket", help="a per-attempt tool server's socket")
     g.add_argument("--world", help="a world directory (a session of its own, Table 7 budgets)")
+    p.add_argument("--allow-unsandboxed-python-tool", action="store_true",
+                   help="with --world: where bwrap does not work, run the python tool without it (weaker)")
     a = p.parse_args(argv)
     if a.socket:
         call = _socket_backend(a.socket)
     else:
         from psab.fleet.tools import ToolSession
 
-        call = ToolSession(Path(a.world)).call
+        call = ToolSession(Path(a.world),
+                           python_isolation="auto" if a.allow_unsandboxed_python_tool else "bwrap").call
     asyncio.run(serve_stdio(call))
     return 0
 

@@ -187,13 +187,15 @@ MAX_SOCKET_PATH = 100
 
 @contextmanager
 def serve_attempt(world_root: Path, budget: Budget = DEFAULT_BUDGET, corpus: Corpus | None = None,
-                  log_path: Path | None = None, attempt_dir: Path | None = None) -> Iterator[AttemptServer]:
+                  log_path: Path | None = None, attempt_dir: Path | None = None,
+                  python_isolation: str = "bwrap") -> Iterator[AttemptServer]:
     """Start the attempt's tool server (a thread of this process) and yield its
     :class:`AttemptServer`; on exit stop it, end any MCP server it started and remove its
     directory. ``attempt_dir`` defaults to a fresh directory under the sandboxes' root; the
     tools' directory in it is made anew (a retry in the same directory finds no stale socket).
     When the socket's path would pass the AF_UNIX limit it lives in a short directory of its
-    own under the sandboxes' root (also exposed)."""
+    own under the sandboxes' root (also exposed). ``python_isolation``: the python tool's
+    (:class:`psab.fleet.tools.ToolSession`; ``auto`` only when the run allowed the fallback)."""
     import tempfile
 
     from psab.runner.sandbox import host_agent_ids, owned_tempdir, system_python, temp_root
@@ -229,7 +231,7 @@ def serve_attempt(world_root: Path, budget: Budget = DEFAULT_BUDGET, corpus: Cor
             made.append(short)
             expose.append(short)
             sock = short / SOCKET_NAME
-        session = ToolSession(world_root, budget, corpus, log_path=log_path)
+        session = ToolSession(world_root, budget, corpus, log_path=log_path, python_isolation=python_isolation)
         srv = _Server(sock, session)
         os.chmod(sock, 0o666)
         thread = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True,

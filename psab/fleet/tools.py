@@ -253,8 +253,13 @@ class ToolSession:
     """One question's tool session: enforces the budget, logs every call, never raises."""
 
     def __init__(self, world_root: Path, budget: Budget = DEFAULT_BUDGET, corpus: Corpus | None = None,
-                 log_path: Path | None = None) -> None:
+                 log_path: Path | None = None, python_isolation: str = "bwrap") -> None:
+        if python_isolation not in PYTHON_ISOLATIONS:
+            raise ValueError(f"python_isolation must be one of {PYTHON_ISOLATIONS}")
         self.world_root = Path(world_root)
+        #: :func:`run_python`'s ``isolation``: ``bwrap`` (refuse the call when bwrap is not
+        #: usable here) unless the run asked for the fallback (``auto``).
+        self.python_isolation = python_isolation
         self.budget = budget
         self.corpus = corpus or Corpus()
         self.log_path = Path(log_path) if log_path is not None else None
@@ -555,7 +560,7 @@ class ToolSession:
         if not code.strip():
             raise ToolError("empty program")
         res = run_python(code, self.budget.python_seconds, self.budget.python_chars,
-                         deny=[self.view.root])
+                         deny=[self.view.root], isolation=self.python_isolation)
         if res["timed_out"]:
             raise ToolError(f"python: time limit of {self.budget.python_seconds:g} s reached (the program was killed)", True)
         return res, 0, 0, []
@@ -587,17 +592,52 @@ PYTHON_MEMORY_BYTES = 1 << 30
 PYTHON_FILE_BYTES = 16 << 20
 PYTHON_NOFILE = 64
 
-#: Runs before the agent's program: an audit hook (PEP 578) refusing sockets, new programs and
-#: native-code loading, and opening files under the denied roots. Under bwrap it is a second
-#: layer (the namespace has no network and no world); without bwrap it is the only file guard.
+#: Runs before the agent's program. First a seccomp filter (installed through ``prctl`` with
+#: ``ctypes``, before the hook below refuses ``ctypes``) makes every later ``execve``/``execveat``
+#: fail with EPERM: the interpreter is already running, so no new program can start, however it is
+#: asked for — ``_posixsubprocess.fork_exec`` raises no audit event (issue 32, item 8), and a
+#: process started that way would run without the hook. Where the filter cannot be installed the
+#: prelude stops before the agent's program runs (fail closed). Then an audit hook (PEP 578)
+#: refusing sockets, new programs and native-code loading, and opening files under the denied
+#: roots. A relative path is checked against the working directory and against every directory
+#: the program holds open, because the ``open`` event does not carry ``dir_fd`` (``os.open('w.json',
+#: dir_fd=fd)`` read the world, issue 32 item 8); ``os.link``/``os.rename`` out of a denied root
+#: are refused the same way (a hard link is a path the ancestor walk would not recognise).
+#: Under bwrap it is a second layer (the namespace has no network and no world); without bwrap it
+#: is the only file guard.
 #: The roots are named by identity (device, inode), never by path: this file sits in the
 #: program's own directory, where the agent may read it, and the roots' paths would tell it
 #: where psab, the world and the keys are (and that psab runs it; issue 23, neutral names).
-_PRELUDE = r'''
+_PRELUDE = r"""
 import sys
+def _no_new_programs():
+    import ctypes, os, platform, struct
+    # seccomp_data: nr at offset 0, arch at 4 (linux/seccomp.h); classic BPF instructions
+    arches = {"x86_64": (0xC000003E, (59, 322)), "aarch64": (0xC00000B7, (221, 281))}
+    arch, calls = arches[platform.machine()]
+    ld, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06
+    deny, allow = 0x00050000 | 1, 0x7FFF0000   # SECCOMP_RET_ERRNO | EPERM, SECCOMP_RET_ALLOW
+    prog = [(ld, 0, 0, 4), (jeq, 1, 0, arch), (ret, 0, 0, deny), (ld, 0, 0, 0),
+            (jge, 3, 0, 0x40000000),           # the x32 ABI's numbers: refused whole
+            (jeq, 2, 0, calls[0]), (jeq, 1, 0, calls[1]), (ret, 0, 0, allow), (ret, 0, 0, deny)]
+    buf = ctypes.create_string_buffer(b"".join(struct.pack("HBBI", *i) for i in prog))
+    class Fprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+    fp = Fprog(len(prog), ctypes.cast(buf, ctypes.c_void_p))
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p, ctypes.c_ulong, ctypes.c_ulong]
+    if libc.prctl(38, 1, None, 0, 0) != 0 or libc.prctl(22, 2, ctypes.byref(fp), 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "seccomp")
+try:
+    _no_new_programs()
+except Exception as exc:
+    sys.stderr.write(f"the python tool cannot refuse new programs here ({exc!r}); it does not run\n")
+    raise SystemExit(70)
+del _no_new_programs
 def _fleet_guard(deny):
     import os
-    _real, _stat, _up = os.path.realpath, os.stat, os.path.dirname
+    _real, _stat, _up, _join, _abs = os.path.realpath, os.stat, os.path.dirname, os.path.join, os.path.isabs
+    _listdir, _readlink, _isdir, _fspath = os.listdir, os.readlink, os.path.isdir, os.fspath
 
     def denied(p):
         while True:
@@ -612,31 +652,69 @@ def _fleet_guard(deny):
             if parent == p:
                 return False
             p = parent
+
+    def bases(dir_fd):
+        # where a relative path may be resolved from: the given directory descriptor, else the
+        # working directory and every directory held open (the event does not say which)
+        if isinstance(dir_fd, int) and dir_fd >= 0:
+            fds = [dir_fd]
+        else:
+            try:
+                fds = [int(f) for f in _listdir("/proc/self/fd")]
+            except OSError:
+                fds = []
+        out = [] if fds == [dir_fd] else [os.getcwd()]
+        for fd in fds:
+            try:
+                target = _readlink(f"/proc/self/fd/{fd}")
+            except OSError:
+                continue
+            if target.startswith("/") and _isdir(target):
+                out.append(target)
+        return out
+
+    def touches(path, dir_fd=None):
+        if isinstance(path, int) or path is None:
+            return False
+        try:
+            p = _fspath(path)
+        except TypeError:
+            return True  # not a path the hook can read: refused rather than guessed
+        if isinstance(p, bytes):
+            p = p.decode(errors="surrogateescape")
+        if _abs(p):
+            return denied(_real(p))
+        return any(denied(_real(_join(b, p))) for b in bases(dir_fd))
+
     blocked = ("socket.", "subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn",
                "ctypes.", "pty.spawn", "sys.remote_exec", "os.kill", "os.killpg")
     def hook(event, args):
         if event.startswith(blocked):
             raise PermissionError(f"the python tool does not allow {event}")
-        if event == "open" and args and isinstance(args[0], (str, bytes)):
-            p = _real(args[0] if isinstance(args[0], str) else args[0].decode(errors="replace"))
-            if denied(p):
-                raise PermissionError("the python tool cannot read the world's files; use the other tools")
+        if event == "open" and args and touches(args[0]):
+            raise PermissionError("the python tool cannot read the world's files; use the other tools")
+        if event in ("os.link", "os.rename") and len(args) >= 3 and touches(args[0], args[2]):
+            raise PermissionError("the python tool cannot read the world's files; use the other tools")
     sys.addaudithook(hook)
 _fleet_guard(DENY)
 del _fleet_guard
 _src = open("program.py", encoding="utf-8").read()
 _g = {"__name__": "__main__", "__builtins__": __builtins__}
 exec(compile(_src, "<python tool>", "exec"), _g)
-'''
+"""
 
 
-def _python_bwrap_ok() -> bool:
+def _python_bwrap_problem() -> str | None:
     from psab.runner.sandbox import bwrap_problem
 
     try:
-        return bwrap_problem(False) is None
-    except Exception:
-        return False
+        return bwrap_problem(False)
+    except Exception as exc:  # a probe that fails is bwrap not working, never the session's crash
+        return f"the probe failed: {exc}"
+
+
+def _python_bwrap_ok() -> bool:
+    return _python_bwrap_problem() is None
 
 
 def _count_user_procs(uid: int) -> int:
@@ -663,8 +741,19 @@ def _identities(paths: list[str]) -> frozenset[tuple[int, int]]:
     return frozenset(out)
 
 
+#: How the python tool may run: ``bwrap`` only (the default: refused where bwrap does not work),
+#: ``auto`` (bwrap, else the ``rlimit`` fallback — only when asked for, ``--allow-unsandboxed-python-tool``),
+#: ``rlimit`` (never bwrap; tests).
+PYTHON_ISOLATIONS = ("bwrap", "auto", "rlimit")
+
+#: The one line a refused call returns (issue 32, item 8).
+NO_PYTHON_SANDBOX = ("python: the python tool runs only in the bwrap sandbox, which does not work here ({why}); "
+                     "the run may allow its weaker fallback (limits and an audit hook, no namespace) with "
+                     "--allow-unsandboxed-python-tool")
+
+
 def run_python(code: str, seconds: float = 8.0, chars: int = 12_000, deny: list[Path] | None = None,
-               isolation: str = "auto") -> dict[str, Any]:
+               isolation: str = "bwrap") -> dict[str, Any]:
     """Run ``code`` with the system ``python3 -I`` in a restricted child: a fresh temporary
     working directory, a clean environment, ``setrlimit`` (CPU ``seconds``+1, address space
     1 GiB, files 16 MB, 64 descriptors, :data:`PYTHON_NPROC` processes), the wall time
@@ -672,15 +761,25 @@ def run_python(code: str, seconds: float = 8.0, chars: int = 12_000, deny: list[
 
     With bwrap (``isolation`` ``auto`` or ``bwrap``) the child runs in the runner's sandbox
     (:func:`psab.runner.sandbox.bwrap_args`) without network: only the system directories and
-    its working directory exist for it. ``isolation="rlimit"`` skips bwrap (the audit hook and
-    the limits remain). Only the standard library is available (the system interpreter)."""
+    its working directory exist for it; ``isolation="bwrap"`` (the default) raises
+    :class:`ToolError` where bwrap does not work. ``auto`` falls back to no namespace and
+    ``rlimit`` skips bwrap (the seccomp filter, the audit hook and the limits remain): a weaker
+    guard, used only when the caller asked for it. Only the standard library is available (the
+    system interpreter)."""
     from psab.runner import sandbox
+
+    if isolation not in PYTHON_ISOLATIONS:
+        raise ValueError(f"isolation must be one of {PYTHON_ISOLATIONS}")
+    if isolation == "bwrap":
+        why = _python_bwrap_problem()
+        if why is not None:
+            raise ToolError(NO_PYTHON_SANDBOX.format(why=why))
 
     deny = [str(Path(d).resolve()) for d in (deny or [])]
     from psab.runner.sandbox import hidden_roots
 
     deny += [str(h) for h in hidden_roots(None) if h != Path.home().resolve()]
-    use_bwrap = isolation == "bwrap" or (isolation == "auto" and _python_bwrap_ok())
+    use_bwrap = isolation == "bwrap" or (isolation == "auto" and _python_bwrap_ok())  # bwrap: checked above
     root = sandbox.temp_root()
     work = sandbox.owned_tempdir("p", root)  # its owner in its name: remove_stale reclaims it
     box = work / "box"

@@ -123,6 +123,28 @@ def _runs_section(runs: Runs) -> list[Block]:
     return out
 
 
+def _usage_section(runs: Runs) -> list[Block]:
+    """Model API usage per run and agent, as the runner's recording proxy saw it (issue 32,
+    item 5): requests, failed requests, tokens and cost over every attempt. Nothing when no
+    attempt of these runs went through the proxy."""
+    from psab.runner.summary import model_api_usage
+
+    rows = []
+    for r in runs.runs:
+        recs = [e.record for e in runs.entries if e.run is r]
+        for u in model_api_usage(recs, [str(a.get("name")) for a in r.agent_specs]):
+            rows.append([cell(c(r.label)), cell(b(u["agent"])), cell(str(u["attempts"])), cell(str(u["requests"])),
+                         cell(str(u["failed_requests"]), tone="warn" if u["failed_requests"] else ""),
+                         cell(str(u["input_tokens"])), cell(str(u["output_tokens"])),
+                         cell("—" if u["cost_usd"] is None else f"{u['cost_usd']:.4f}")])
+    if not rows:
+        return []
+    header = ["run", "agent", "attempts", "requests", "failed", "input tokens", "output tokens", "cost (USD)"]
+    return [Heading(2, "Model API usage", "usage"), Table(header, rows, ["l", "l"] + ["r"] * 6),
+            Para([t("Every attempt, retries included, as the runner's recording proxy saw it: the tokens the upstream "
+                    "reported, priced at each agent's price_per_mtok (— where it names none).")], note=True)]
+
+
 def _glance_section(runs: Runs, rows: list[analysis.SplitRow]) -> list[Block]:
     """The few facts an engineer looks for first, each a sentence."""
     items: list[tuple[doc.Inline, list[doc.Inline]]] = []
@@ -492,6 +514,7 @@ def build(runs: Runs, out_dir: Path, opts: ReportOptions) -> tuple[list[Block], 
         pb, files = _plots_section(runs, rows, out_dir, opts)
         blocks += pb
     blocks += _uncertainty_section(runs, rows, opts)
+    blocks += _usage_section(runs)
     blocks += _shortfall_section(runs, opts)
     if fleet_runs is not None:
         fblocks, ffiles = fleet_report.section(fleet_runs, out_dir, plots=opts.plots, resamples=opts.resamples,

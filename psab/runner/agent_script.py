@@ -11,6 +11,7 @@ these agents go through exactly the path a real agent does.
 import json
 import os
 import signal
+import socket
 import stat
 import subprocess
 import sys
@@ -512,8 +513,99 @@ def escape(solution_path, payload, options):
             os.unlink(probe_file)
             note("write", point, "the agent created a file on a host file system outside its box")
 
+    # 15. Totals (issue 32, item 7; options ``procs``, ``tmp_mb``, ``shm_mb``: the targets, set above
+    # the run's limits by the test): hold that many processes at once, fill /tmp and /dev/shm that
+    # far, and write anywhere in memory that has no size at all (bwrap's root, /dev).
+    if options.get("procs"):
+        held = _hold_processes(int(options["procs"]))
+        if held >= int(options["procs"]):
+            note("totals", "processes", f"the agent held {held} processes at once")
+    for key, where in (("tmp_mb", "/tmp"), ("shm_mb", "/dev/shm")):
+        if options.get(key):
+            wrote = _fill(where, int(options[key]))
+            if wrote >= int(options[key]):
+                note("totals", where, f"the agent wrote {wrote} MB to {where}")
+    if options.get("procs") or options.get("tmp_mb"):
+        for point in ("/", "/dev", "/run", "/var/tmp"):
+            probe_file = os.path.join(point, f".escape-probe-{me}")
+            try:
+                fd = os.open(probe_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            except OSError:
+                continue
+            os.close(fd)
+            os.unlink(probe_file)
+            note("totals", point, "the agent created a file in memory that has no size limit")
+
+    # 16. The network (issue 32, item 6; options ``net_port``: a port the test listens on, on every
+    # host address; ``net_addrs``: the host's addresses, separated by ','): with a network of its
+    # own the agent reaches neither that port nor any other host, sees no interface but loopback
+    # and none of the host's sockets in /proc/net.
+    if options.get("net_port"):
+        port = int(options["net_port"])
+        for addr in ["127.0.0.1", *[a for a in str(options.get("net_addrs") or "").split(",") if a]]:
+            try:
+                s = socket.create_connection((addr, port), timeout=3)
+            except OSError:
+                continue
+            s.close()
+            note("network", f"{addr}:{port}", "the agent reached a port on the host beyond its model API")
+        hexport = f":{port:04X}"
+        for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+            for line in (_read(table) or b"").decode("ascii", "replace").splitlines()[1:]:
+                fields = line.split()
+                if len(fields) > 3 and fields[1].endswith(hexport) and fields[3] == "0A":  # LISTEN
+                    note("network", table, "the agent reads the host's sockets (a listening one of the test's)")
+        for line in (_read("/proc/net/dev") or b"").decode("ascii", "replace").splitlines()[2:]:
+            name = line.split(":", 1)[0].strip()
+            if name and name != "lo":
+                note("network", "/proc/net/dev", f"the agent has a network interface beyond loopback ({name})")
+
     write(solution_path, json.dumps({"answer": {"findings": findings},
                                      "rationale": f"{len(findings)} routes out of the sandbox found"}))
+
+
+def _hold_processes(target):
+    """Fork children that wait on a pipe until ``target`` are alive at once (or fork fails);
+    then release them and return how many there were."""
+    r, w = os.pipe()
+    pids = []
+    try:
+        while len(pids) < target:
+            try:
+                pid = os.fork()
+            except OSError:
+                break
+            if pid == 0:  # pragma: no cover - child
+                os.close(w)
+                os.read(r, 1)
+                os._exit(0)
+            pids.append(pid)
+    finally:
+        os.close(w)  # every child's read returns
+        os.close(r)
+        for pid in pids:
+            os.waitpid(pid, 0)
+    return len(pids)
+
+
+def _fill(where, target_mb):
+    """Write up to ``target_mb`` MB into a file under ``where``; return the whole MB written."""
+    path = os.path.join(where, f".escape-fill-{os.getpid()}")
+    block, n = b"\0" * (1 << 20), 0
+    try:
+        with open(path, "wb", buffering=0) as f:
+            while n < target_mb:
+                if f.write(block) != len(block):
+                    break
+                n += 1
+    except OSError:
+        pass
+    finally:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+    return n
 
 
 # ----------------------------------------------------------------------------- main

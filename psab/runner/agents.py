@@ -246,6 +246,12 @@ class AgentSpec:
     code-editing harness such as aider needs a file to edit): a file still holding exactly
     that text afterwards counts as no solution — the infrastructure rules are consulted, and
     otherwise the attempt is the agent's failure ``no-solution``, never a scored zero.
+
+    ``model_api`` (``"openai"`` or ``"anthropic"``; ``builtin:openai`` is ``"openai"``) routes the
+    agent's model calls through the runner's recording proxy (:mod:`psab.runner.proxy`) to
+    ``upstream`` (default: the runner's ``OPENAI_BASE_URL``/``ANTHROPIC_BASE_URL``, else the
+    provider's); its infrastructure failures are then what the proxy saw, never what it printed.
+    ``price_per_mtok`` (``{"input": USD, "output": USD}`` per million tokens) prices its usage.
     """
 
     name: str
@@ -262,6 +268,9 @@ class AgentSpec:
     memory_limit_mb: float | None = None
     file_limit_mb: float | None = None
     placeholder: str | None = None
+    model_api: str | None = None
+    upstream: str | None = None
+    price_per_mtok: Mapping[str, float] | None = None
 
     def __post_init__(self) -> None:
         if not _NAME.match(self.name):
@@ -281,6 +290,23 @@ class AgentSpec:
         for var in self.pass_env:
             if not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", var):
                 raise RunnerError(f"agent {self.name!r}: {var!r} is not an environment variable name")
+        from psab.runner.proxy import MODEL_APIS
+
+        if self.model_api is not None and self.model_api not in MODEL_APIS:
+            raise RunnerError(f"agent {self.name!r}: model_api must be one of {', '.join(MODEL_APIS)}")
+        if self.upstream is not None and self.proxied is None:
+            raise RunnerError(f"agent {self.name!r}: upstream needs model_api")
+        if self.price_per_mtok is not None:
+            p = self.price_per_mtok
+            if (not isinstance(p, Mapping) or set(p) - {"input", "output"}
+                    or not all(isinstance(v, int | float) and 0 <= v < 1e6 for v in p.values())):
+                raise RunnerError(f"agent {self.name!r}: price_per_mtok is {{input = USD, output = USD}} per million "
+                                  "tokens, each a number in [0, 1e6)")
+
+    @property
+    def proxied(self) -> str | None:
+        """The model API whose calls go through the recording proxy, or None."""
+        return self.model_api or ("openai" if self.builtin == "openai" else None)
 
     @property
     def label(self) -> str:
@@ -314,6 +340,10 @@ class AgentSpec:
             "memory_limit_mb": self.memory_limit_mb,
             "file_limit_mb": self.file_limit_mb,
             "placeholder": self.placeholder,
+            # absent unless set: the manifests of agents without them stay as they were
+            **({"model_api": self.model_api} if self.model_api else {}),
+            **({"upstream": self.upstream} if self.upstream else {}),
+            **({"price_per_mtok": dict(self.price_per_mtok)} if self.price_per_mtok else {}),
         }
 
     @classmethod
@@ -335,6 +365,9 @@ class AgentSpec:
             memory_limit_mb=data.get("memory_limit_mb"),
             file_limit_mb=data.get("file_limit_mb"),
             placeholder=data.get("placeholder"),
+            model_api=data.get("model_api"),
+            upstream=data.get("upstream"),
+            price_per_mtok=dict(data["price_per_mtok"]) if data.get("price_per_mtok") else None,
         )
 
 
@@ -423,7 +456,7 @@ def _parse_builtin(text: str, name: str | None) -> AgentSpec:
 
 _AGENT_KEYS = {"command", "argv", "builtin", "options", "timeout_s", "pass_env", "infra_rules",
                "default_infra_rules", "expose", "copy_home", "network", "retry_delay_s", "memory_limit_mb",
-               "file_limit_mb", "client", "placeholder"}
+               "file_limit_mb", "client", "placeholder", "model_api", "upstream", "price_per_mtok"}
 
 
 def load_agents_file(path: str | Path) -> dict[str, AgentSpec]:
@@ -497,6 +530,15 @@ def agent_from_entry(name: str, entry: Mapping[str, Any], where: str = "") -> Ag
         if not isinstance(entry["placeholder"], str):
             raise RunnerError(f"{where}placeholder must be a string (the text written at {{solution}} first)")
         changes["placeholder"] = entry["placeholder"]
+    for key in ("model_api", "upstream"):
+        if key in entry:
+            if not isinstance(entry[key], str):
+                raise RunnerError(f"{where}{key} must be a string")
+            changes[key] = entry[key]
+    if "price_per_mtok" in entry:
+        if not isinstance(entry["price_per_mtok"], Mapping):
+            raise RunnerError(f"{where}price_per_mtok must be a table {{input = USD, output = USD}}")
+        changes["price_per_mtok"] = dict(entry["price_per_mtok"])
     if "pass_env" in changes and spec.builtin == "openai":
         changes["pass_env"] = tuple(dict.fromkeys((*spec.pass_env, *changes["pass_env"])))
     return replace(spec, **changes)

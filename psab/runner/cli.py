@@ -36,9 +36,9 @@ line is visible to other processes). See docs/runner.md.
 
 # Options that define a run; a resumed run takes them from its manifest instead.
 _DEFINING = ("agent", "agents_file", "split", "family", "limit", "count", "start", "run_seed", "timeout",
-             "isolation", "no_network", "lang", "backend", "pass_env", "memory_limit", "file_limit",
-             "tier", "world", "questions", "keys", "fleet_size", "per_family", "corpus_devices", "tool_budget",
-             "toolbox", "no_toolbox")
+             "isolation", "no_network", "network", "lang", "backend", "pass_env", "memory_limit", "file_limit",
+             "process_limit", "tmp_limit", "disk_limit", "tier", "world", "questions", "keys", "fleet_size",
+             "per_family", "corpus_devices", "tool_budget", "toolbox", "no_toolbox", "allow_unsandboxed_python_tool")
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -68,8 +68,18 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
                         "generous one)")
     p.add_argument("--file-limit", type=float, metavar="MB",
                    help="largest file an agent process may write, MB (default 1024; 0: none)")
+    p.add_argument("--process-limit", type=int, metavar="N",
+                   help="processes and threads one agent's sandbox may hold at once (bwrap; default 2048, 0: none)")
+    p.add_argument("--tmp-limit", type=float, metavar="MB",
+                   help="size of the sandbox's private /tmp, in memory (bwrap; default 2048, 0: the kernel's half of RAM)")
+    p.add_argument("--disk-limit", type=float, metavar="MB",
+                   help="what an agent's working directory may hold on disk; past it the agent is ended "
+                        "(default 8192, 0: none)")
     p.add_argument("--isolation", choices=("auto", "bwrap", "relocate"), help="sandbox (default auto: bwrap if it works)")
     p.add_argument("--no-network", action="store_true", help="cut the agents' network (bwrap only)")
+    p.add_argument("--network", choices=("proxy", "host"),
+                   help="the agents' network under bwrap: proxy (default) a namespace of its own whose only way out "
+                        "is the recording proxy of the agent's model API; host the host's network")
     p.add_argument("--lang", choices=("en", "ru"), help="language of the instructions (default en)")
     p.add_argument("--backend", metavar="NAME",
                    help=f"evaluation backend: {' or '.join(BACKENDS)} (default surrogate); the agents are told which "
@@ -101,6 +111,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
     p.add_argument("--tool-budget", action="append", metavar="FIELD=VALUE",
                    help="fleet: change one of the tools' per-question budgets (calls, seconds, read_lines, "
                         "window_rows, bytes_total, python_seconds, python_chars; PowerBench Table 7 defaults)")
+    p.add_argument("--allow-unsandboxed-python-tool", action="store_true", default=None,
+                   help="fleet: where bwrap does not work, let the python tool run without it (limits, a seccomp "
+                        "filter and an audit hook only); without this flag such calls are refused")
     p.add_argument("--pass-env", action="append", metavar="VAR", help="pass this environment variable to every agent")
     p.add_argument("--workers", type=int, default=1, metavar="N", help="cases run in parallel (default 1)")
     p.add_argument("--dask", metavar="ADDRESS", help="run the cases on this Dask scheduler (tcp://host:8786)")
@@ -172,11 +185,13 @@ def _run(args: argparse.Namespace) -> int:
         if args.toolbox is not None and args.no_toolbox:
             raise RunnerError("--toolbox and --no-toolbox contradict each other; give one")
         toolbox = False if args.no_toolbox else args.toolbox
+        if args.no_network and args.network:
+            raise RunnerError("--no-network and --network contradict each other; give one")
         _check_set_up(agents, args.isolation or "auto", not args.no_network)
         if args.tier == "fleet":
             return _run_fleet(args, agents, toolbox)
         fleet_flags = [f for f in ("world", "questions", "keys", "fleet_size", "per_family", "corpus_devices",
-                                   "tool_budget")
+                                   "tool_budget", "allow_unsandboxed_python_tool")
                        if getattr(args, f) is not None]
         if fleet_flags:
             raise RunnerError(f"--{fleet_flags[0].replace('_', '-')} applies to --tier fleet only")
@@ -187,7 +202,8 @@ def _run(args: argparse.Namespace) -> int:
             "isolation": args.isolation, "lang": args.lang, "backend": args.backend, "timeout_s": args.timeout,
             "presentation": args.presentation, "level": args.level,
             "run_seed": args.run_seed, "memory_limit_mb": args.memory_limit, "file_limit_mb": args.file_limit,
-            "toolbox": toolbox,
+            "process_limit": args.process_limit, "tmp_limit_mb": args.tmp_limit, "disk_limit_mb": args.disk_limit,
+            "toolbox": toolbox, "network_mode": args.network,
         }
         from psab.runner.study import StudyOptions
 
@@ -243,7 +259,9 @@ def _run_fleet(args: argparse.Namespace, agents: list, toolbox: bool | str | Non
              "per_family": args.per_family, "families": args.family, "limit": args.limit,
              "corpus_devices": args.corpus_devices, "isolation": args.isolation, "lang": args.lang,
              "timeout_s": args.timeout, "run_seed": args.run_seed, "memory_limit_mb": args.memory_limit,
-             "file_limit_mb": args.file_limit, "seed": args.seed, "toolbox": toolbox}
+             "file_limit_mb": args.file_limit, "seed": args.seed, "toolbox": toolbox,
+             "process_limit": args.process_limit, "tmp_limit_mb": args.tmp_limit, "disk_limit_mb": args.disk_limit,
+             "allow_unsandboxed_python_tool": args.allow_unsandboxed_python_tool, "network_mode": args.network}
     if args.tool_budget:
         budget = {}
         for item in args.tool_budget:

@@ -20,6 +20,7 @@ indistinguishable from an agent that does, and retrying it would hand slow agent
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -36,15 +37,20 @@ from psab.io import SolutionProblem, parse_solution_text
 from psab.runner.agents import ANSWER_KINDS, AgentSpec, InfraRule
 from psab.runner.instructions import instructions
 from psab.runner.sandbox import (
+    DEFAULT_DISK_LIMIT_MB,
     DEFAULT_FILE_LIMIT_MB,
+    DEFAULT_PROCESS_LIMIT,
+    DEFAULT_TMP_LIMIT_MB,
     NO_LIMITS,
     Launch,
     Limits,
+    Totals,
     agent_env,
     bwrap_problem,
     check_expose,
     copy_home,
     hidden_roots,
+    host_agent_ids,
     launch,
     make_sandbox,
     read_solution,
@@ -86,6 +92,10 @@ class Settings:
 
     isolation: str
     network: bool = True
+    #: ``proxy``: under bwrap the agent has a network namespace of its own whose only way out is
+    #: the recording proxy of its model API (:mod:`psab.runner.proxy`); ``host``: the host's
+    #: network, as before issue 32. ``network=False`` (``--no-network``) cuts even the proxy.
+    network_mode: str = "proxy"
     lang: str = "en"
     backend: str = "surrogate"
     presentation: str = "guided"
@@ -95,6 +105,10 @@ class Settings:
     #: Per-process resource limits of every agent, MB (None: none); an agent may set its own.
     memory_limit_mb: float | None = None
     file_limit_mb: float | None = DEFAULT_FILE_LIMIT_MB
+    #: What one attempt may use in all (:class:`psab.runner.sandbox.Totals`; 0 or None: no limit).
+    process_limit: int | None = DEFAULT_PROCESS_LIMIT
+    tmp_limit_mb: float | None = DEFAULT_TMP_LIMIT_MB
+    disk_limit_mb: float | None = DEFAULT_DISK_LIMIT_MB
     #: Paths beyond psab's own that an agent must not reach (the run directory).
     extra_hidden: tuple[str, ...] = ()
     #: The toolbox made visible to every agent (None: none; :mod:`psab.runner.tiers`).
@@ -137,16 +151,29 @@ class CaseOutcome:
 def classify(
     run: Launch, present: bool, parsed: Any, rules: tuple[InfraRule, ...], note: str = "", *,
     limits: Limits = NO_LIMITS, timeout_s: float | None = None, untouched: bool = False,
+    proxy: list[Any] | None = None,
 ) -> tuple[str, str | None, str]:
     """(class, rule, reason) of one attempt; see the module docstring. ``limits`` and
     ``timeout_s`` are what the attempt ran under, named in the reason when they ended it;
     ``untouched``: the solution file still holds the agent's placeholder (so ``present`` is
-    False and ``parsed`` None: it is no solution, and an infrastructure rule may yet match)."""
+    False and ``parsed`` None: it is no solution, and an infrastructure rule may yet match).
+    ``proxy``: the requests the recording proxy saw (:mod:`psab.runner.proxy`) when the agent's
+    model calls went through it — then only they can make the attempt an infrastructure failure,
+    and the text ``rules`` (what the agent printed, its exit status) are not consulted."""
     if run.timed_out:
         within = f"within {timeout_s:g} s" if timeout_s else "within its time limit"
         return AGENT_FAILURE, "timeout", f"the agent did not finish {within}"
+    if run.disk_exceeded:
+        return AGENT_FAILURE, "disk-limit", run.disk_exceeded
     if run.exit_code == 0 and isinstance(parsed, dict):
         return SCORED, None, ""
+    if proxy is not None:
+        from psab.runner.proxy import classify_from_proxy
+
+        seen = classify_from_proxy(proxy)
+        if seen is not None:
+            return INFRA_FAILURE, seen[0], seen[1]
+        rules = ()  # a claim in the agent's output is no evidence once the facts are at hand
     for rule in rules:
         if rule.matches(run.exit_code, run.stderr_scan, run.stdout_scan):
             return INFRA_FAILURE, rule.name, f"infrastructure rule {rule.name!r} matched (exit status {run.exit_code})"
@@ -350,6 +377,9 @@ class AgentRun:
     launched_at: float
     exited_at: float
     classified_at: float
+    totals: Totals = Totals()
+    #: What the recording proxy saw (:func:`psab.runner.proxy.attempt_usage`), when it was used.
+    model_api: dict[str, Any] | None = None
 
 
 def sandbox_env(sb: Any, agent: AgentSpec, paths: dict[str, str], *, isolation: str, hidden: list[Path],
@@ -375,15 +405,43 @@ def run_agent_once(agent: AgentSpec, settings: Any, sb: Any, argv: list[str], en
     (the untouched placeholder counts as nothing), parse it without trusting it and classify
     the attempt (:func:`classify`). ``binds``: runner-made paths shown read-only (the fleet
     tier's tool server, :func:`psab.runner.sandbox.launch`)."""
-    stdin = None
-    if agent.builtin is not None:
-        stdin = json.dumps({**(payload or {}), "attempt": n, "options": dict(agent.options)}).encode()
+    from psab.runner import proxy as model_proxy
+
     launched_at = time.perf_counter()
     timeout = agent.timeout_s or settings.default_timeout_s
     limits = Limits.resolve(agent.memory_limit_mb, settings.memory_limit_mb, agent.file_limit_mb,
                             settings.file_limit_mb)
-    run = launch(argv, sb, env=env, isolation=settings.isolation, network=network, expose=expose, hidden=hidden,
-                 timeout_s=timeout, stdin_bytes=stdin, limits=limits, binds=binds)
+    totals = Totals.of(getattr(settings, "process_limit", None), getattr(settings, "tmp_limit_mb", None),
+                       getattr(settings, "disk_limit_mb", None))
+    options = dict(agent.options)
+    api = agent.proxied
+    seen: list[Any] | None = None
+    # --network proxy under bwrap: a network namespace of the sandbox's own (no --share-net),
+    # whose only way out is the proxy's Unix socket, relayed inside by the forwarder
+    own_net = network and settings.isolation == "bwrap" and getattr(settings, "network_mode", "host") == "proxy"
+    with contextlib.ExitStack() as stack:
+        if api is not None:
+            upstream = model_proxy.upstream_for(api, agent.upstream or options.get("base_url"))
+            unix_path = None
+            if own_net:
+                sock_dir = sb.attempt_dir / "net"
+                sock_dir.mkdir(mode=0o711)
+                os.chmod(sock_dir, 0o711 if host_agent_ids() else 0o755)
+                unix_path = str(sock_dir / "s")
+                binds = (*binds, sock_dir)
+                argv = [system_python(), "-I", "-S", "-c", model_proxy.FORWARDER, unix_path,
+                        str(model_proxy.SANDBOX_PORT), *argv]
+            px = stack.enter_context(model_proxy.serve(api, upstream, unix_path))
+            env = {**env, **px.env()}
+            if agent.builtin == "openai":
+                options["base_url"] = px.base_url
+        stdin = None
+        if agent.builtin is not None:
+            stdin = json.dumps({**(payload or {}), "attempt": n, "options": options}).encode()
+        run = launch(argv, sb, env=env, isolation=settings.isolation, network=network and not own_net, expose=expose,
+                     hidden=hidden, timeout_s=timeout, stdin_bytes=stdin, limits=limits, binds=binds, totals=totals)
+        if api is not None:
+            seen = px.requests
     exited_at = time.perf_counter()
     present, data, note = read_solution(sb.solution, SOLUTION_LIMIT)
     untouched = agent.placeholder is not None and data == agent.placeholder.encode("utf-8")
@@ -397,9 +455,21 @@ def run_agent_once(agent: AgentSpec, settings: Any, sb: Any, argv: list[str], en
         except SolutionProblem:
             parsed = None
     cls, rule, reason = classify(run, present, parsed, agent.infra_rules, note, limits=limits, timeout_s=timeout,
-                                 untouched=untouched)
+                                 untouched=untouched, proxy=seen)
+    usage = model_proxy.attempt_usage(seen, agent.price_per_mtok) if seen is not None else None
     return AgentRun(run, limits, present, data, parsed, cls, rule, reason, launched_at, exited_at,
-                    time.perf_counter())
+                    time.perf_counter(), totals, usage)
+
+
+def rule_basis(cls: str, rule: str | None) -> str | None:
+    """What an infrastructure failure was judged from: ``proxy`` (what the recording proxy saw),
+    ``set-up`` (the runner could not start the agent) or ``text`` (a rule on the agent's output
+    and exit status, for clients that cannot be proxied); None for any other class."""
+    if cls != INFRA_FAILURE:
+        return None
+    if rule is not None and rule.startswith("proxy-"):
+        return "proxy"
+    return "set-up" if rule == SET_UP_ERROR else "text"
 
 
 def run_attempt(job: Any, case: Case, n: int, hidden: list[Path]) -> tuple[dict[str, Any], dict[str, bytes]]:
@@ -448,10 +518,13 @@ def run_attempt(job: Any, case: Case, n: int, hidden: list[Path]) -> tuple[dict[
         "n": n,
         "class": ar.cls,
         "rule": ar.rule,
+        "rule_basis": rule_basis(ar.cls, ar.rule),
         "reason": ar.reason,
         "exit_code": run.exit_code,
         "timed_out": run.timed_out,
         "limits": ar.limits.to_dict(),
+        "totals": ar.totals.to_dict(),
+        **({"model_api": ar.model_api} if ar.model_api is not None else {}),
         "wall_s": round(run.wall_s, 4),
         "solution_present": ar.present,
         "solution_bytes": len(data) if data is not None else None,

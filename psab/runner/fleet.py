@@ -49,7 +49,12 @@ from psab.runner.execute import (
     run_case,
 )
 from psab.runner.loop import RunReport
-from psab.runner.sandbox import DEFAULT_FILE_LIMIT_MB
+from psab.runner.sandbox import (
+    DEFAULT_DISK_LIMIT_MB,
+    DEFAULT_FILE_LIMIT_MB,
+    DEFAULT_PROCESS_LIMIT,
+    DEFAULT_TMP_LIMIT_MB,
+)
 from psab.runner.tiers import Case, Graded, Service, Tier, Toolbox
 
 TIER = "fleet"
@@ -93,26 +98,41 @@ class FleetOptions:
     budget: dict[str, float] = field(default_factory=dict)
     isolation: str = "auto"
     network: bool = True
+    #: ``proxy``: under bwrap the agent has a network namespace of its own whose only way out is
+    #: the recording proxy of its model API (:mod:`psab.runner.proxy`); ``host``: the host's
+    #: network, as before issue 32. ``network=False`` (``--no-network``) cuts even the proxy.
+    network_mode: str = "proxy"
     lang: str = "en"
     timeout_s: float = 600.0
     run_seed: int = 0
     max_attempts: int = MAX_ATTEMPTS
     memory_limit_mb: float | None = None
     file_limit_mb: float | None = DEFAULT_FILE_LIMIT_MB
+    #: What one attempt may use in all (:class:`psab.runner.sandbox.Totals`; 0 or None: no limit).
+    process_limit: int | None = DEFAULT_PROCESS_LIMIT
+    tmp_limit_mb: float | None = DEFAULT_TMP_LIMIT_MB
+    disk_limit_mb: float | None = DEFAULT_DISK_LIMIT_MB
     #: The toolbox (:mod:`psab.runner.tiers`): None the tier's default (off), False off, True
     #: the built one, a path.
     toolbox: bool | str | None = None
+    #: Let the python tool run without bwrap where bwrap does not work (its limits, seccomp
+    #: filter and audit hook only; ``--allow-unsandboxed-python-tool``). Off: such calls are
+    #: refused with one line (issue 32, item 8).
+    allow_unsandboxed_python_tool: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         out = {"world": self.world, "questions": self.questions, "keys": self.keys, "size": self.size,
                "per_family": self.per_family, "families": self.families, "limit": self.limit,
                "corpus_devices": self.corpus_devices, "budget": dict(self.budget), "isolation": self.isolation,
-               "network": self.network,
+               "network": self.network, "network_mode": self.network_mode,
                "lang": self.lang, "timeout_s": self.timeout_s, "run_seed": self.run_seed,
                "max_attempts": self.max_attempts, "memory_limit_mb": self.memory_limit_mb,
-               "file_limit_mb": self.file_limit_mb}
+               "file_limit_mb": self.file_limit_mb, "process_limit": self.process_limit,
+               "tmp_limit_mb": self.tmp_limit_mb, "disk_limit_mb": self.disk_limit_mb}
         if self.toolbox is not None:  # absent when not asked for: the manifest as before the toolbox
             out["toolbox"] = self.toolbox
+        if self.allow_unsandboxed_python_tool:  # likewise absent unless asked for
+            out["allow_unsandboxed_python_tool"] = True
         return out
 
 
@@ -123,16 +143,25 @@ class FleetSettings:
     isolation: str
     world: str
     network: bool = True
+    #: ``proxy``: under bwrap the agent has a network namespace of its own whose only way out is
+    #: the recording proxy of its model API (:mod:`psab.runner.proxy`); ``host``: the host's
+    #: network, as before issue 32. ``network=False`` (``--no-network``) cuts even the proxy.
+    network_mode: str = "proxy"
     lang: str = "en"
     default_timeout_s: float = 600.0
     max_attempts: int = MAX_ATTEMPTS
     memory_limit_mb: float | None = None
     file_limit_mb: float | None = DEFAULT_FILE_LIMIT_MB
+    #: What one attempt may use in all (:class:`psab.runner.sandbox.Totals`; 0 or None: no limit).
+    process_limit: int | None = DEFAULT_PROCESS_LIMIT
+    tmp_limit_mb: float | None = DEFAULT_TMP_LIMIT_MB
+    disk_limit_mb: float | None = DEFAULT_DISK_LIMIT_MB
     corpus_devices: int | None = None
     budget: tuple[tuple[str, float], ...] = ()
     run_seed: int = 0
     extra_hidden: tuple[str, ...] = ()
     toolbox: Toolbox | None = None
+    allow_unsandboxed_python_tool: bool = False
 
 
 @dataclass(frozen=True)
@@ -384,7 +413,8 @@ class FleetCase(Case):
         budget = make_budget(dict(s.budget))
         corpus = make_corpus(s.world, s.corpus_devices, list(q.get("targets") or []), s.run_seed)
         self.log_path = sandbox.io / "tools.jsonl"
-        with serve_attempt(Path(s.world), budget, corpus, self.log_path, sandbox.attempt_dir) as server:
+        with serve_attempt(Path(s.world), budget, corpus, self.log_path, sandbox.attempt_dir,
+                           python_isolation="auto" if s.allow_unsandboxed_python_tool else "bwrap") as server:
             client = _tool_client(server)
             # The server's variables (FLEET_TOOL_SOCKET, FLEET_TOOL: neutral names, so the agent
             # does not learn the benchmark's name from its environment; the escape agent checks
@@ -546,6 +576,9 @@ def plan(opts: FleetOptions, qdir: Path, kdir: Path) -> list[tuple[dict[str, Any
 
 def _options_from_manifest(m: dict[str, Any]) -> FleetOptions:
     o = dict(m["options"])
+    for k in ("process_limit", "tmp_limit_mb", "disk_limit_mb"):
+        o.setdefault(k, None)  # a run recorded before the totals (issue 32, item 7) resumes without them
+    o.setdefault("network_mode", "host")  # and one recorded before item 6 on the host's network
     return FleetOptions(agents=[AgentSpec.from_dict(a) for a in m["agents"]], **o)
 
 
@@ -590,6 +623,13 @@ class FleetTier(Tier):
             raise RunnerError("--corpus-devices must be at least 1")
         make_budget(opts.budget)  # refuses an unknown field or a non-positive value now, not per attempt
 
+    def hidden(self) -> list[Path]:
+        o = self.opts
+        out = [Path(d).resolve() for d in (o.world, o.questions) if d]
+        if o.keys or o.questions:
+            out.append(Path(o.keys).resolve() if o.keys else Path(str(Path(o.questions).resolve()) + "-keys"))
+        return out
+
     def prepare(self, run_dir: Path) -> None:
         self.world, self.qdir, self.kdir = prepare_world(self.opts, run_dir)
 
@@ -621,11 +661,15 @@ class FleetTier(Tier):
 
     def settings(self, isolation: str, run_dir: Path) -> FleetSettings:
         opts, world, qdir, kdir = self.opts, self.world, self.qdir, self.kdir
-        return FleetSettings(isolation=isolation, world=str(world), network=opts.network, lang=opts.lang,
+        return FleetSettings(isolation=isolation, world=str(world), network=opts.network,
+                             network_mode=opts.network_mode, lang=opts.lang,
                              default_timeout_s=opts.timeout_s, max_attempts=opts.max_attempts,
                              memory_limit_mb=opts.memory_limit_mb, file_limit_mb=opts.file_limit_mb,
+                             process_limit=opts.process_limit, tmp_limit_mb=opts.tmp_limit_mb,
+                             disk_limit_mb=opts.disk_limit_mb,
                              corpus_devices=opts.corpus_devices, budget=tuple(sorted(opts.budget.items())),
                              run_seed=opts.run_seed, toolbox=self.toolbox,
+                             allow_unsandboxed_python_tool=opts.allow_unsandboxed_python_tool,
                              extra_hidden=tuple(dict.fromkeys((str(run_dir.resolve()), str(world), str(qdir),
                                                                str(kdir)))))
 

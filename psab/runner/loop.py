@@ -25,6 +25,7 @@ from psab.runner.sandbox import (
     STOP,
     check_expose,
     check_limit_mb,
+    check_process_limit,
     check_temp_root,
     hidden_roots,
     kill_all_live,
@@ -121,10 +122,17 @@ def preflight(tier: Tier, run_dir: Path) -> str:
     tier.check()
     if not opts.timeout_s > 0:
         raise RunnerError("--timeout must be positive")
+    if getattr(opts, "network_mode", "host") not in ("proxy", "host"):
+        raise RunnerError("--network must be proxy or host")
     check_limit_mb("--memory-limit", opts.memory_limit_mb)
     check_limit_mb("--file-limit", opts.file_limit_mb)
+    check_process_limit(getattr(opts, "process_limit", None))
+    check_limit_mb("--tmp-limit", getattr(opts, "tmp_limit_mb", None))
+    check_limit_mb("--disk-limit", getattr(opts, "disk_limit_mb", None))
     isolation = resolve_isolation(opts.isolation, opts.network)
-    hidden = hidden_roots(run_dir)
+    # the tier's own (a fleet's --world): an expose over it is refused here in one line, not by
+    # the first attempt of a run already created (issue 32, item 9)
+    hidden = hidden_roots(run_dir) + [h for h in tier.hidden() if h not in hidden_roots(run_dir)]
     check_temp_root(temp_root(), hidden)
     home = Path.home().resolve()
     for a in opts.agents:
@@ -258,7 +266,7 @@ def write_summary(tier: Tier, rd: RunDir, manifest: dict[str, Any], planned: int
     """Aggregates only: ``summary.json`` and ``summary.md`` at the top of the run directory —
     the runner's rows (:func:`psab.runner.summary.aggregate`) and the tier's own columns."""
     from psab.contract import dumps
-    from psab.runner.summary import aggregate, markdown
+    from psab.runner.summary import aggregate, markdown, model_api_usage, usage_markdown
 
     records = list(rd.records())
     agents = [a["name"] for a in manifest["agents"]]
@@ -271,6 +279,9 @@ def write_summary(tier: Tier, rd: RunDir, manifest: dict[str, Any], planned: int
     }
     if "toolbox" in manifest:
         summary["toolbox"] = manifest["toolbox"]
+    usage = model_api_usage(records, agents)
+    if usage:  # absent when no attempt went through the proxy: such summaries stay as they were
+        summary["model_api_usage"] = usage
     write_atomic(rd.path / "summary.json", dumps(summary))
-    write_atomic(rd.path / "summary.md", markdown(summary, rows) + section)
+    write_atomic(rd.path / "summary.md", markdown(summary, rows) + usage_markdown(usage) + section)
     return summary, table

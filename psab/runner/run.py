@@ -20,7 +20,12 @@ from psab.runner import loop
 from psab.runner.agents import AgentSpec
 from psab.runner.execute import EVAL_LOCK, MAX_ATTEMPTS, CaseJob, Settings
 from psab.runner.loop import RunReport
-from psab.runner.sandbox import DEFAULT_FILE_LIMIT_MB
+from psab.runner.sandbox import (
+    DEFAULT_DISK_LIMIT_MB,
+    DEFAULT_FILE_LIMIT_MB,
+    DEFAULT_PROCESS_LIMIT,
+    DEFAULT_TMP_LIMIT_MB,
+)
 from psab.runner.store import SPLITS, RunDir, check_seed
 from psab.runner.summary import public_cases, text_table
 from psab.runner.tiers import Tier
@@ -42,6 +47,10 @@ class RunOptions:
     start: int = 0
     isolation: str = "auto"
     network: bool = True
+    #: ``proxy``: under bwrap the agent has a network namespace of its own whose only way out is
+    #: the recording proxy of its model API (:mod:`psab.runner.proxy`); ``host``: the host's
+    #: network, as before issue 32. ``network=False`` (``--no-network``) cuts even the proxy.
+    network_mode: str = "proxy"
     lang: str = "en"
     backend: str = "surrogate"
     #: How much of the method the statement spells out: ``guided`` or ``expert``.
@@ -53,6 +62,10 @@ class RunOptions:
     max_attempts: int = MAX_ATTEMPTS
     memory_limit_mb: float | None = None
     file_limit_mb: float | None = DEFAULT_FILE_LIMIT_MB
+    #: What one attempt may use in all (:class:`psab.runner.sandbox.Totals`; 0 or None: no limit).
+    process_limit: int | None = DEFAULT_PROCESS_LIMIT
+    tmp_limit_mb: float | None = DEFAULT_TMP_LIMIT_MB
+    disk_limit_mb: float | None = DEFAULT_DISK_LIMIT_MB
     #: The toolbox (:mod:`psab.runner.tiers`): None the tier's default (off here), False off,
     #: True the built one, a path a toolbox built there.
     toolbox: bool | str | None = None
@@ -131,10 +144,11 @@ def _options_dict(opts: RunOptions) -> dict[str, Any]:
     it records exactly what it recorded before the toolbox existed)."""
     out: dict[str, Any] = {
         "families": opts.families, "limit": opts.limit, "count": opts.count, "start": opts.start,
-        "isolation": opts.isolation, "network": opts.network, "lang": opts.lang, "backend": opts.backend,
+        "isolation": opts.isolation, "network": opts.network, "network_mode": opts.network_mode, "lang": opts.lang, "backend": opts.backend,
         "presentation": opts.presentation, "level": opts.level,
         "timeout_s": opts.timeout_s, "run_seed": opts.run_seed, "max_attempts": opts.max_attempts,
         "memory_limit_mb": opts.memory_limit_mb, "file_limit_mb": opts.file_limit_mb,
+        "process_limit": opts.process_limit, "tmp_limit_mb": opts.tmp_limit_mb, "disk_limit_mb": opts.disk_limit_mb,
     }
     if opts.toolbox is not None:
         out["toolbox"] = opts.toolbox
@@ -146,12 +160,16 @@ def _options_from_manifest(m: dict[str, Any], cls: type[RunOptions] | None = Non
     return (cls or RunOptions)(
         agents=[AgentSpec.from_dict(a) for a in m["agents"]], splits=list(m["splits"]), families=o["families"],
         limit=o["limit"], count=o["count"], start=o["start"], isolation=o["isolation"], network=o["network"],
+        # a run recorded before issue 32 shared the host's network, and resumes so
+        network_mode=o.get("network_mode", "host"),
         lang=o["lang"], backend=o["backend"], timeout_s=o["timeout_s"], run_seed=o["run_seed"],
         # runs recorded before presentations and levels existed were guided, level 1
         presentation=o.get("presentation", "guided"), level=o.get("level", 1),
         max_attempts=o.get("max_attempts", MAX_ATTEMPTS),
         # a run recorded before resource limits existed resumes without them, as it started
         memory_limit_mb=o.get("memory_limit_mb"), file_limit_mb=o.get("file_limit_mb"),
+        # and one recorded before the totals (issue 32, item 7) without those
+        process_limit=o.get("process_limit"), tmp_limit_mb=o.get("tmp_limit_mb"), disk_limit_mb=o.get("disk_limit_mb"),
         toolbox=o.get("toolbox"),
     )
 
@@ -316,10 +334,12 @@ class CompactTier(Tier):
 
 
 def _settings(opts: RunOptions, isolation: str, run_dir: Path, toolbox: Any = None) -> Settings:
-    return Settings(isolation=isolation, network=opts.network, lang=opts.lang, backend=opts.backend,
+    return Settings(isolation=isolation, network=opts.network, network_mode=opts.network_mode, lang=opts.lang, backend=opts.backend,
                     presentation=opts.presentation,
                     default_timeout_s=opts.timeout_s, run_seed=opts.run_seed, max_attempts=opts.max_attempts,
                     memory_limit_mb=opts.memory_limit_mb, file_limit_mb=opts.file_limit_mb,
+                    process_limit=opts.process_limit, tmp_limit_mb=opts.tmp_limit_mb,
+                    disk_limit_mb=opts.disk_limit_mb,
                     extra_hidden=(str(run_dir.resolve()),), toolbox=toolbox)
 
 

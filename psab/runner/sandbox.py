@@ -607,7 +607,7 @@ def _bwrap_supports(option: str) -> bool:
 
 
 def bwrap_args(box: Path, *, network: bool, expose: list[Path], hidden: list[Path],
-               binds: tuple[Path, ...] = ()) -> list[str]:
+               binds: tuple[Path, ...] = (), tmp_mb: float | None = None) -> list[str]:
     """bwrap's arguments (before ``--``) for one attempt.
 
     The agent is uid/gid :data:`SANDBOX_UID` of a new user namespace with every capability
@@ -622,6 +622,11 @@ def bwrap_args(box: Path, *, network: bool, expose: list[Path], hidden: list[Pat
     and its stdlib client, :func:`psab.fleet.server.serve_attempt`), bound read-only at the same
     path; unlike ``expose`` they are not the user's choice, so :func:`check_expose` (which
     refuses anything under the sandboxes' root) does not apply to them.
+
+    Every tmpfs the agent may write has a size (issue 32, item 7): ``/tmp`` ``tmp_mb`` (None: the
+    kernel's default, half the memory), ``/dev/shm`` :data:`SHM_LIMIT_MB`; bwrap's own root tmpfs,
+    ``/dev`` and the masks are remounted read-only (they were writable, without bound, by the
+    agent, which owns them in its namespace). Only the box is written to the host's disk.
     """
     args = ["--die-with-parent", "--new-session", "--unshare-all",
             "--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_GID), "--cap-drop", "ALL"]
@@ -641,7 +646,9 @@ def bwrap_args(box: Path, *, network: bool, expose: list[Path], hidden: list[Pat
         real = os.path.realpath("/etc/resolv.conf")
         if not real.startswith(("/etc/", "/usr/")) and os.path.exists(real):
             args += ["--ro-bind", real, real]
-    args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    args += ["--proc", "/proc", "--dev", "/dev"]
+    args += [*(["--size", str(int(tmp_mb * 2**20))] if tmp_mb else []), "--tmpfs", "/tmp"]
+    args += ["--size", str(int(SHM_LIMIT_MB * 2**20)), "--tmpfs", "/dev/shm", "--remount-ro", "/dev"]
     args += ["--bind", str(box), BOX_IN_BWRAP]
     for p in expose:
         args += ["--ro-bind", str(p), str(p)]
@@ -651,8 +658,8 @@ def bwrap_args(box: Path, *, network: bool, expose: list[Path], hidden: list[Pat
     # /usr, a config file in /etc) is covered up.
     visible_roots = [Path(d) for d in (*SYSTEM_DIRS, *LIB_DIRS)] + expose
     for m in masks(hidden, visible_roots):
-        args += (["--tmpfs", str(m)] if m.is_dir() else ["--ro-bind", "/dev/null", str(m)])
-    args += ["--chdir", BOX_IN_BWRAP]
+        args += (["--tmpfs", str(m), "--remount-ro", str(m)] if m.is_dir() else ["--ro-bind", "/dev/null", str(m)])
+    args += ["--remount-ro", "/", "--chdir", BOX_IN_BWRAP]
     return args
 
 
@@ -822,6 +829,74 @@ _RLIMIT_SHIM = (
 #: An attempt without resource limits.
 NO_LIMITS = Limits()
 
+#: Processes and threads one bwrap sandbox may hold at once unless the run says otherwise
+#: (``--process-limit``). A real agent holds tens (a Node or Rust client's threads, a shell, a
+#: Python with a BLAS pool per core); 2048 leaves room for a 64-core BLAS pool in several
+#: processes, while eight sandboxes at their limit stay under Linux's default pid_max of 32768.
+DEFAULT_PROCESS_LIMIT = 2048
+#: The size of the sandbox's private ``/tmp`` (a tmpfs: memory) unless the run says otherwise
+#: (``--tmp-limit``); unset, the kernel gives every tmpfs half the machine's memory.
+DEFAULT_TMP_LIMIT_MB = 2048.0
+#: The size of ``/dev/shm`` in the sandbox: Docker's default, which agents' tools (Chromium,
+#: Python's multiprocessing) are used to.
+SHM_LIMIT_MB = 64.0
+#: What the box (the agent's working directory, on the host's disk) may hold at most unless the
+#: run says otherwise (``--disk-limit``), and how many entries (inodes) it may hold at all.
+DEFAULT_DISK_LIMIT_MB = 8192.0
+MAX_BOX_ENTRIES = 500_000
+#: The disk watcher's pause between two measurements of the box: at least this, and at least
+#: :data:`DISK_WATCH_FACTOR` times the last measurement took (so it costs at most ~5% of a core).
+DISK_WATCH_MIN_S = 1.0
+DISK_WATCH_FACTOR = 20.0
+
+
+def check_process_limit(n: int | None) -> None:
+    if n is not None and not (isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= 2**22):
+        raise RunnerError(f"--process-limit must be a whole number of processes between 0 (no limit) and {2**22}, "
+                          f"not {n!r}")
+
+
+@dataclass(frozen=True)
+class Totals:
+    """What one attempt may use in all, beyond each process's :class:`Limits` (issue 32, item 7).
+
+    ``processes`` bounds the processes and threads of the sandbox together (``RLIMIT_NPROC`` set
+    inside the bwrap user namespace: since Linux 5.14 the kernel counts it per user of each user
+    namespace, so each sandbox has its own count — where the host's uid 65534, which every
+    sandbox runs as, would be shared by all; root is exempt from RLIMIT_NPROC, so relocation
+    run by root has no process limit). ``tmp_mb`` is the size of the sandbox's private ``/tmp``
+    (bwrap only; relocation's ``$TMPDIR`` is in the box). ``disk_mb`` bounds what the box holds
+    (bytes allocated, both isolations): a watcher measures it every few seconds and ends the
+    agent past it (or past :data:`MAX_BOX_ENTRIES` entries), so an agent writing fast may pass it
+    by what it writes between two measurements — each file is also capped by ``Limits.file_mb``.
+    ``None``: no such limit.
+    """
+
+    processes: int | None = None
+    tmp_mb: float | None = None
+    disk_mb: float | None = None
+
+    @classmethod
+    def of(cls, processes: int | None, tmp_mb: float | None, disk_mb: float | None) -> Totals:
+        """0 means no limit (as for :class:`Limits`)."""
+        return cls(processes or None, tmp_mb or None, disk_mb or None)
+
+    def to_dict(self) -> dict[str, float | None]:
+        return {"processes": self.processes, "tmp_mb": self.tmp_mb, "disk_mb": self.disk_mb}
+
+    def inner_prefix(self) -> list[str]:
+        """The command that sets the process limit inside the sandbox, then runs the agent."""
+        if not self.processes:
+            return []
+        if _prlimit():
+            return [_prlimit() or "prlimit", f"--nproc={self.processes}", "--"]
+        return [system_python(), "-I", "-S", "-c", _RLIMIT_SHIM.replace("RLIMIT_AS", "RLIMIT_NPROC"),
+                str(self.processes), "-1"]
+
+
+#: An attempt without totals.
+NO_TOTALS = Totals()
+
 
 @cache
 def _prlimit() -> str | None:
@@ -837,6 +912,8 @@ class Launch:
     stderr_tail: str
     stderr_scan: str
     stdout_scan: str
+    #: Why the disk watcher ended the agent (the box past ``Totals.disk_mb``), else None.
+    disk_exceeded: str | None = None
 
 
 #: Process groups of running agents, so an interrupted run can stop exactly what it started.
@@ -851,9 +928,10 @@ SCAN_BYTES = 64 * 1024
 
 def launch(argv: list[str], sb: Sandbox, *, env: dict[str, str], isolation: str, network: bool,
            expose: list[Path], hidden: list[Path], timeout_s: float, stdin_bytes: bytes | None,
-           limits: Limits = NO_LIMITS, binds: tuple[Path, ...] = ()) -> Launch:
-    """Run one agent process under ``limits`` to completion or timeout; kill everything it started.
-    ``binds``: runner-made paths shown read-only at the same place (see :func:`bwrap_args`)."""
+           limits: Limits = NO_LIMITS, binds: tuple[Path, ...] = (), totals: Totals = NO_TOTALS) -> Launch:
+    """Run one agent process under ``limits`` and ``totals`` to completion or timeout; kill
+    everything it started. ``binds``: runner-made paths shown read-only at the same place (see
+    :func:`bwrap_args`)."""
     if STOP.is_set():
         raise RunnerError("the run is stopping; no new agent is started")
     out_path, err_path = sb.io / "stdout.log", sb.io / "stderr.log"
@@ -862,13 +940,14 @@ def launch(argv: list[str], sb: Sandbox, *, env: dict[str, str], isolation: str,
     if isolation == "bwrap":
         args_r, args_w = os.pipe()
         payload = b"\0".join(a.encode() for a in bwrap_args(sb.box, network=network, expose=expose, hidden=hidden,
-                                                             binds=binds)) + b"\0"
+                                                             binds=binds, tmp_mb=totals.tmp_mb)) + b"\0"
         # bwrap reads the pipe before it forks; the arguments are a few kilobytes, well
         # under a pipe's buffer, so writing first cannot block.
         os.write(args_w, payload)
         os.close(args_w)
         pass_fds = (args_r,)
-        argv = [shutil.which("bwrap") or "bwrap", "--args", str(args_r), "--", *argv]
+        # the process limit is set inside the namespace: counted for this sandbox alone (Totals)
+        argv = [shutil.which("bwrap") or "bwrap", "--args", str(args_r), "--", *totals.inner_prefix(), *argv]
     # Outside bwrap, so the limits hold for the namespace's every process and the agent cannot
     # raise them back (an unprivileged process may only lower a hard limit).
     argv = [*limits.prefix(), *argv]
@@ -906,12 +985,16 @@ def launch(argv: list[str], sb: Sandbox, *, env: dict[str, str], isolation: str,
                 stdin_file.close()
         timed_out = False
         code: int | None = None
+        watcher: _DiskWatcher | None = None
         if proc is not None:
             with _LIVE_LOCK:
                 LIVE[proc.pid] = sb.box
                 stopping = STOP.is_set()
             if stopping:  # the run was interrupted while this agent was starting
                 kill_group(proc.pid)
+            if totals.disk_mb:
+                watcher = _DiskWatcher(sb.box, totals.disk_mb, proc.pid)
+                watcher.start()
             try:
                 code = proc.wait(timeout=timeout_s)
             except subprocess.TimeoutExpired:
@@ -921,6 +1004,8 @@ def launch(argv: list[str], sb: Sandbox, *, env: dict[str, str], isolation: str,
             finally:
                 # Whatever the agent left running in its group dies with it.
                 kill_group(proc.pid)
+                if watcher is not None:
+                    watcher.stop()
                 if isolation == "relocate":
                     sweep(sb.box)
                 with _LIVE_LOCK:
@@ -936,7 +1021,64 @@ def launch(argv: list[str], sb: Sandbox, *, env: dict[str, str], isolation: str,
         stderr_tail=_tail(err_path, TAIL_CHARS),
         stderr_scan=_tail(err_path, SCAN_BYTES),
         stdout_scan=_tail(out_path, SCAN_BYTES),
+        disk_exceeded=watcher.exceeded if watcher is not None else None,
     )
+
+
+def box_usage(box: Path, max_entries: int = MAX_BOX_ENTRIES) -> tuple[int, int]:
+    """(bytes allocated, entries) under ``box``: every entry ``lstat``-ed once (``st_blocks``, so a
+    sparse file counts what it holds), symlinks never followed, other file systems not entered;
+    the walk stops once it has seen more than ``max_entries``."""
+    try:
+        dev = os.lstat(box).st_dev
+    except OSError:
+        return 0, 0
+    total = entries = 0
+    todo = [str(box)]
+    while todo and entries <= max_entries:
+        try:
+            it = os.scandir(todo.pop())
+        except OSError:
+            continue
+        with it:
+            for e in it:
+                entries += 1
+                try:
+                    st = e.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                total += st.st_blocks * 512
+                if stat.S_ISDIR(st.st_mode) and st.st_dev == dev:
+                    todo.append(e.path)
+    return total, entries
+
+
+class _DiskWatcher(threading.Thread):
+    """Measures the box while the agent runs; past the cap it ends the agent's process group."""
+
+    def __init__(self, box: Path, cap_mb: float, pgid: int) -> None:
+        super().__init__(daemon=True, name="box-disk-watcher")
+        self.box, self.cap, self.pgid = box, int(cap_mb * 2**20), pgid
+        self.cap_mb = cap_mb
+        self.done = threading.Event()
+        self.exceeded: str | None = None
+
+    def run(self) -> None:
+        pause = DISK_WATCH_MIN_S
+        while not self.done.wait(pause):
+            t0 = time.perf_counter()
+            used, entries = box_usage(self.box)
+            pause = max(DISK_WATCH_MIN_S, DISK_WATCH_FACTOR * (time.perf_counter() - t0))
+            if used > self.cap or entries > MAX_BOX_ENTRIES:
+                self.exceeded = (f"the agent's working directory held {used / 2**20:.0f} MB in {entries} entries, "
+                                 f"past the disk limit of {self.cap_mb:g} MB" if used > self.cap else
+                                 f"the agent's working directory held more than {MAX_BOX_ENTRIES} entries")
+                kill_group(self.pgid)
+                return
+
+    def stop(self) -> None:
+        self.done.set()
+        self.join(timeout=30)
 
 
 def _private_file(path: Path):  # type: ignore[no-untyped-def]

@@ -122,6 +122,44 @@ def markdown(summary: dict[str, Any], rows: Sequence[Row]) -> str:
     return "\n".join(lines)
 
 
+def model_api_usage(records: Iterable[dict[str, Any]], agents: Sequence[str] = ()) -> list[dict[str, Any]]:
+    """Per agent, over every attempt whose model calls went through the recording proxy
+    (:mod:`psab.runner.proxy`): attempts, requests, failed requests, tokens and cost (None
+    when the agent names no prices). Empty when no attempt was proxied."""
+    acc: dict[str, dict[str, Any]] = {}
+    for r in records:
+        for a in r.get("attempts") or []:
+            m = a.get("model_api")
+            if not isinstance(m, dict):
+                continue
+            row = acc.setdefault(r["agent"], {"agent": r["agent"], "attempts": 0, "requests": 0, "failed_requests": 0,
+                                              "input_tokens": 0, "output_tokens": 0, "cost_usd": None})
+            row["attempts"] += 1
+            row["requests"] += int(m.get("n_requests") or 0)
+            row["failed_requests"] += int(m.get("n_failed") or 0)
+            row["input_tokens"] += int(m.get("input_tokens") or 0)
+            row["output_tokens"] += int(m.get("output_tokens") or 0)
+            if m.get("cost_usd") is not None:
+                row["cost_usd"] = round((row["cost_usd"] or 0.0) + float(m["cost_usd"]), 8)
+    order = [a for a in agents if a in acc] + sorted(set(acc) - set(agents))
+    return [acc[a] for a in order]
+
+
+def usage_markdown(usage: Sequence[dict[str, Any]]) -> str:
+    """The summary's section on model API usage (nothing when no attempt was proxied)."""
+    if not usage:
+        return ""
+    lines = ["## Model API usage", "", "| agent | attempts | requests | failed | input tokens | output tokens | cost (USD) |",
+             "|---|---|---|---|---|---|---|"]
+    for u in usage:
+        cost = "—" if u["cost_usd"] is None else f"{u['cost_usd']:.4f}"
+        lines.append(f"| {u['agent']} | {u['attempts']} | {u['requests']} | {u['failed_requests']} | "
+                     f"{u['input_tokens']} | {u['output_tokens']} | {cost} |")
+    lines += ["", "As the runner's recording proxy saw them, every attempt included (the tokens the upstream "
+              "reported; the cost at the agent's price_per_mtok).", ""]
+    return "\n".join(lines) + "\n"
+
+
 def public_cases(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per-case lines for the public split only (publishable: the public answers are public)."""
     out = []

@@ -233,6 +233,11 @@ class Tier:
     def check(self) -> None:
         """The tier's own option checks (the generic ones are :func:`psab.runner.loop.preflight`'s)."""
 
+    def hidden(self) -> list[Path]:
+        """Paths of the tier's own an agent must never see, known before the run starts (the
+        fleet's given world, questions and keys): preflight refuses an ``expose`` over them."""
+        return []
+
     def toolbox_choice(self) -> bool | str:
         choice = getattr(self.opts, "toolbox", None)
         return self.toolbox_default if choice is None else choice

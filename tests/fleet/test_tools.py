@@ -651,3 +651,89 @@ def test_a_long_attempt_directory_gets_a_short_socket_and_a_retry_a_fresh_one(wo
             rc, out = _tool(srv, "tools")
             assert rc == 0
         assert not srv.socket_path.exists() and not srv.bin_dir.exists()
+
+
+# Issue 32, item 8: the python tool's fallback and the two holes in its audit hook.
+# CPython 3.11-3.13's ``_posixsubprocess.fork_exec`` (23 arguments, subprocess.py's own call):
+# no audit event is raised, so before the seccomp filter this spawned /bin/echo in both modes.
+_FORK_EXEC = ("import _posixsubprocess, os\n"
+              "r, w = os.pipe(); er, ew = os.pipe()\n"
+              "pid = _posixsubprocess.fork_exec([b'/bin/echo', b'SPAWNED'], [b'/bin/echo'], True, (w, ew), None, None,"
+              " -1, -1, -1, w, -1, -1, er, ew, False, False, -1, None, None, None, -1, None, False)\n"
+              "os.close(w); os.close(ew)\n"
+              "print('child said', os.read(r, 100), 'exec error', os.read(er, 200), os.waitpid(pid, 0))\n")
+
+
+@pytest.mark.parametrize("isolation", ["rlimit", "bwrap"])
+def test_the_python_tool_starts_no_new_program_however_asked(isolation: str) -> None:
+    """docs/fleet-tools.md says new programs are refused: ``subprocess``, ``os.system`` and
+    ``fork_exec`` itself (which raises no audit event) all fail, in both modes; forking the
+    interpreter (bounded by RLIMIT_NPROC) and threads still work."""
+    if isolation == "bwrap":
+        from psab.runner.sandbox import bwrap_problem
+
+        from conftest import need, need_bwrap
+
+        need_bwrap()
+        need(bwrap_problem(False) is None, f"bwrap cannot create a sandbox here: {bwrap_problem(False)}")
+    from psab.fleet.tools import run_python
+
+    r = run_python(_FORK_EXEC, 4, 2000, isolation=isolation)
+    assert "SPAWNED" not in r["output"], r["output"]
+    # the child's exec failed with EPERM (subprocess's error pipe: "OSError:<errno>:")
+    assert "child said b'' exec error b'OSError:1:'" in r["output"], r["output"]
+    r = run_python("import os\npid = os.fork()\nif pid == 0:\n    os._exit(3)\nprint('forked', os.waitpid(pid, 0)[1] >> 8)",
+                   4, 2000, isolation=isolation)
+    assert r["output"].strip() == "forked 3", r["output"]
+    r = run_python("import threading; t = threading.Thread(target=print, args=('thread',)); t.start(); t.join()",
+                   4, 2000, isolation=isolation)
+    assert r["output"].strip() == "thread", r["output"]
+
+
+def test_the_python_tool_without_bwrap_refuses_dir_fd_and_links_into_the_world() -> None:
+    """``os.open('world/world.json', O_RDONLY, dir_fd=fd)`` with ``fd`` a parent directory read
+    the world: the ``open`` event does not carry ``dir_fd``. Also ``os.link`` out of it, and
+    ``os.listdir``/``scandir`` of the parent stay allowed (only the world is refused)."""
+    from psab.fleet.tools import run_python
+
+    base = Path(tempfile.mkdtemp(dir="/tmp"))
+    try:
+        base.chmod(0o755)  # anyone may pass: only the hook refuses
+        w = base / "world"
+        w.mkdir(mode=0o755)
+        (w / "world.json").write_text("CANARY")
+        (w / "world.json").chmod(0o644)
+        attacks = [
+            f"import os; fd = os.open({str(base)!r}, os.O_RDONLY)\n"
+            "f = os.open('world/world.json', os.O_RDONLY, dir_fd=fd); print(os.read(f, 100))",
+            f"import os; fd = os.open({str(w)!r} + '/..', os.O_RDONLY); os.chdir('/')\n"
+            "f = os.open('world/world.json', os.O_RDONLY, dir_fd=fd); print(os.read(f, 100))",
+            f"import os; fd = os.open({str(base)!r}, os.O_RDONLY)\n"
+            "os.link('world/world.json', 'copy.json', src_dir_fd=fd); print(open('copy.json').read())",
+            f"import os, pathlib; print(open(pathlib.Path({str(w / 'world.json')!r})).read())",
+        ]
+        for code in attacks:
+            r = run_python(code, 4, 1000, deny=[w], isolation="rlimit")
+            assert "CANARY" not in r["output"] and r["exit_code"] != 0, (code, r["output"])
+            # as root the tool's user may not link root's file at all (protected_hardlinks)
+            assert "cannot read the world" in r["output"] or "Operation not permitted" in r["output"], r["output"]
+        r = run_python(f"import os; print(sorted(os.listdir({str(base)!r})))", 4, 1000, deny=[w], isolation="rlimit")
+        assert r["output"].strip() == "['world']", r["output"]
+    finally:
+        shutil.rmtree(base)
+
+
+def test_the_python_tool_refuses_the_fallback_unless_asked(world: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where bwrap does not work the python tool used to fall back silently to no namespace; now
+    a call is refused with one line naming the flag, unless the session was given ``auto``."""
+    from psab.fleet import tools
+    from psab.fleet.tools import ToolSession
+
+    monkeypatch.setattr(tools, "_python_bwrap_problem", lambda: "bwrap is not installed")
+    r = ToolSession(world).call("python", {"code": "print(6 * 7)"})
+    assert not r["ok"] and "--allow-unsandboxed-python-tool" in r["error"] and "bwrap is not installed" in r["error"]
+    assert "\n" not in r["error"]
+    r = ToolSession(world, python_isolation="auto").call("python", {"code": "print(6 * 7)"})
+    assert r["ok"] and r["result"]["output"].strip() == "42" and r["result"]["isolation"] == "rlimit", r
+    with pytest.raises(ValueError):
+        ToolSession(world, python_isolation="none")

@@ -303,3 +303,25 @@ def test_the_cli_passes_dask_to_a_fleet_run(world: dict[str, Path], tmp_path: Pa
                  "--questions", str(world["questions"]), "--dask", "tcp://10.0.0.1:8786", "--out", str(tmp_path / "r")])
     err = capsys.readouterr().err
     assert code != 0 and "reached tcp://10.0.0.1:8786" in err
+
+
+@pytest.mark.parametrize("what", ["world", "questions", "keys", "parent"])
+def test_preflight_refuses_an_expose_over_the_world_before_the_run_exists(world: dict[str, Path], tmp_path: Path,
+                                                                          what: str) -> None:
+    """Issue 32 (item 9's leftover): an ``expose`` over --world (or the questions, the keys, or a
+    directory holding them) was accepted by preflight, the run created, and its first attempt
+    died; now preflight refuses it in one line and no run directory is left."""
+    from runner_helpers import need_working_bwrap
+
+    need_working_bwrap()
+    path = world["world"].parent if what == "parent" else world[what]
+    out = tmp_path / "run"
+    import dataclasses
+
+    agent = dataclasses.replace(parse_agent_arg("builtin:fleet-reference"), expose=(str(path),))
+    opts = fleet.FleetOptions(agents=[agent], world=str(world["world"]), questions=str(world["questions"]),
+                              keys=str(world["keys"]), limit=1, isolation="bwrap")
+    with pytest.raises(RunnerError, match="overlaps") as info:
+        fleet.start(opts, out=out, progress="none")
+    assert "\n" not in str(info.value)
+    assert not out.exists()

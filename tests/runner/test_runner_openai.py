@@ -78,13 +78,17 @@ def test_malformed_reply_is_an_agent_failure(tmp_path, stub):
     assert "malformed reply" in rec["attempts"][0]["stderr_tail"] and len(state.requests) == 1
 
 
-@pytest.mark.parametrize("status, rule", [("429", "rate-limit"), ("500", "server-error")])
+# builtin:openai goes through the runner's recording proxy (issue 32, item 5): the rule is what
+# the proxy saw upstream, not what the agent printed
+@pytest.mark.parametrize("status, rule", [("429", "proxy-rate-limit"), ("500", "proxy-server-error")])
 def test_provider_errors_are_infrastructure_failures_and_retried(tmp_path, stub, status, rule):
     url, state = stub
     state.mode = status
     rec = _one(tmp_path, url, f"e{status}")
     assert [a["class"] for a in rec["attempts"]] == ["infra_failure", "infra_failure"]
     assert rec["attempts"][0]["rule"] == rule and rec["attempts"][0]["exit_code"] == 75
+    assert rec["attempts"][0]["rule_basis"] == "proxy" and f"status {status}" in rec["attempts"][0]["reason"]
+    assert rec["attempts"][0]["model_api"]["requests"][0]["status"] == int(status)
     assert len(state.requests) == 2 and rec["result"] is None
 
 
@@ -100,7 +104,8 @@ def test_unreachable_server_is_a_transport_failure(tmp_path):
     with stub_server() as (url, _state):
         pass  # closed: nothing listens on that port any more
     rec = _one(tmp_path, url, "down")
-    assert rec["attempts"][0]["class"] == "infra_failure" and rec["attempts"][0]["rule"] == "transport"
+    assert rec["attempts"][0]["class"] == "infra_failure" and rec["attempts"][0]["rule"] == "proxy-transport"
+    assert rec["attempts"][0]["model_api"]["requests"][0]["status"] is None
 
 
 def test_options_are_checked_and_the_key_is_passed_by_name():

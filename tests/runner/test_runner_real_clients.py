@@ -80,5 +80,7 @@ def test_recipe_end_to_end(tmp_path, stub, client, mode):
     if score is not None:
         assert rec["result"]["score"] == score, detail
     else:
-        assert rec["attempts"][0]["rule"].startswith(client) or rec["attempts"][0]["rule"] in (
-            "rate-limit", "server-error"), detail
+        # the recipes route the client through the recording proxy (issue 32, item 5): the stub's
+        # 429/500 is what the proxy saw
+        assert rec["attempts"][0]["rule"] in ("proxy-rate-limit", "proxy-server-error"), detail
+        assert rec["attempts"][0]["rule_basis"] == "proxy", detail
