@@ -163,7 +163,7 @@ def surrogate_currents(net: pg.HVNet, relays: list[Relay], pairs: list[tuple[int
                     mag = np.abs(cur) * ib[kb]
                     ip[t, qs_, phi] = np.where(ok, i_p, np.nan)
                     ibk[t, qs_, phi] = np.where(ok, np.where(mag > ZERO_KA, mag, 0.0), np.nan)
-                    fwd[t, qs_, phi] = ok & (np.real(vk * np.conj(cur)) > 0)
+                    fwd[t, qs_, phi] = ok & (mag > ZERO_KA) & (np.real(vk * np.conj(cur)) > 0)
     return Currents(out["near"], out["far"], out["near_min"], out["far_min"], ip, ibk, fwd)
 
 

@@ -9,7 +9,7 @@ read back with ``simbench.csv2pp``). psab derives from it:
   transformer magnetising branches and static generators neglected (§5.3.1; static generators
   by the study's stated convention), lines by ``R + jX`` of Line.csv × length, two-winding
   transformers by ``u_kr``/``u_Rr`` at rated ratio with ``K_T = 0.95·c_max/(1 + 0.6·x_T)``
-  (§6.3.3, eq. 12a; in both the maximum and the minimum case, as pandapower applies it),
+  (§6.3.3, eq. 12a; for the maximum currents only, as the clause and pandapower apply it),
   each external grid by its network feeder impedance ``Z_Q = c·U_nQ²/S″kQ`` with the stated
   ``R_Q/X_Q`` (§6.2, eq. 1). ``Z_bus = Y⁻¹`` per topology (dense: 64 buses), and for a
   three-phase bus fault at ``f``: ``I″k = c/Z_ff`` and the node voltages
@@ -163,7 +163,9 @@ def admittance(net: HVNet, sources: Sources, c: float, c_max: float, out_line: i
         keep[out_line] = False
     y = line_y_pu(net)[keep]
     f, t = net.line_from[keep], net.line_to[keep]
-    kt = kt_factor(net.trafo_vk_pct, net.trafo_vkr_pct, c_max)
+    # K_T for the maximum short-circuit currents only (IEC 60909-0:2016 §6.3.3); c < c_max is the
+    # minimum condition
+    kt = kt_factor(net.trafo_vk_pct, net.trafo_vkr_pct, c_max) if c >= c_max else np.ones(len(net.trafo_sn_mva))
     zt = kt * (net.trafo_vkr_pct + 1j * np.sqrt(np.maximum(net.trafo_vk_pct ** 2 - net.trafo_vkr_pct ** 2, 0.0))) \
         / 100.0 * S_BASE_MVA / net.trafo_sn_mva
     yt = 1.0 / zt

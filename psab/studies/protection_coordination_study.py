@@ -57,7 +57,7 @@ SIMBENCH_VERSION = "simbench 1.6.3 (SimBench data 1.0.x)"
 AREA_HOPS = {1: 5, 2: None}
 PUBLIC_CENTRE = "HV1 Bus 63"
 MAX_RELAYS = 400
-BACKENDS: tuple[str, ...] = ("surrogate",)
+BACKENDS: tuple[str, ...] = ("surrogate", "pandapower")
 
 DELIVERABLES = (
     Deliverable("relay_currents", "analysis", 2.0,
@@ -658,7 +658,7 @@ CONVENTIONS_EN = """\
 Model: the SimBench CSV folder in `model/` (Node.csv, Line.csv, Transformer.csv, ExternalNet.csv, Switch.csv, Load.csv,
 RES.csv, StudyCases.csv, the type tables). Nodes joined by a closed bus-bus switch (Switch.csv, cond = 1) are one bus;
 open switches are open. Lines: R = r·length, X = x·length of their LineType (Ω), charging neglected in the fault
-calculation; two-winding transformers at rated ratio (neutral tap), u_k and u_Rr of their TransformerType.
+calculation and R not corrected to an end temperature in either condition; two-winding transformers at rated ratio (neutral tap), u_k and u_Rr of their TransformerType.
 
 Relays: one directional overcurrent relay at each end of each study line (`relays`: id, line_id, bus_id = the end's node
 as Line.csv names it, remote_bus_id), looking from its bus into the line. Topologies: `base` and each listed outage (one
@@ -668,7 +668,7 @@ topology when both lines are in service.
 
 Fault currents — IEC 60909-0:2016, three-phase, initial symmetrical current I″k, equivalent voltage source c·U_n/√3 at
 the fault; loads, line capacitances, shunts and every static generator (RES.csv) neglected; transformer impedance
-× K_T = 0.95·c_max/(1 + 0.6·x_T) in both conditions; each external grid (ExternalNet.csv) a network feeder
+× K_T = 0.95·c_max/(1 + 0.6·x_T) in the maximum condition only (§6.3.3); each external grid (ExternalNet.csv) a network feeder
 Z_Q = c·U_n²/S″kQ with R_Q/X_Q as stated in `short_circuit.sources` (maximum condition: c = c_max, s_sc_max_mva, rx_max;
 minimum: c = c_min, s_sc_min_mva, rx_min). Currents through a relay are phasors of the branch current at its end; a current
 below 1 mA is zero.
@@ -708,7 +708,7 @@ CONVENTIONS_RU = """\
 Модель: папка CSV SimBench в `model/` (Node.csv, Line.csv, Transformer.csv, ExternalNet.csv, Switch.csv, Load.csv,
 RES.csv, StudyCases.csv, таблицы типов). Узлы, соединённые включённым шинным выключателем (Switch.csv, cond = 1), — один
 узел; отключённые выключатели разомкнуты. Линии: R = r·length, X = x·length их LineType (Ом), ёмкость в расчёте КЗ не
-учитывается; двухобмоточные трансформаторы при номинальном коэффициенте трансформации (нейтральная отпайка), u_k и u_Rr их
+учитывается, R не приводится к конечной температуре ни в одном режиме; двухобмоточные трансформаторы при номинальном коэффициенте трансформации (нейтральная отпайка), u_k и u_Rr их
 TransformerType.
 
 Реле: по одному направленному реле максимального тока на каждом конце каждой линии исследования (`relays`: id, line_id,
@@ -719,7 +719,7 @@ bus_id — узел этого конца, как в Line.csv, remote_bus_id), �
 
 Токи КЗ — МЭК 60909-0:2016, трёхфазное КЗ, начальный сверхпереходный ток I″k, эквивалентный источник c·U_n/√3 в месте КЗ;
 нагрузки, ёмкости линий, шунты и все статические генераторы (RES.csv) не учитываются; сопротивление трансформатора × K_T =
-0,95·c_max/(1 + 0,6·x_T) в обоих режимах; каждая внешняя сеть (ExternalNet.csv) — питающая сеть Z_Q = c·U_n²/S″kQ с R_Q/X_Q
+0,95·c_max/(1 + 0,6·x_T) только в максимальном режиме (§6.3.3); каждая внешняя сеть (ExternalNet.csv) — питающая сеть Z_Q = c·U_n²/S″kQ с R_Q/X_Q
 из `short_circuit.sources` (максимальный режим: c = c_max, s_sc_max_mva, rx_max; минимальный: c = c_min, s_sc_min_mva,
 rx_min). Ток через реле — вектор тока ветви на её конце; ток меньше 1 мА равен нулю.
 - близкое КЗ реле: трёхфазное КЗ на его линии сразу за его выключателем (потенциал его узла, все прочие линии включены):
