@@ -126,6 +126,14 @@ def currents(net: pg.HVNet, relays: list[pc.Relay], pairs: list[tuple[int, int]]
             if not live[r]:
                 continue
             li = int(line_idx[rel.line])
+            if not pg.fed_behind(net, rel.line, rel.bus, ol):
+                # the stub and its bus hang on no source with the remote breaker open: no current
+                out["far"][t, r] = 0.0
+                for q in by_primary.get(r, []):
+                    if live[pairs[q][1]]:
+                        ip[t, q, 1] = 0.0
+                        ibk[t, q, 1] = 0.0
+                continue
             stub_net = copy.deepcopy(work)
             stub = pp.create_bus(stub_net, vn_kv=float(stub_net.bus.at[rem_bus[r], "vn_kv"]), name="stub")
             col = "to_bus" if at_from[r] else "from_bus"

@@ -88,6 +88,31 @@ def pp_net(code: str) -> Any:
 
 @cache
 def hv_net(code: str) -> HVNet:
+    """The grid's bus-branch arrays (derived once from its CSV folder, then read from the
+    cache ``~/.cache/psab/studies/protection/``, keyed by the folder's digest)."""
+    import dataclasses
+    import os
+
+    from psab.studies import _simbench_grid
+
+    digest = _simbench_grid.files_digest(_simbench_grid.model_files(code))[:16]
+    path = _simbench_grid.cache_root() / "protection" / f"hvnet-{code}-{digest}-v1.npz"
+    if path.is_file():
+        with np.load(path, allow_pickle=False) as z:
+            d = {}
+            for f in dataclasses.fields(HVNet):
+                v = z[f.name]
+                d[f.name] = str(v) if f.name == "code" else tuple(v.tolist()) if f.type.startswith("tuple") else v
+            return HVNet(**d)
+    out = _derive_hv_net(code)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.stem + f".tmp{os.getpid()}.npz")
+    np.savez(tmp, **{f.name: np.asarray(getattr(out, f.name)) for f in dataclasses.fields(HVNet)})
+    tmp.replace(path)
+    return out
+
+
+def _derive_hv_net(code: str) -> HVNet:
     """The grid's bus-branch arrays: buses joined by a closed bus-bus switch are one bus (the
     name of the lowest-indexed one kept), open bus-bus switches are open, buses left without a
     line, transformer or external grid dropped."""

@@ -198,16 +198,32 @@ _LOAD_CACHE: dict[Any, np.ndarray] = {}
 
 def _load_currents(code: str, L: tuple[int, ...], af: tuple[bool, ...], outages: tuple[int, ...],
                    cases: tuple[str, ...]) -> np.ndarray:
+    import hashlib
+    import json
+    import os
+
     from psab.studies import _protection_grid as pg
+    from psab.studies import _simbench_grid
 
     key = (code, L, af, outages, cases)
     with _LOCK:
         hit = _LOAD_CACHE.get(key)
     if hit is None:
-        try:
-            hit = pg.load_currents_a(code, np.array(L), np.array(af), list(outages), list(cases))
-        except ValueError as exc:
-            raise InvalidTaskError(f"{STUDY_ID}: {exc}") from exc
+        # derived data, cached on disk by the model's digest and the request (never committed)
+        digest = hashlib.sha256(json.dumps([_simbench_grid.files_digest(_simbench_grid.model_files(code)), list(L),
+                                            list(af), list(outages), list(cases), 1]).encode()).hexdigest()[:24]
+        path = _simbench_grid.cache_root() / "protection" / f"load-{digest}.npy"
+        if path.is_file():
+            hit = np.load(path)
+        else:
+            try:
+                hit = pg.load_currents_a(code, np.array(L), np.array(af), list(outages), list(cases))
+            except ValueError as exc:
+                raise InvalidTaskError(f"{STUDY_ID}: {exc}") from exc
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(path.stem + f".tmp{os.getpid()}.npy")
+            np.save(tmp, hit)
+            tmp.replace(path)
         with _LOCK:
             if len(_LOAD_CACHE) > 16:
                 _LOAD_CACHE.clear()
