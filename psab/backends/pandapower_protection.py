@@ -66,7 +66,10 @@ def _line_current(res: Any, line: int, bus: int, at_from: bool) -> tuple[complex
 
 
 def currents(net: pg.HVNet, relays: list[pc.Relay], pairs: list[tuple[int, int]], outages: list[int],
-             sources_max: pg.Sources, sources_min: pg.Sources, c_max: float, c_min: float) -> pc.Currents:
+             sources_max: pg.Sources, sources_min: pg.Sources, c_max: float, c_min: float,
+             stubs: bool = True) -> pc.Currents:
+    """Every current of :class:`~psab.studies._protection_core.Currents` by ``calc_sc``
+    (``stubs=False`` leaves the remote-open faults out: a diagnostic)."""
     import pandapower as pp
 
     del c_max, c_min  # pandapower applies IEC 60909 Table 1's factors (1.10/1.00 above 1 kV)
@@ -123,7 +126,7 @@ def currents(net: pg.HVNet, relays: list[pc.Relay], pairs: list[tuple[int, int]]
                         fwd[t, q, 0] = p_b > 0 and abs(i_b) > zero
         # far-end faults, remote breaker open: the line's remote end on a stub bus
         for r, rel in enumerate(relays):
-            if not live[r]:
+            if not live[r] or not stubs:
                 continue
             li = int(line_idx[rel.line])
             if not pg.fed_behind(net, rel.line, rel.bus, ol):

@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 
 from psab.contract import Task, Violation
-from psab.errors import InvalidTaskError
+from psab.errors import InvalidTaskError, SolverError
 from psab.evaluators import answer_schema as s
 from psab.registry import Assessment, Deliverable, FamilySpec, Generated, Reference, register
 from psab.studies import _protection_core as pc
@@ -271,11 +271,13 @@ def solve(task: Task, backend: str) -> Reference:
     st = eng.st
     if any(len(a) == 0 for a in eng.allowed):
         bad = [st.relay_ids[i] for i, a in enumerate(eng.allowed) if len(a) == 0]
-        raise InvalidTaskError(f"{STUDY_ID}: no grid pickup meets the pickup rules for relays {bad[:5]}")
+        # a draw whose margins leave a relay no pickup is redrawn (SolverError: the generator's
+        # "solver" rejection), not a broken task
+        raise SolverError(f"{STUDY_ID}: no grid pickup meets the pickup rules for relays {bad[:5]}")
     t1 = time.perf_counter()
     res = pc.solve_milp(st.settings, eng.cur, st.pairs, eng.allowed, time_limit_s=240.0)
     if not np.isfinite(res.objective_s):
-        raise InvalidTaskError(f"{STUDY_ID}: no selective settings exist ({res.info.get('status')})")
+        raise SolverError(f"{STUDY_ID}: no selective settings exist ({res.info.get('status')})")
     pick = st.settings.pickups_a[res.pickup_idx]
     tms = _rounded_up_tms(st, eng, pick, res.tms)
     ans = {"relay_currents": currents_answer(eng), "settings": settings_answer(st, pick, tms)}
