@@ -9,10 +9,11 @@ models them), every static generator out of service, each external grid given th
   phasor from ``rk_ohm``/``xk_ohm`` (``c·U_n/(√3·Z_k)``, angle of the pre-fault source 0) and the
   line current at the remote end from ``ikss_*_ka``/``ikss_*_degree``; the sensitivity current
   (remote bus fault) is the line current at the relay's end;
-- one ``calc_sc`` per relay line end for the far-end fault with the remote breaker open: the
-  line's remote end moved to a new stub bus, the fault at the stub; the relay's current is the
-  stub's I″k, each backup's the current at its end of its line, forward when the active power
-  into its line there is positive.
+- one ``calc_sc`` per study line for the far-end faults with the remote breaker open: the line
+  is then a stub fed from the relay's bus alone, which is a fault at that bus through the
+  line's impedance (``r_fault_ohm``/``x_fault_ohm``) in the network without the line — both
+  ends' faults in one call; the relay's current is that I″k, each backup's the current at its
+  end of its line, forward when the active power into its line there is positive.
 """
 
 from __future__ import annotations
@@ -45,13 +46,14 @@ def _prepared(code: str, smax: pg.Sources, smin: pg.Sources) -> Any:
     return net
 
 
-def _calc(net: Any, case: str, c: float, buses: list[int]) -> None:
+def _calc(net: Any, case: str, c: float, buses: list[int], fault_ohm: tuple[float, float] = (0.0, 0.0)) -> None:
     import pandapower.shortcircuit as sc
 
     logging.getLogger("pandapower").setLevel(logging.ERROR)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        sc.calc_sc(net, case=case, bus=buses, branch_results=True, return_all_currents=True, ip=False, ith=False)
+        sc.calc_sc(net, case=case, bus=buses, branch_results=True, return_all_currents=True, ip=False, ith=False,
+                   r_fault_ohm=fault_ohm[0], x_fault_ohm=fault_ohm[1])
 
 
 def _line_current(res: Any, line: int, bus: int, at_from: bool) -> tuple[complex, float]:
@@ -70,7 +72,6 @@ def currents(net: pg.HVNet, relays: list[pc.Relay], pairs: list[tuple[int, int]]
              stubs: bool = True) -> pc.Currents:
     """Every current of :class:`~psab.studies._protection_core.Currents` by ``calc_sc``
     (``stubs=False`` leaves the remote-open faults out: a diagnostic)."""
-    import pandapower as pp
 
     del c_max, c_min  # pandapower applies IEC 60909 Table 1's factors (1.10/1.00 above 1 kV)
     base = _prepared(net.code, sources_max, sources_min)
@@ -124,33 +125,38 @@ def currents(net: pg.HVNet, relays: list[pc.Relay], pairs: list[tuple[int, int]]
                         ip[t, q, 0] = out["near"][t, r]
                         ibk[t, q, 0] = abs(i_b) if abs(i_b) > zero else 0.0
                         fwd[t, q, 0] = p_b > 0 and abs(i_b) > zero
-        # far-end faults, remote breaker open: the line's remote end on a stub bus
-        for r, rel in enumerate(relays):
-            if not live[r] or not stubs:
+        # far-end faults, remote breaker open: the line is then a stub fed from the relay's bus
+        # alone, i.e. a fault at that bus through the line's impedance in the network without
+        # the line — one calc_sc per line (faults at both its ends, r_fault/x_fault = the line's)
+        for line in sorted({rel.line for r, rel in enumerate(relays) if live[r]}) if stubs else []:
+            li = int(line_idx[line])
+            ends = [r for r, rel in enumerate(relays) if rel.line == line]
+            fed = [r for r in ends if pg.fed_behind(net, line, relays[r].bus, ol)]
+            for r in ends:
+                if r not in fed:  # the stub and its bus hang on no source: no current
+                    out["far"][t, r] = 0.0
+                    for q in by_primary.get(r, []):
+                        if live[pairs[q][1]]:
+                            ip[t, q, 1] = 0.0
+                            ibk[t, q, 1] = 0.0
+            if not fed:
                 continue
-            li = int(line_idx[rel.line])
-            if not pg.fed_behind(net, rel.line, rel.bus, ol):
-                # the stub and its bus hang on no source with the remote breaker open: no current
-                out["far"][t, r] = 0.0
+            w2 = copy.deepcopy(work)
+            w2.line.at[li, "in_service"] = False
+            z_ohm = (float(w2.line.at[li, "r_ohm_per_km"]) * float(w2.line.at[li, "length_km"]),
+                     float(w2.line.at[li, "x_ohm_per_km"]) * float(w2.line.at[li, "length_km"]))
+            _calc(w2, "max", 0.0, [end_bus[r] for r in fed], fault_ohm=z_ohm)
+            rl = w2.res_line_sc
+            for r in fed:
+                a_b = end_bus[r]
+                far = float(w2.res_bus_sc.at[a_b, "ikss_ka"])
+                out["far"][t, r] = far if far > zero else 0.0
                 for q in by_primary.get(r, []):
-                    if live[pairs[q][1]]:
-                        ip[t, q, 1] = 0.0
-                        ibk[t, q, 1] = 0.0
-                continue
-            stub_net = copy.deepcopy(work)
-            stub = pp.create_bus(stub_net, vn_kv=float(stub_net.bus.at[rem_bus[r], "vn_kv"]), name="stub")
-            col = "to_bus" if at_from[r] else "from_bus"
-            stub_net.line.at[li, col] = stub
-            _calc(stub_net, "max", 0.0, [stub])
-            far = float(stub_net.res_bus_sc.at[stub, "ikss_ka"])
-            out["far"][t, r] = far if far > zero else 0.0
-            rl = stub_net.res_line_sc
-            for q in by_primary.get(r, []):
-                b = pairs[q][1]
-                if not live[b]:
-                    continue
-                i_b, p_b = _line_current(rl, int(line_idx[relays[b].line]), stub, at_from[b])
-                ip[t, q, 1] = out["far"][t, r]
-                ibk[t, q, 1] = abs(i_b) if abs(i_b) > zero else 0.0
-                fwd[t, q, 1] = p_b > 0 and abs(i_b) > zero
+                    b = pairs[q][1]
+                    if not live[b]:
+                        continue
+                    i_b, p_b = _line_current(rl, int(line_idx[relays[b].line]), a_b, at_from[b])
+                    ip[t, q, 1] = out["far"][t, r]
+                    ibk[t, q, 1] = abs(i_b) if abs(i_b) > zero else 0.0
+                    fwd[t, q, 1] = p_b > 0 and abs(i_b) > zero
     return pc.Currents(out["near"], out["far"], out["near_min"], out["far_min"], ip, ibk, fwd)
