@@ -247,16 +247,19 @@ def engine(task: Task, backend: str) -> Engine:
 # ---------------------------------------------------------------------------- answers
 
 
-def currents_answer(eng: Engine) -> list[dict[str, Any]]:
-    an = eng.an
-    return [{"relay_id": rid, "i_load_max_a": round(float(an.i_load_max_a[i]), 3),
-             "i_fault_min_ka": round(float(an.i_fault_min_ka[i]), 5), "i_fault_max_ka": round(float(an.i_fault_max_ka[i]), 5)}
-            for i, rid in enumerate(eng.st.relay_ids)]
+def currents_of(st: Study, an: pc.Analysis) -> dict[str, dict[str, float]]:
+    """Deliverable ``relay_currents``: an object keyed by relay id."""
+    return {rid: {"i_load_max_a": round(float(an.i_load_max_a[i]), 3), "i_fault_min_ka": round(float(an.i_fault_min_ka[i]), 5),
+                  "i_fault_max_ka": round(float(an.i_fault_max_ka[i]), 5)} for i, rid in enumerate(st.relay_ids)}
 
 
-def settings_answer(st: Study, pickup_a: np.ndarray, tms: np.ndarray) -> list[dict[str, Any]]:
-    return [{"relay_id": rid, "pickup_a": float(pickup_a[i]), "tms": round(float(tms[i]), 6)}
-            for i, rid in enumerate(st.relay_ids)]
+def currents_answer(eng: Engine) -> dict[str, dict[str, float]]:
+    return currents_of(eng.st, eng.an)
+
+
+def settings_answer(st: Study, pickup_a: np.ndarray, tms: np.ndarray) -> dict[str, dict[str, float]]:
+    """Deliverable ``settings``: an object keyed by relay id."""
+    return {rid: {"pickup_a": float(pickup_a[i]), "tms": round(float(tms[i]), 6)} for i, rid in enumerate(st.relay_ids)}
 
 
 def _rounded_up_tms(st: Study, eng: Engine, pick: np.ndarray, tms: np.ndarray) -> np.ndarray:
@@ -298,22 +301,17 @@ def _num(x: Any) -> float | None:
     return float(x)
 
 
-def decision_problems(st: Study, eng: Engine, rows: list[Mapping[str, Any]]) -> tuple[list[Violation], np.ndarray, np.ndarray]:
+def decision_problems(st: Study, eng: Engine, rows: Mapping[str, Any]) -> tuple[list[Violation], np.ndarray, np.ndarray]:
     """The settings read back (every relay once, pickups on the grid, TMS in range) and the
     rule violations (pickup margins)."""
     s_ = st.settings
     out: list[Violation] = []
     pick = np.full(len(st.relays), np.nan)
     tms = np.full(len(st.relays), np.nan)
-    rix = {x: i for i, x in enumerate(st.relay_ids)}
-    for j, row in enumerate(rows):
-        i = rix.get(row.get("relay_id"))
-        if i is None:
-            out.append(Violation(f"/settings/{j}/relay_id", "a listed relay", "a relay id of the task", row.get("relay_id")))
-            continue
-        if np.isfinite(pick[i]):
-            out.append(Violation(f"/settings/{j}/relay_id", "each relay set once", "once", row.get("relay_id")))
-            continue
+    for i, j in enumerate(st.relay_ids):
+        row = rows.get(j) if isinstance(rows, Mapping) else None
+        if not isinstance(row, Mapping):
+            continue  # reported below as missing
         p, t = _num(row.get("pickup_a")), _num(row.get("tms"))
         if p is None or not np.any(np.abs(s_.pickups_a - p) <= 1e-9 * max(1.0, p)):
             out.append(Violation(f"/settings/{j}/pickup_a", "pickup on the settings grid", "a value of pickup_grid_a",
@@ -334,15 +332,15 @@ def decision_problems(st: Study, eng: Engine, rows: list[Mapping[str, Any]]) -> 
         lo = s_.k_load * an.i_load_max_a[i]
         hi = an.i_fault_min_ka[i] * 1000.0 / s_.k_fault
         if pick[i] < lo * (1 - 1e-9):
-            out.append(Violation(f"/settings/{i}/pickup_a", f"pickup of {st.relay_ids[i]} at least "
+            out.append(Violation(f"/settings/{st.relay_ids[i]}/pickup_a", f"pickup of {st.relay_ids[i]} at least "
                                  f"{s_.k_load:g} × its maximum load current", f">= {lo:.3f}", pick[i]))
         if pick[i] > hi * (1 + 1e-9):
-            out.append(Violation(f"/settings/{i}/pickup_a", f"pickup of {st.relay_ids[i]} at most its minimum fault "
+            out.append(Violation(f"/settings/{st.relay_ids[i]}/pickup_a", f"pickup of {st.relay_ids[i]} at most its minimum fault "
                                  f"current / {s_.k_fault:g}", f"<= {hi:.3f}", pick[i]))
         for phi in s_.objective_points:
             ii = (eng.cur.near if phi == 0 else eng.cur.far)[0, i]
             if ii > 0 and pick[i] >= ii * 1000.0:
-                out.append(Violation(f"/settings/{i}/pickup_a", f"{st.relay_ids[i]} operates at its base-topology "
+                out.append(Violation(f"/settings/{st.relay_ids[i]}/pickup_a", f"{st.relay_ids[i]} operates at its base-topology "
                                      f"{pc.FAULT_POINTS[phi]} fault", f"< {ii * 1000:.3f}", pick[i]))
     return out, pick, tms
 
@@ -359,24 +357,22 @@ def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
     evidence: dict[str, Any] = {"deliverables": {}}
     # analysis: three values per relay
     mism: list[dict[str, Any]] = []
-    got = {}
-    for j, row in enumerate(answer["relay_currents"]):
-        got.setdefault(row.get("relay_id"), (j, row))
+    got = answer["relay_currents"] if isinstance(answer.get("relay_currents"), Mapping) else {}
     n_items = n_right = 0
-    for exp in ref["relay_currents"]:
-        j, row = got.get(exp["relay_id"], (None, {}))
+    for rid, exp in ref["relay_currents"].items():
+        row = got.get(rid) if isinstance(got.get(rid), Mapping) else {}
         for fld in ("i_load_max_a", "i_fault_min_ka", "i_fault_max_ka"):
             n_items += 1
-            ptr = f"/relay_currents/{j if j is not None else '-'}/{fld}"
             v = _num(row.get(fld))
+            # the tolerance's floors are keyed by /relay_currents/*/<field>
             if v is not None and bool(tol.close(f"/relay_currents/0/{fld}", float(exp[fld]), v)[0]):
                 n_right += 1
             elif len(mism) < 20:
-                mism.append({"field": ptr, "relay_id": exp["relay_id"], "expected": exp[fld], "found": row.get(fld)})
+                mism.append({"field": f"/relay_currents/{rid}/{fld}", "expected": exp[fld], "found": row.get(fld)})
     scores = {"relay_currents": n_right / n_items if n_items else 1.0}
     evidence["deliverables"]["relay_currents"] = {"mismatches": mism, "n_items": n_items, "n_right": n_right}
     # decision
-    viol, pick, tms = decision_problems(st, eng, list(answer["settings"]))
+    viol, pick, tms = decision_problems(st, eng, answer["settings"])
     if any(not np.isfinite(pick[i]) for i in range(len(st.relays))):
         return Assessment(violations=viol[:200], objective=None, deliverable_scores=scores, evidence=evidence)
     mis = pc.miscoordinations(st.settings, eng.cur, st.pairs, pick, tms)
@@ -403,8 +399,8 @@ def do_nothing_answer(task: Task) -> dict[str, Any]:
     g = st.settings.pickups_a
     pick = np.array([g[min(int(np.searchsorted(g, st.net.line_max_i_ka[r.line] * 1000.0)), len(g) - 1)]
                      for r in st.relays])
-    return {"relay_currents": [{"relay_id": rid, "i_load_max_a": 0.0, "i_fault_min_ka": 0.0, "i_fault_max_ka": 0.0}
-                               for rid in st.relay_ids],
+    return {"relay_currents": {rid: {"i_load_max_a": 0.0, "i_fault_min_ka": 0.0, "i_fault_max_ka": 0.0}
+                               for rid in st.relay_ids},
             "settings": settings_answer(st, pick, np.full(len(st.relays), st.settings.tms_min))}
 
 
@@ -454,10 +450,7 @@ def dc_only_answer(task: Task) -> dict[str, Any]:
     allowed = pc.allowed_choices(st.settings, an, cur)
     pick = np.array([st.settings.pickups_a[a[0]] if len(a) else st.settings.pickups_a[-1] for a in allowed])
     tms = _iterative_tms(st, cur, pick)
-    rows = [{"relay_id": rid, "i_load_max_a": round(float(an.i_load_max_a[i]), 3),
-             "i_fault_min_ka": round(float(an.i_fault_min_ka[i]), 5), "i_fault_max_ka": round(float(an.i_fault_max_ka[i]), 5)}
-            for i, rid in enumerate(st.relay_ids)]
-    return {"relay_currents": rows, "settings": settings_answer(st, pick, tms)}
+    return {"relay_currents": currents_of(st, an), "settings": settings_answer(st, pick, tms)}
 
 
 def model_size(task: Task) -> dict[str, Any]:
@@ -474,7 +467,6 @@ def submission_schema(inputs: Mapping[str, Any]) -> dict[str, Any]:
     ids = [r["id"] for r in inputs["relays"]]
     grid = list(inputs["settings"]["pickup_grid_a"])
     cur = s.obj({
-        "relay_id": s.enum(ids, "the relay (id as listed)", ru="реле (id из задачи)"),
         "i_load_max_a": s.number("largest load current through the relay over the study cases and topologies (A)",
                                  minimum=0, ru="наибольший ток нагрузки через реле по расчётным режимам и схемам (А)"),
         "i_fault_min_ka": s.number("smallest non-zero fault current at the sensitivity fault, minimum condition (kA)",
@@ -483,16 +475,16 @@ def submission_schema(inputs: Mapping[str, Any]) -> dict[str, Any]:
                                    ru="наибольший ток КЗ при близком КЗ, максимальный режим (кА)"),
     }, "one relay", ru="одно реле")
     setting = s.obj({
-        "relay_id": s.enum(ids, "the relay (id as listed)", ru="реле (id из задачи)"),
         "pickup_a": s.enum(grid, "pickup current, primary amperes, a value of settings.pickup_grid_a",
                            ru="ток срабатывания, первичные амперы, значение из settings.pickup_grid_a"),
         "tms": s.number("time multiplier setting", minimum=float(inputs["settings"]["tms_min"]),
                         maximum=float(inputs["settings"]["tms_max"]), ru="множитель времени (TMS)"),
     }, "one relay's settings", ru="уставки одного реле")
     return s.submission({
-        "relay_currents": s.array(cur, "one entry per relay, in the order of relays", length=len(ids),
-                                  ru="по записи на каждое реле, в порядке relays"),
-        "settings": s.array(setting, "one entry per relay", length=len(ids), ru="по записи на каждое реле"),
+        "relay_currents": s.obj({rid: cur for rid in ids}, "keyed by relay id: every listed relay",
+                                ru="по id реле: каждое реле из задачи"),
+        "settings": s.obj({rid: setting for rid in ids}, "keyed by relay id: every listed relay",
+                          ru="по id реле: каждое реле из задачи"),
     }, "Protection coordination study", ru="Исследование координации защит")
 
 
@@ -704,13 +696,13 @@ Load currents: pandapower-style AC power flow (Newton-Raphson) of the grid at ea
 PV_p for types containing 'PV', RES_p otherwise; every external grid at Slack_vm, angle 0), in every topology; the relay's
 current is the line current at its end (either direction).
 
-Deliverable relay_currents (per relay, in the order of `relays`): i_load_max_a = the largest load current over the study
+Deliverable relay_currents (an object keyed by relay id, every listed relay): i_load_max_a = the largest load current over the study
 cases and topologies (A); i_fault_min_ka = the smallest non-zero current at its sensitivity fault over the topologies
 (minimum condition; where that current is zero in every topology — no infeed of its own behind the relay — the smallest
 non-zero current at its near-end fault, minimum condition, instead); i_fault_max_ka = the largest current at its
 near-end fault over the topologies (maximum condition). Scored value by value (relative tolerance 0.2 %).
 
-Deliverable settings (per relay: pickup_a, tms): pickup_a a value of `settings.pickup_grid_a` (primary amperes), tms in
+Deliverable settings (an object keyed by relay id: {pickup_a, tms}): pickup_a a value of `settings.pickup_grid_a` (primary amperes), tms in
 [tms_min, tms_max] (continuous). Operating time t = tms·k/((I/pickup)^α − 1) of the IEC 60255-151 curve `settings.curve`
 (standard_inverse: k = 0.14 s, α = 0.02; very_inverse: k = 13.5 s, α = 1; no upper limit on I/pickup, no definite-time
 stage), no operation at I ≤ pickup. Rules: pickup ≥ pickup_over_max_load × i_load_max; pickup ≤ i_fault_min /
@@ -754,13 +746,13 @@ rx_min). Ток через реле — вектор тока ветви на е
 для типов с 'PV', иначе RES_p; каждая внешняя сеть при Slack_vm, угол 0) во всех схемах; ток реле — ток линии на его конце
 (в любом направлении).
 
-Результат relay_currents (по каждому реле в порядке `relays`): i_load_max_a — наибольший ток нагрузки по расчётным случаям
+Результат relay_currents (объект по id реле, каждое реле из задачи): i_load_max_a — наибольший ток нагрузки по расчётным случаям
 и схемам (А); i_fault_min_ka — наименьший ненулевой ток при КЗ для чувствительности по схемам (минимальный режим; если он
 нулевой во всех схемах — у реле нет собственной подпитки — наименьший ненулевой ток при близком КЗ, минимальный режим);
 i_fault_max_ka — наибольший ток при близком КЗ по схемам (максимальный режим). Оценка по каждому значению (отн. допуск
 0,2 %).
 
-Результат settings (по каждому реле: pickup_a, tms): pickup_a — значение из `settings.pickup_grid_a` (первичные амперы),
+Результат settings (объект по id реле: {pickup_a, tms}): pickup_a — значение из `settings.pickup_grid_a` (первичные амперы),
 tms в [tms_min, tms_max] (непрерывно). Время срабатывания t = tms·k/((I/pickup)^α − 1) по кривой МЭК 60255-151
 `settings.curve` (standard_inverse: k = 0,14 с, α = 0,02; very_inverse: k = 13,5 с, α = 1; без ограничения I/pickup сверху,
 без ступени независимой выдержки), при I ≤ pickup не срабатывает. Правила: pickup ≥ pickup_over_max_load × i_load_max;
@@ -784,7 +776,7 @@ PRESENTATION = {
             "every pickup within the load and sensitivity margins, and the least total primary operating time.\n\n"
             + CONVENTIONS_EN),
         "answer_notes": (
-            "relay_currents and settings: one entry per relay (ids as listed). relay_currents is scored per value against "
+            "relay_currents and settings: objects keyed by relay id, every listed relay. relay_currents is scored per value against "
             "psab's recomputation; the settings are checked against every rule and every pair in every topology and score "
             "1 at the proven least total primary time, less in proportion to the excess. Score = (2 × relay_currents + "
             "4 × settings) / 6; 0 if any setting breaks a rule or a pair is not selective."),
@@ -800,7 +792,7 @@ PRESENTATION = {
             "каждая уставка в пределах запасов по нагрузке и чувствительности, а суммарное время срабатывания основных "
             "реле наименьшее.\n\n" + CONVENTIONS_RU),
         "answer_notes": (
-            "relay_currents и settings: по записи на каждое реле (id из задачи). relay_currents оценивается по каждому "
+            "relay_currents и settings: объекты по id реле, каждое реле из задачи. relay_currents оценивается по каждому "
             "значению относительно пересчёта psab; уставки проверяются по всем правилам и всем парам во всех схемах и "
             "получают 1 при доказанно наименьшем суммарном времени, меньше — пропорционально превышению. Оценка = "
             "(2 × relay_currents + 4 × settings) / 6; 0 при нарушении любого правила или несселективной паре."),

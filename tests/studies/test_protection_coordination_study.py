@@ -140,20 +140,37 @@ def test_evaluator_catches_broken_settings(task: psab.Task, reference: dict):
 
     # every TMS 20 % lower: some backup becomes too fast (or a TMS leaves its range)
     a = copy.deepcopy(reference)
-    for row in a["settings"]:
+    for row in a["settings"].values():
         row["tms"] = max(0.05, row["tms"] * 0.8)
     r = psab.evaluate(task, {"answer": a})
     assert not r.feasible and r.score == 0.0
-    # a relay left out and one off the grid: violations, never an error
+    # a relay left out, one off the grid: violations, never an error (the evaluator without the schema)
+    first, second = list(reference["settings"])[:2]
     b = copy.deepcopy(reference)
-    b["settings"] = b["settings"][1:] + [dict(b["settings"][0], pickup_a=123.4)]
-    r = psab.evaluate(task, {"answer": b})
-    assert not r.feasible and r.violations
+    del b["settings"][first]
+    b["settings"][second]["pickup_a"] = 123.4
+    assess = study.evaluate(task, b, _Ctx(task))
+    assert assess.violations and {v.field for v in assess.violations} >= {f"/settings/{second}/pickup_a"}
     # a wrong current scores the analysis below one but keeps the decision feasible
     c = copy.deepcopy(reference)
-    c["relay_currents"][0]["i_fault_max_ka"] *= 1.05
+    c["relay_currents"][first]["i_fault_max_ka"] *= 1.05
     r = psab.evaluate(task, {"answer": c})
     assert r.feasible and r.evidence["deliverable_scores"]["relay_currents"] < 1.0
+
+
+class _Ctx:
+    """What the kernel hands an evaluator: the backend, the tolerances and the reference."""
+
+    backend = "surrogate"
+
+    def __init__(self, task: psab.Task) -> None:
+        from psab.evaluators.tolerance import Tolerance
+
+        self.tol = Tolerance.from_task(task.tolerances)
+        self._task = task
+
+    def reference(self):
+        return psab.solve(self._task)
 
 
 def test_bad_inputs_are_clean_errors(task: psab.Task):
