@@ -500,6 +500,11 @@ def validate_inputs(inputs: Mapping[str, Any]) -> list[str]:
         st = study_of(inputs)
     except InvalidTaskError as exc:
         return [str(exc).split("public_inputs", 1)[-1]]
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        return [f"/: a field is missing or malformed ({type(exc).__name__}: {exc})"]
+    if (st.c_max, st.c_min) != (1.1, 1.0):
+        # pandapower applies IEC 60909-0 Table 1's factors above 1 kV itself
+        problems.append("/short_circuit: c_max must be 1.1 and c_min 1.0 (IEC 60909-0 Table 1, above 1 kV)")
     if len(st.relays) > MAX_RELAYS:
         problems.append(f"/relays: at most {MAX_RELAYS} relays")
     for i, c in enumerate(st.study_cases):

@@ -198,3 +198,14 @@ def test_held_out_draw_is_valid_and_solved():
 def test_pandapower_backend_agrees_on_the_public_case(task: psab.Task, reference: dict):
     r = psab.evaluate(task, {"answer": reference}, "pandapower")
     assert r.perfect
+
+
+def test_malformed_inputs_are_problems_not_exceptions(task: psab.Task):
+    import copy
+
+    bad = copy.deepcopy(task.public_inputs)
+    del bad["settings"]["cti_s"]
+    assert study.validate_inputs(bad)
+    bad = copy.deepcopy(task.public_inputs)
+    bad["short_circuit"]["c_max"] = 1.05
+    assert any("/short_circuit" in p for p in study.validate_inputs(bad))
