@@ -209,3 +209,10 @@ def test_malformed_inputs_are_problems_not_exceptions(task: psab.Task):
     bad = copy.deepcopy(task.public_inputs)
     bad["short_circuit"]["c_max"] = 1.05
     assert any("/short_circuit" in p for p in study.validate_inputs(bad))
+
+
+def test_materialize_writes_the_listed_simbench_folder(task: psab.Task, tmp_path):
+    study.materialize(task, tmp_path)
+    listed = {f["path"] for f in task.public_inputs["model"]["files"]}
+    assert {"model/Line.csv", "model/Node.csv", "model/StudyCases.csv", "model/ExternalNet.csv"} <= listed
+    assert all((tmp_path / p).is_file() for p in listed)
