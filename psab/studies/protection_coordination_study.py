@@ -172,8 +172,6 @@ class Engine:
     """One backend's currents for a study (computed once)."""
 
     def __init__(self, st: Study, backend: str) -> None:
-        from psab.studies import _protection_grid as pg
-
         self.st = st
         self.backend = backend
         L = np.array([r.line for r in st.relays])
@@ -190,7 +188,6 @@ class Engine:
                                              st.c_max, st.c_min)
         self.an = pc.analysis_of(self.cur, self.load_a)
         self.allowed = pc.allowed_choices(st.settings, self.an, self.cur)
-        del pg
 
 
 _LOAD_CACHE: dict[Any, np.ndarray] = {}
@@ -262,7 +259,7 @@ def settings_answer(st: Study, pickup_a: np.ndarray, tms: np.ndarray) -> dict[st
     return {rid: {"pickup_a": float(pickup_a[i]), "tms": round(float(tms[i]), 6)} for i, rid in enumerate(st.relay_ids)}
 
 
-def _rounded_up_tms(st: Study, eng: Engine, pick: np.ndarray, tms: np.ndarray) -> np.ndarray:
+def _rounded_tms(st: Study, tms: np.ndarray) -> np.ndarray:
     """TMS rounded to 6 decimals (the answer's precision) — half a micro-unit of TMS moves a
     time by well under the 1 ms evaluation slack."""
     return np.clip(np.round(tms, 6), st.settings.tms_min, st.settings.tms_max)
@@ -282,7 +279,7 @@ def solve(task: Task, backend: str) -> Reference:
     if not np.isfinite(res.objective_s):
         raise SolverError(f"{STUDY_ID}: no selective settings exist ({res.info.get('status')})")
     pick = st.settings.pickups_a[res.pickup_idx]
-    tms = _rounded_up_tms(st, eng, pick, res.tms)
+    tms = _rounded_tms(st, res.tms)
     ans = {"relay_currents": currents_answer(eng), "settings": settings_answer(st, pick, tms)}
     obj = pc.objective_s(st.settings, eng.cur, pick, tms)
     return Reference(answer=ans, objective=obj, evidence={
