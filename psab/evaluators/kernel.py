@@ -13,7 +13,10 @@ A study (scoring kind ``study``) is judged the same way: its evaluator re-simula
 under every criterion (``violations`` are the decision's failures, so ``feasible`` means the
 decision meets every criterion) and scores each analysis deliverable against psab's
 recomputation; the kernel scores the decision's cost against the reference's (as an optimize
-family) and takes the stated weighted mean (:func:`study_score`).
+family) and takes the stated weighted mean (:func:`study_score`). A reference proven only to
+within a MIP gap states ``proven`` and ``bound`` in its evidence; a decision whose cost lies
+within that gap of the reference's ties with it (:func:`_proven_bound`; the GO Competition's
+scoring against the best known solution and its proven bound).
 """
 
 from __future__ import annotations

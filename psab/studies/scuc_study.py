@@ -60,8 +60,8 @@ HOURS = 24
 
 DELIVERABLES = (
     Deliverable("binding_constraints", "analysis", 1.0,
-                "the (hour, branch, contingency) flow limits binding in your own dispatch (|flow| within binding_tolerance_mw of the limit)",
-                "ограничения перетоков (час, ветвь, авария), достигнутые в вашем собственном режиме (|переток| в пределах binding_tolerance_mw от предела)"),
+                "the (hour, branch, contingency) flow limits binding in your own dispatch (abs(flow) within binding_tolerance_mw of the limit)",
+                "ограничения перетоков (час, ветвь, авария), достигнутые в вашем собственном режиме (abs(переток) в пределах binding_tolerance_mw от предела)"),
     Deliverable("decision", "decision", 4.0,
                 "the commitment and dispatch of every unit and renewable plant in every hour (cost in USD)",
                 "состав включённого оборудования и загрузка каждого блока и ВИЭ в каждый час (стоимость, долл.)"),
