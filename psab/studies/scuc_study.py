@@ -476,7 +476,7 @@ def failures(st: Study, u: np.ndarray, p: np.ndarray, w: np.ndarray, *, limit: i
         add("renewable output below 0 (MW)", w < -tol, w, np.zeros_like(w), st.plant_ids)
         add("renewable output above its availability (MW)", w > st.avail + tol, w, st.avail, st.plant_ids)
     mismatch = p.sum(axis=1) + w.sum(axis=1) - st.load_total
-    for t in np.flatnonzero(np.abs(mismatch) > tol):
+    for t in np.flatnonzero(~(np.abs(mismatch) <= tol)):
         out.append(Failure("power balance: generation − load (MW)", int(t) + 1, "system", "", float(mismatch[t]), 0.0))
     res = reserve_provided(st, u, p)
     for t in np.flatnonzero(res < st.reserve_req - tol):
@@ -511,9 +511,10 @@ def failures(st: Study, u: np.ndarray, p: np.ndarray, w: np.ndarray, *, limit: i
             state, run = int(ug[t]), 1
     # flows
     f0, f1 = flows(st, p, w)
-    over0 = np.abs(f0) > st.rate_n0_mw[None, :] + tol
+    # "not within the limit" rather than "above it": a non-finite flow (an absurd schedule) fails too
+    over0 = ~(np.abs(f0) <= st.rate_n0_mw[None, :] + tol)
     add("flow", over0, np.abs(f0), np.broadcast_to(st.rate_n0_mw, f0.shape), st.branch_ids, "N-0")
-    over1 = np.abs(f1) > st.rate_n1_mw[None, :, None] + tol
+    over1 = ~(np.abs(f1) <= st.rate_n1_mw[None, :, None] + tol)
     for t, b, c in zip(*np.nonzero(over1), strict=True):
         if len(out) >= limit:
             break

@@ -314,3 +314,14 @@ def test_pyomo_formulation_agrees_n1(task, draw):
 def test_dc_only_baseline_is_not_n1_secure(task):
     r = psab.evaluate(task, {"answer": S.dc_only_answer(task)})
     assert not r.feasible and any("after outage" in v.constraint for v in r.violations)
+
+
+def test_offsetting_absurd_outputs_fail(task, solution):
+    """Two outputs of ±1e308 balance each other in floating point but give non-finite flows:
+    the schedule fails (its limits and its flows), it is never passed by NaN comparisons."""
+    st = S._study(task)
+    u, p, w = _arrays(st, solution)
+    q = p.copy()
+    q[0, 0], q[0, 1] = 1e308, -1e308
+    kinds = {f.kind for f in S.failures(st, u, q, w)}
+    assert "flow" in kinds and any(k.startswith("unit") or k.startswith("output") for k in kinds)
