@@ -108,6 +108,7 @@ STUDY_MODULES: tuple[str, ...] = (
     "interconnection_study",
     "hosting_capacity_study",
     "protection_coordination_study",
+    "scuc_study",
 )
 
 #: The tiers a :class:`FamilySpec` belongs to: the compact families and the studies (the fleet

@@ -169,3 +169,29 @@ def test_a_study_reference_is_kept_on_disk_for_this_code_only(tmp_path: Any, mon
     monkeypatch.setenv(cache.DISK_CACHE_ENV, "0")  # kept nowhere
     cache.on_disk(("a",), counting)
     assert len(calls) == 5 and len(list(tmp_path.iterdir())) == 3
+
+
+def _solve_with_bound(task: Any, backend: str) -> Reference:
+    ref = _solve(task, backend)
+    return Reference(answer=ref.answer, objective=ref.objective, evidence={"proven": True, "bound": 9.0, "gap": 0.1})
+
+
+BOUND_SPEC = register(_spec(id="toy_bound_study", solve=_solve_with_bound))
+
+
+def test_a_decision_within_the_reference_proven_gap_ties_with_it() -> None:
+    """A reference proven to within a MIP gap (incumbent 10, bound 9): a decision costing 10.8 is
+    inside |incumbent − bound| = 1 and scores 1; 11.5 is 1.5 above the incumbent, scored
+    1 − 1.5/10 = 0.85 as before; the bound and the gap are reported. The same 10.8 against a
+    reference without a bound scores 1 − 0.8/10 = 0.92."""
+    inputs = {"model": {"format": "matpower", "source": "test", "files": FILES},
+              "deliverables": model.deliverables_inputs(BOUND_SPEC)}
+    task = BOUND_SPEC.make_task(task_id="toy-bound-1", split="public", public_inputs=inputs)
+    r = psab.evaluate(task, _answer(decision={"cost_musd": 10.8, "secure": True}))
+    assert r.evidence["deliverable_scores"]["decision"] == 1.0
+    assert r.evidence["reference_bound"] == 9.0 and r.evidence["reference_mip_gap"] == 0.1
+    r = psab.evaluate(task, _answer(decision={"cost_musd": 11.5, "secure": True}))
+    assert r.evidence["deliverable_scores"]["decision"] == pytest.approx(0.85)
+    r = psab.evaluate(_task(), _answer(decision={"cost_musd": 10.8, "secure": True}))
+    assert r.evidence["deliverable_scores"]["decision"] == pytest.approx(0.92)
+    assert "reference_bound" not in r.evidence

@@ -13,7 +13,10 @@ A study (scoring kind ``study``) is judged the same way: its evaluator re-simula
 under every criterion (``violations`` are the decision's failures, so ``feasible`` means the
 decision meets every criterion) and scores each analysis deliverable against psab's
 recomputation; the kernel scores the decision's cost against the reference's (as an optimize
-family) and takes the stated weighted mean (:func:`study_score`).
+family) and takes the stated weighted mean (:func:`study_score`). A reference proven only to
+within a MIP gap states ``proven`` and ``bound`` in its evidence; a decision whose cost lies
+within that gap of the reference's ties with it (:func:`_proven_bound`; the GO Competition's
+scoring against the best known solution and its proven bound).
 """
 
 from __future__ import annotations
@@ -268,19 +271,40 @@ def _decision_score(t: Task, spec: FamilySpec, backend: str, ctx: EvalContext, o
     if ref_obj is None or not math.isfinite(ref_obj):
         raise RuntimeError(f"{spec.id}: the reference has no finite objective on task {t.id}")
     tol = ctx.tol.objective
+    absolute = float(tol.get("absolute", DEFAULT_OBJECTIVE_ABSOLUTE))
+    # A reference proven only to within a MIP gap (evidence {"proven", "bound", "gap"}: a study
+    # scored as the GO Competition scores, against the proven bound) ties with every answer
+    # inside that gap: the tie widens to |incumbent − bound|, and the bound is reported.
+    bound = _proven_bound(ctx)
+    if bound is not None:
+        absolute = max(absolute, abs(ref_obj - bound))
+        evidence["reference_bound"] = bound
+        evidence["reference_mip_gap"] = ctx.reference().evidence.get("gap")
     s = optimize_score(
         objective,
         ref_obj,
         sense=spec.objective_sense or "minimize",
         scale_floor=spec.objective_scale_floor,
         relative=float(tol.get("relative", DEFAULT_OBJECTIVE_RELATIVE)),
-        absolute=float(tol.get("absolute", DEFAULT_OBJECTIVE_ABSOLUTE)),
+        absolute=absolute,
     )
     evidence["reference_objective"] = ref_obj
     evidence["objective_gap"] = s.gap
     evidence["objective_scale"] = s.scale
     evidence["beats_reference"] = s.beats_reference
     return s.score
+
+
+def _proven_bound(ctx: EvalContext) -> float | None:
+    """The reference's proven objective bound when its evidence states one (``proven`` true and a
+    finite ``bound``), else ``None`` (every family without a MIP gap: scored as before)."""
+    ev = ctx.reference().evidence if ctx.reference() is not None else None
+    if not isinstance(ev, Mapping) or ev.get("proven") is not True:
+        return None
+    bound = ev.get("bound")
+    if isinstance(bound, bool) or not isinstance(bound, int | float) or not math.isfinite(float(bound)):
+        return None
+    return float(bound)
 
 
 def study_score(weights: Mapping[str, float], scores: Mapping[str, float]) -> float:
