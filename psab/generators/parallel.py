@@ -10,9 +10,11 @@ Design for spawn/forkserver: the worker entry point :func:`run_job` is a module-
 function of plain, picklable arguments, and workers find families through the registry
 (:data:`psab.families.FAMILY_MODULES`), never through state inherited from the parent — so a
 family registered only in the calling process (a test fixture) can be drawn serially but
-not on workers. Local pools start with the ``forkserver`` method where the platform has it,
-preloading psab, the registry and the public cases once in the fork server, so each worker
-starts warm (while the pool boots, the calling process draws jobs itself); every worker then
+not on workers. Local pools start with the ``forkserver`` method where the platform has it —
+from psab's own fork server, whose workers never re-run the caller's ``__main__``, so a plain
+script without an ``if __name__ == "__main__":`` guard can draw on workers
+(:mod:`psab.processes`) — preloading psab, the registry and the public cases once in the fork
+server, so each worker starts warm (while the pool boots, the calling process draws jobs itself); every worker then
 stays alive for the whole call and keeps its reference cache and imported solvers across
 jobs. Work is chunked by family (a worker draws consecutive indices of one
 family) and split finely enough to keep every worker busy.
@@ -149,13 +151,18 @@ def _run_local(jobs: Sequence[DrawJob], workers: int, method: str, done: OnBatch
     """
     from psab.generators import worker
 
-    ctx = multiprocessing.get_context(method)
     families = tuple(dict.fromkeys(j.family for j in jobs))
     backend = jobs[0].backend
     if method == "forkserver":
-        ctx.set_forkserver_preload(list(WARM_MODULES))  # type: ignore[attr-defined]
+        # psab's own fork server, preloading the worker module, whose children never re-run the
+        # caller's __main__: a plain script without a main guard is not run again in every worker
+        # (where its own draw call would break the pool; psab.processes)
+        from psab.processes import context_without_main
+
+        ctx = context_without_main(WARM_MODULES)
         init, initargs = worker.warm, ((), backend)  # the fork server did the warm-up
     else:
+        ctx = multiprocessing.get_context(method)
         init, initargs = worker.warm, (families, backend)
     n = len(jobs)
     results: list[list[DrawOutcome] | None] = [None] * n
@@ -181,8 +188,10 @@ def _run_local(jobs: Sequence[DrawJob], workers: int, method: str, done: OnBatch
             pool_up.set()
 
     try:
-        with ProcessPoolExecutor(max_workers=min(workers, n), mp_context=ctx, initializer=init, initargs=initargs) as pool, \
-                _environ(worker.WARM_ENV, f"{backend}:{','.join(families)}"):
+        # the environment is set before the pool's first process starts the fork server, which
+        # reads it once (a later call's families are warmed by their first job instead)
+        with _environ(worker.WARM_ENV, f"{backend}:{','.join(families)}"), \
+                ProcessPoolExecutor(max_workers=min(workers, n), mp_context=ctx, initializer=init, initargs=initargs) as pool:
             submitter = threading.Thread(target=submit_all, args=(pool,), name="psab-submit", daemon=True)
             submitter.start()
             while not pool_up.is_set():
