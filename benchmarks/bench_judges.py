@@ -10,7 +10,8 @@ this times
   main drew for a round judged by it), once per declared, installed backend;
 * ``after``: the draw checked under all of them (what is drawn now, whatever the backend);
 
-each from a cold reference cache, and reports per family and level the mean seconds per draw
+each configuration in a fresh process (so none reuses another's memoised networks) after one
+untimed draw, each draw from a cold reference cache, and reports per family and level the mean seconds per draw
 and which indices' task digests differ from each ``before`` draw, with the rejection that made
 the difference (the first rejection of the new draw naming a backend).
 
@@ -43,6 +44,29 @@ def _timed(family: str, seed: int, index: int, level: int, backend: str, judges:
     return draw, time.perf_counter() - start
 
 
+def one(family: str, seed: int, count: int, level: int, judges: tuple[str, ...]) -> dict[str, Any]:
+    """Draws ``0 .. count-1`` checked under ``judges``, in this process after an untimed draw (an
+    index outside the timed ones) that pays the imports and per-process set-up."""
+    _timed(family, seed, count, level, judges[0], judges)
+    out = []
+    for i in range(count):
+        d, t = _timed(family, seed, i, level, judges[0], judges)
+        out.append({"digest": d if isinstance(d, str) else d.task.digest, "seconds": t,
+                    "why": "" if isinstance(d, str) else next((r for r in d.rejections if "under " in r), "")})
+    return {"draws": out}
+
+
+def _isolated(family: str, seed: int, count: int, level: int, judges: tuple[str, ...]) -> dict[str, Any]:
+    """:func:`one` in a fresh process: no configuration inherits another's memoised networks."""
+    import os
+    import subprocess
+
+    cmd = [sys.executable, __file__, "--one", family, "--seed", str(seed), "--count", str(count), "--level", str(level),
+           "--judges", ",".join(judges)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=os.environ, check=True)
+    return json.loads(proc.stdout)
+
+
 def measure(family: str, seed: int, count: int, level: int) -> dict[str, Any]:
     import psab
     from psab.generators.acceptance import judging_backends
@@ -50,24 +74,14 @@ def measure(family: str, seed: int, count: int, level: int) -> dict[str, Any]:
     spec = psab.get_family(family)
     judges = judging_backends(spec)
     row: dict[str, Any] = {"family": family, "level": level, "judges": list(judges), "count": count}
-    # one untimed draw (an index outside the timed ones) under every judge pays the imports and
-    # per-process set-up first, so neither the before nor the after draws are charged for them
-    _timed(family, seed, count, level, judges[0], judges)
-    after = [_timed(family, seed, i, level, judges[0], judges) for i in range(count)]
-    row["after_s_per_draw"] = round(sum(t for _, t in after) / count, 3)
-    row["after_attempts"] = [d.attempts if not isinstance(d, str) else d for d, _ in after]
+    after = _isolated(family, seed, count, level, judges)["draws"]
+    row["after_s_per_draw"] = round(sum(d["seconds"] for d in after) / count, 3)
     for b in judges:
-        before = [_timed(family, seed, i, level, b, (b,)) for i in range(count)]
-        row[f"before_{b}_s_per_draw"] = round(sum(t for _, t in before) / count, 3)
-        changed = []
-        for i, ((old, _), (new, _)) in enumerate(zip(before, after, strict=True)):
-            old_digest = old if isinstance(old, str) else old.task.digest
-            new_digest = new if isinstance(new, str) else new.task.digest
-            if old_digest != new_digest:
-                why = next((r for r in (new.rejections if not isinstance(new, str) else ()) if "under " in r),
-                           new if isinstance(new, str) else "")
-                changed.append({"index": i, "why": why[:300]})
-        row[f"changed_vs_{b}"] = changed
+        before = _isolated(family, seed, count, level, (b,))["draws"]
+        row[f"before_{b}_s_per_draw"] = round(sum(d["seconds"] for d in before) / count, 3)
+        row[f"changed_vs_{b}"] = [{"index": i, "why": new["why"][:300]}
+                                  for i, (old, new) in enumerate(zip(before, after, strict=True))
+                                  if old["digest"] != new["digest"]]
     return row
 
 
@@ -79,7 +93,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=20260803, help="default: the public validation seed")
     ap.add_argument("--family", action="append")
     ap.add_argument("--json")
+    ap.add_argument("--one", metavar="FAMILY", help=argparse.SUPPRESS)
+    ap.add_argument("--level", type=int, default=1, help=argparse.SUPPRESS)
+    ap.add_argument("--judges", default="", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.one:
+        print(json.dumps(one(args.one, args.seed, args.count, args.level, tuple(args.judges.split(",")))))
+        return 0
     rows = []
     for spec in psab.families():
         if len(spec.backends) < 2 or (args.family and spec.id not in args.family):

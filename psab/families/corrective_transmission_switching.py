@@ -218,7 +218,8 @@ INPUTS_SCHEMA = s.obj({
 
 def input_problems(inputs: dict[str, Any]) -> list[str]:
     """Ids unique, every element on a known bus, the contingency a branch of the case, a cost
-    for every switchable branch, and p_min_mw ≤ p_mw ≤ p_max_mw for every unit."""
+    for every switchable branch, p_min_mw ≤ p_mw ≤ p_max_mw for every unit, and the
+    pre-contingency dispatch balancing the load (±0.01 MW)."""
     p = ic.Problems()
     ic.bus_branch_problems(p, inputs, slack="slack_bus", attached=("loads", "generators"))
     p.refers("/interconnector/bus", inputs["interconnector"]["bus"], {b["id"] for b in inputs["buses"]}, "bus")
@@ -232,6 +233,13 @@ def input_problems(inputs: dict[str, Any]) -> list[str]:
     for g, gen in enumerate(inputs["generators"]):
         p.ordered(ic.pointer("generators", g, "p_max_mw"), gen["p_min_mw"], gen["p_max_mw"], "p_min_mw")
         p.within(ic.pointer("generators", g, "p_mw"), gen["p_mw"], gen["p_min_mw"], gen["p_max_mw"], "the unit's limits")
+    # The pre-contingency dispatch is an operating point of the same loads: it balances them (an
+    # outage changes flows, not demand); one that does not leaves the corrective stage infeasible.
+    supplied = sum(float(gen["p_mw"]) for gen in inputs["generators"]) + float(inputs["interconnector"]["scheduled_import_mw"])
+    demand = sum(float(ld["p_mw"]) for ld in inputs["loads"])
+    if abs(supplied - demand) > SLACK_MW:
+        p.add("/generators", f"the pre-contingency set-points p_mw plus the scheduled import ({supplied:.6g} MW) must "
+                             f"equal the total load ({demand:.6g} MW)")
     return p
 
 # ---------------------------------------------------------------------------- data
