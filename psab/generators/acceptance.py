@@ -415,6 +415,9 @@ def check_judges(spec: FamilySpec, backend: str, judges: Sequence[str] | None) -
     from psab import backends
     from psab.errors import BackendNotSupportedError
 
+    backends.require(backend)  # the same errors as evaluate() for an unknown, missing or undeclared backend
+    if backend not in spec.backends:
+        raise BackendNotSupportedError(f"family {spec.id} supports backends {', '.join(spec.backends)}; not {backend!r}")
     found = judging_backends(spec) if judges is None else tuple(dict.fromkeys(judges))
     for b in found:
         if b not in spec.backends:
