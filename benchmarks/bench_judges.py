@@ -13,7 +13,7 @@ this times
 each configuration in a fresh process (so none reuses another's memoised networks) after one
 untimed draw, each draw from a cold reference cache, and reports per family and level the mean seconds per draw
 and which indices' task digests differ from each ``before`` draw, with the rejection that made
-the difference (the first rejection of the new draw naming a backend).
+the difference (the new draw's rejection of the attempt the single judge accepted).
 
 Usage: ``nice python benchmarks/bench_judges.py [--count N] [--seed S] [--family ID ...]
 [--json out.json]`` (studies are left out unless named: their references take up to a minute).
@@ -52,7 +52,8 @@ def one(family: str, seed: int, count: int, level: int, judges: tuple[str, ...])
     for i in range(count):
         d, t = _timed(family, seed, i, level, judges[0], judges)
         out.append({"digest": d if isinstance(d, str) else d.task.digest, "seconds": t,
-                    "why": "" if isinstance(d, str) else next((r for r in d.rejections if "under " in r), "")})
+                    "attempts": 0 if isinstance(d, str) else d.attempts,
+                    "rejections": [d] if isinstance(d, str) else list(d.rejections)})
     return {"draws": out}
 
 
@@ -79,7 +80,9 @@ def measure(family: str, seed: int, count: int, level: int) -> dict[str, Any]:
     for b in judges:
         before = _isolated(family, seed, count, level, (b,))["draws"]
         row[f"before_{b}_s_per_draw"] = round(sum(d["seconds"] for d in before) / count, 3)
-        row[f"changed_vs_{b}"] = [{"index": i, "why": new["why"][:300]}
+        # why: the new draw's rejection of the attempt the single judge accepted
+        row[f"changed_vs_{b}"] = [{"index": i, "why": (new["rejections"][old["attempts"] - 1:old["attempts"]] or
+                                                       new["rejections"][-1:] or [""])[0][:300]}
                                   for i, (old, new) in enumerate(zip(before, after, strict=True))
                                   if old["digest"] != new["digest"]]
     return row
