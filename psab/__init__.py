@@ -165,8 +165,10 @@ def generate(family_id: str, seed: int | str, index: int, backend: str = "surrog
     ``seed`` (``FamilySpec.levels`` lists the levels a family offers; 1 is the public case's kind).
 
     The draw is accepted only when the reference solves it and scores 1, the family's
-    acceptance rules hold, and no small perturbation of the reference does better; the
-    returned task carries its key (``task.key``), which ``task.to_dict()`` leaves out.
+    acceptance rules hold, and no small perturbation of the reference does better — under
+    every backend the family declares that is installed, so the task is the same whichever of
+    them ``backend`` names; the returned task carries its key (``task.key``), which
+    ``task.to_dict()`` leaves out.
     """
     from psab.generators.acceptance import generate as _generate
 

@@ -5,6 +5,7 @@ The tree::
     PsabError
     ├── UnknownFamilyError        no family with that id is registered
     ├── InvalidTaskError          a task (or case directory) does not satisfy the task schema
+    │   └── InfeasibleTaskError       its reference model provably has no feasible point (also a SolverError)
     ├── InvalidArgumentError      a caller passed a value psab cannot use (path, seed, option)
     ├── BackendError
     │   ├── UnknownBackendError       the backend name is not one psab knows
@@ -58,6 +59,13 @@ class BackendUnavailableError(BackendError, ImportError):
 
 class SolverError(PsabError, RuntimeError):
     """A reference optimisation ended without a proven optimum."""
+
+
+class InfeasibleTaskError(InvalidTaskError, SolverError):
+    """A task whose reference model provably has no feasible point (HiGHS proves the model
+    infeasible, or a constraint's data alone break it): the task asks for the impossible, the
+    caller's error. Also a :class:`SolverError`, so code that treats every failed solve alike
+    (a family's heuristic, the held-out acceptance loop) still catches it."""
 
 
 class GenerationError(PsabError, RuntimeError):

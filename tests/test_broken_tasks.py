@@ -406,3 +406,43 @@ def test_fdi_state_estimation_under_pandapower_prints_no_setting_with_copy_warni
         warnings.simplefilter("always")
         psab.evaluate(task, psab.solve(task, "pandapower"), "pandapower")
     assert [w for w in caught if issubclass(w.category, pd.errors.SettingWithCopyWarning)] == []
+
+
+# ------------------------------------------------------------------ issue 33: solver refusals that named no field
+
+#: (family, backend, edit, pointer): the broken-task sweep's refusals that were a bare
+#: SolverError ("HiGHS ended with status 'Infeasible'"), or a non-psab ValueError from pandapower,
+#: on main, and name their field now.
+UNNAMED = [
+    # a dropped R/X of a feeder: the relays' minimum currents need it (pandapower raised ValueError)
+    ("breaker_relay_short_circuit", "surrogate", _drop(("feeders", 0, "rx_min")), "/feeders/0/rx_min"),
+    ("breaker_relay_short_circuit", "pandapower", _drop(("feeders", 0, "rx_min")), "/feeders/0/rx_min"),
+    # a negative voltage limit (the squared-voltage rows then cannot hold)
+    ("flisr_restoration", "surrogate", _set(("v_min_pu",), -1.93), "/v_min_pu"),
+    # a unit dropped: the pre-contingency dispatch no longer balances the load
+    ("corrective_transmission_switching", "surrogate",
+     lambda inputs: inputs["generators"].pop(), "/generators"),
+]
+
+
+@pytest.mark.parametrize(("family", "backend", "edit", "pointer"), UNNAMED,
+                         ids=[f"{f}-{b}{p}" for f, b, _, p in UNNAMED])
+def test_a_solver_refusal_names_its_field(family: str, backend: str, edit: Any, pointer: str) -> None:
+    _refused(_posed(family, edit), backend, pointer)
+
+
+def test_a_task_with_no_feasible_answer_is_the_callers_error_naming_family_and_backend() -> None:
+    """corrective_transmission_switching with branch 7's phase shift made -abs(x)-1 (the sweep's
+    'negative'): no redispatch or switching relieves the overload, HiGHS proves the corrective
+    MILP infeasible. No single field is at fault; the task is still the caller's error, and the
+    message says whose task, under which backend, and that the model is infeasible."""
+    from psab.errors import InfeasibleTaskError
+
+    task = _posed("corrective_transmission_switching",
+                  lambda x: x["branches"][7].__setitem__("phase_shift_deg", -abs(x["branches"][7]["phase_shift_deg"]) - 1))
+    answer = psab.solve(_public("corrective_transmission_switching")).to_dict()  # well-formed: the reference is asked
+    for call in (lambda: psab.solve(task), lambda: psab.evaluate(task, answer)):
+        with pytest.raises(InvalidTaskError, match=r"corrective_transmission_switching: task .* cannot be judged under "
+                                                   r"the surrogate backend: the task has no feasible answer") as info:
+            call()
+        assert isinstance(info.value, InfeasibleTaskError)

@@ -33,12 +33,10 @@ from __future__ import annotations
 
 import atexit
 import dataclasses
-import io
 import multiprocessing
 import multiprocessing.context
 import os
 import pickle
-import sys
 import threading
 import time
 from collections import OrderedDict, deque
@@ -373,76 +371,17 @@ def _start_method() -> str:
 
 # ------------------------------------------------------------------ worker processes that do not run the caller's script
 #
-# multiprocessing's spawn and forkserver children re-run the parent's ``__main__`` (as
-# ``__mp_main__``: ``spawn.prepare`` -> ``_fixup_main_from_path``/``_fixup_main_from_name``, fed
-# by the ``init_main_from_path``/``init_main_from_name`` keys of ``spawn.get_preparation_data``)
-# so that functions defined there can be unpickled. In a plain script without an
-# ``if __name__ == "__main__":`` guard that re-runs the whole script in every worker, whose own
-# ``evaluate_many`` call then fails (``_check_not_importing_main``) and the pool breaks (issue 34,
-# item 1). psab's workers never need the caller's ``__main__`` — they run functions of this module
-# on tasks and documents — so they are started from psab's own fork server (preloading this module
-# only) with preparation data that leaves those two keys out. A chunk that does hold an object of
-# the caller's ``__main__`` fails to unpickle in the worker and is judged in the calling process
-# (:func:`run_chunk_pickled`). ``fork`` would also skip the re-import but forks a process whose
-# other threads (the boot thread here, the caller's) may hold locks; the fork server is a
-# single-threaded process, so forking it is safe.
-
-#: The preparation-data keys that make a child re-run the parent's ``__main__``.
-_MAIN_KEYS = ("init_main_from_path", "init_main_from_name")
-
-
-_SERVER: Any = None
-_SERVER_LOCK = threading.Lock()
+# Workers start from psab's own fork server preloading this module, without the caller's
+# ``__main__`` (:func:`psab.processes.context_without_main`; issue 34, item 1). A chunk that
+# does hold an object of the caller's ``__main__`` fails to unpickle in the worker and is judged
+# in the calling process (:func:`run_chunk_pickled`).
 
 
 def _worker_context() -> multiprocessing.context.BaseContext:
-    """A forkserver context whose children do not import the caller's ``__main__`` (above),
-    forked from psab's own fork server (the caller's forkserver, if any, keeps its preload)."""
-    global _SERVER
-    with _SERVER_LOCK:  # pools of different sizes may boot at once, from different threads
-        if _SERVER is None:
-            from multiprocessing import forkserver
+    """A forkserver context whose children do not import the caller's ``__main__``."""
+    from psab.processes import context_without_main
 
-            server = forkserver.ForkServer()
-            server.set_forkserver_preload([__name__])
-            _SERVER = server
-    return _Context()
-
-
-if sys.platform != "win32":  # forkserver exists on POSIX only; Windows workers are spawned (and import __main__)
-    from multiprocessing import popen_forkserver
-
-    class _Popen(popen_forkserver.Popen):
-        """``popen_forkserver.Popen`` (CPython 3.8-3.13, unchanged) that leaves :data:`_MAIN_KEYS`
-        out of the preparation data and asks psab's fork server."""
-
-        def _launch(self, process_obj: Any) -> None:
-            from multiprocessing import context, forkserver, reduction, spawn, util
-
-            prep_data = spawn.get_preparation_data(process_obj._name)
-            for key in _MAIN_KEYS:
-                prep_data.pop(key, None)
-            buf = io.BytesIO()
-            context.set_spawning_popen(self)
-            try:
-                reduction.dump(prep_data, buf)
-                reduction.dump(process_obj, buf)
-            finally:
-                context.set_spawning_popen(None)
-            self.sentinel, w = _SERVER.connect_to_new_process(self._fds)  # type: ignore[attr-defined]
-            parent_w = os.dup(w)  # kept open as the child's sentinel of its parent, as the original does
-            self.finalizer = util.Finalize(self, util.close_fds, (parent_w, self.sentinel))  # type: ignore[attr-defined]
-            with open(w, "wb", closefd=True) as f:
-                f.write(buf.getbuffer())
-            self.pid = forkserver.read_signed(self.sentinel)
-
-    class _Process(multiprocessing.context.ForkServerProcess):
-        @staticmethod
-        def _Popen(process_obj: Any) -> Any:
-            return _Popen(process_obj)
-
-    class _Context(multiprocessing.context.ForkServerContext):
-        Process = _Process
+    return context_without_main([__name__])
 
 
 def run_chunk_pickled(backend: str, blob: bytes) -> tuple[list[tuple[int, Any]], float] | None:

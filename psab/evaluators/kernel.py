@@ -29,7 +29,7 @@ from typing import Any
 
 from psab import backends
 from psab.contract import EvaluationResult, Solution, Task, Violation, encodable, to_jsonable
-from psab.errors import BackendNotSupportedError, InvalidTaskError
+from psab.errors import BackendNotSupportedError, InfeasibleTaskError, InvalidTaskError
 from psab.evaluators.cache import REFERENCES, on_disk
 from psab.evaluators.scoring import (
     DEFAULT_OBJECTIVE_ABSOLUTE,
@@ -89,7 +89,10 @@ def reference_entry(spec: FamilySpec, task: Task, backend: str) -> ReferenceEntr
     """The cached reference of ``task`` under ``backend``."""
 
     def compute() -> ReferenceEntry:
-        ref = spec.solve(task, backend)
+        try:
+            ref = spec.solve(task, backend)
+        except InfeasibleTaskError as exc:  # say whose task and under which backend
+            raise InfeasibleTaskError(f"{spec.id}: task {task.id} cannot be judged under the {backend} backend: {exc}") from None
         if spec.scoring_kind not in ("optimize", "study"):
             return ReferenceEntry(ref, None)
         ctx = EvalContext(task, backend, spec, Tolerance.from_task(task.tolerances), _reference=ref)
@@ -218,6 +221,13 @@ def assess_valid_answer(t: Task, spec: FamilySpec, backend: str, answer: dict[st
     ctx = EvalContext(t, backend, spec, Tolerance.from_task(t.tolerances), _reference=reference_entry(spec, t, backend).reference)
     try:
         assessment = spec.evaluate(t, answer, ctx)
+    except InfeasibleTaskError as exc:
+        # the task's own reference was computed above: a model the evaluator builds from the
+        # answer (a commitment no dispatch can follow) being infeasible is about the answer
+        infeasible = exc
+        evidence["evaluator_error"] = f"{type(infeasible).__name__}: {infeasible}"
+        violation = Violation("", "the evaluator could not assess this answer", "an assessable answer", evidence["evaluator_error"])
+        return _result(t, spec, backend, False, 0.0, [violation], evidence)
     except InvalidTaskError:  # the task is unusable: the caller's error, never a verdict on the agent
         raise
     except Exception as exc:  # noqa: BLE001 - an answer must never crash a run

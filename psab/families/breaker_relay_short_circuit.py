@@ -216,6 +216,12 @@ def _checked(inputs: dict[str, Any]) -> tuple[iec.Network | None, list[str]]:
     problems += [f"/relays/{i}/id: duplicate relay id {rid!r}" for i, rid in enumerate(relays) if rid in relays[:i]]
     if len({c["type"] for c in inputs["breaker_catalog"]}) != len(inputs["breaker_catalog"]):
         problems.append("/breaker_catalog: breaker catalog types are not unique")
+    if inputs["relays"]:
+        # The relays' minimum currents (I″k2 min from S″kQmin with rx_min) need both on every
+        # feeder: without them the kernel cannot compute them and pandapower refuses the feeder.
+        for i, q in enumerate(inputs.get("feeders") or []):
+            problems += [f"/feeders/{i}/{key}: feeder {q.get('id')} needs {key} for the relays' minimum currents"
+                         for key in ("skss_min_mva", "rx_min") if isinstance(q, dict) and q.get(key) is None]
     return net, problems
 
 

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from psab.contract import Task
-from psab.errors import SolverError
+from psab.errors import InvalidTaskError, SolverError
 from psab.evaluators import answer_schema as s
 from psab.evaluators import input_checks as ic
 from psab.registry import Assessment, FamilySpec, Generated, Reference, register
@@ -218,7 +218,8 @@ INPUTS_SCHEMA = s.obj({
 
 def input_problems(inputs: dict[str, Any]) -> list[str]:
     """Ids unique, every element on a known bus, the contingency a branch of the case, a cost
-    for every switchable branch, and p_min_mw ≤ p_mw ≤ p_max_mw for every unit."""
+    for every switchable branch, p_min_mw ≤ p_mw ≤ p_max_mw for every unit, and the
+    pre-contingency dispatch balancing the load (±0.01 MW)."""
     p = ic.Problems()
     ic.bus_branch_problems(p, inputs, slack="slack_bus", attached=("loads", "generators"))
     p.refers("/interconnector/bus", inputs["interconnector"]["bus"], {b["id"] for b in inputs["buses"]}, "bus")
@@ -232,6 +233,13 @@ def input_problems(inputs: dict[str, Any]) -> list[str]:
     for g, gen in enumerate(inputs["generators"]):
         p.ordered(ic.pointer("generators", g, "p_max_mw"), gen["p_min_mw"], gen["p_max_mw"], "p_min_mw")
         p.within(ic.pointer("generators", g, "p_mw"), gen["p_mw"], gen["p_min_mw"], gen["p_max_mw"], "the unit's limits")
+    # The pre-contingency dispatch is an operating point of the same loads: it balances them (an
+    # outage changes flows, not demand); one that does not leaves the corrective stage infeasible.
+    supplied = sum(float(gen["p_mw"]) for gen in inputs["generators"]) + float(inputs["interconnector"]["scheduled_import_mw"])
+    demand = sum(float(ld["p_mw"]) for ld in inputs["loads"])
+    if abs(supplied - demand) > SLACK_MW:
+        p.add("/generators", f"the pre-contingency set-points p_mw plus the scheduled import ({supplied:.6g} MW) must "
+                             f"equal the total load ({demand:.6g} MW)")
     return p
 
 # ---------------------------------------------------------------------------- data
@@ -396,11 +404,20 @@ def solve(task: Task, backend: str) -> Reference:
         method = "corrective switching MILP (DC B-θ, big-M switching, connectivity flow), HiGHS to proven optimality"
         return Reference(answer=_answer(case, open_mask, p), objective=obj, method=method,
                          evidence={"opened": [case.branch_ids[k] for k in case.switchable if open_mask[k]]})
-    corrections = []
+    corrections: list[dict[str, Any]] = []
     for it in range(AC_ITERATIONS):
-        open_mask, p, obj = solve_milp(case, rating)
+        try:
+            open_mask, p, obj = solve_milp(case, rating)
+        except SolverError as exc:
+            if not corrections:
+                raise
+            raise _unsound(corrections, "the DC ratings tightened by the AC-DC flow gap leave no feasible action "
+                                        f"({exc})") from None
         p = np.round(p, 6)
-        flows = ac_flows(task, case, open_mask, p)
+        try:
+            flows = ac_flows(task, case, open_mask, p)
+        except SolverError as exc:
+            raise _unsound(corrections, f"the AC power flow of the DC optimum does not converge ({exc})") from None
         excess = flows - case.rating
         excess[~case.in_service(open_mask)] = -np.inf
         if np.all(excess <= 0.0):
@@ -414,7 +431,19 @@ def solve(task: Task, backend: str) -> Reference:
         for k in np.flatnonzero(excess > 0.0):
             rating[k] -= float(excess[k]) + SLACK_MW
             corrections.append({"branch": case.branch_ids[k], "iteration": it, "tightened_by_mw": round(float(excess[k]) + SLACK_MW, 4)})
-    raise SolverError(f"no AC-feasible corrective action found in {AC_ITERATIONS} DC re-solves")
+    raise _unsound(corrections, f"the AC flows still exceed a rating after {AC_ITERATIONS} DC re-solves")
+
+
+def _unsound(corrections: list[dict[str, Any]], why: str) -> InvalidTaskError:
+    """The task cannot be judged under pandapower: its reference finds no AC-feasible action
+    (the DC model admits one, the AC flows of every DC optimum tried overload a branch). The
+    caller's error, naming the backend (issue 33); held-out draws are checked under every
+    installed backend, so a draw never is one."""
+    tightened = sorted({c["branch"] for c in corrections})
+    return InvalidTaskError(
+        f"{FAMILY_ID}: this task is not sound under the pandapower backend: no AC-feasible corrective action found — "
+        f"{why}" + (f"; ratings tightened: {', '.join(tightened)}" if tightened else "")
+        + " (judge it under the surrogate's DC model, or relax public_inputs/branches/*/rating_mw)")
 
 
 def ac_flows(task: Task, case: Case, open_mask: np.ndarray, p: np.ndarray) -> np.ndarray:

@@ -95,7 +95,7 @@ INPUTS_SCHEMA = ic.bounded({
         "substation_loads": {"type": "array", "items": ic.obj(["id", "bus", "p_mw", "q_mvar"], {
             "id": ic.ID, "bus": ic.ID, "p_mw": ic.NUMBER, "q_mvar": ic.NUMBER})},
         "faulted_branches": {"type": "array", "minItems": 1, "items": ic.ID, "uniqueItems": True},
-        "v_min_pu": {"type": "number"}, "v_max_pu": {"type": "number"},
+        "v_min_pu": {"type": "number", "exclusiveMinimum": 0}, "v_max_pu": {"type": "number"},
         "switching_penalty": {"type": "number", "minimum": 0},
     },
     "required": ["base_kv", "source_bus", "source_vm_pu", "buses", "branches", "switches", "loads", "faulted_branches",

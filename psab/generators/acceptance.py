@@ -17,11 +17,19 @@ when, in this order (cheapest first):
 6. for optimize families, no answer in the reference's neighbourhood is feasible with a
    better objective (:func:`default_neighbourhood`, or ``FamilySpec.neighbourhood``).
 
+Checks 2-6 run under every **judge** of the draw: each backend the family declares that is
+installed here (:func:`judging_backends`), in the declared order — not only the backend the
+round will be judged by. A draw is thus accepted only when it is sound under every backend it
+may be judged by, and a round's tasks do not depend on which backend the caller chose (issue
+33: drawn for the surrogate alone, a case14 switching draw had no AC-feasible action and could
+not be judged under pandapower). The judges are recorded in a round's manifest, so the round
+is redrawn with the same ones.
+
 Otherwise the next attempt is drawn from the next deterministic stream
 (:func:`~psab.generators.rng.family_rng` with ``attempt + 1``); exhausting the family's
 ``redraw_budget`` raises :class:`~psab.errors.GenerationError` naming the family and index.
-Everything here is a pure function of (seed, family, index, backend), so a draw is the
-same in any process, on any worker, in any order.
+Everything here is a pure function of (seed, family, index, level, judges), so a draw is the
+same in any process, on any worker, in any order, for any backend among its judges.
 """
 
 from __future__ import annotations
@@ -80,6 +88,8 @@ class Draw:
     attempts: int
     rejections: tuple[str, ...]
     kinds: tuple[str, ...] = ()
+    #: The backends the draw was checked under (:func:`judging_backends`).
+    judges: tuple[str, ...] = ()
 
     @property
     def redraws(self) -> int:
@@ -391,22 +401,70 @@ def trivial_for(spec: FamilySpec, task: Task) -> dict[str, Any] | None:
 # ---------------------------------------------------------------------------- acceptance
 
 
-def rejection(spec: FamilySpec, task: Task, backend: str, public_digest: str | None = None) -> Rejection | None:
-    """Why ``task`` must be redrawn, or ``None`` when it is acceptable (checks 1-6 above)."""
-    from psab.evaluators.kernel import assess_valid_answer, evaluate, reference_entry
+def judging_backends(spec: FamilySpec) -> tuple[str, ...]:
+    """The backends a draw of ``spec`` is checked under: those it declares that are installed
+    here, in the declared order (the surrogate, always installed, first where declared)."""
+    from psab import backends
 
+    return tuple(b for b in spec.backends if backends.available(b))
+
+
+def check_judges(spec: FamilySpec, backend: str, judges: Sequence[str] | None) -> tuple[str, ...]:
+    """``judges`` (default :func:`judging_backends`) after checking that each is declared by
+    the family and installed, and that ``backend`` — the one the round is judged by — is one."""
+    from psab import backends
+    from psab.errors import BackendNotSupportedError
+
+    backends.require(backend)  # the same errors as evaluate() for an unknown, missing or undeclared backend
+    if backend not in spec.backends:
+        raise BackendNotSupportedError(f"family {spec.id} supports backends {', '.join(spec.backends)}; not {backend!r}")
+    found = judging_backends(spec) if judges is None else tuple(dict.fromkeys(judges))
+    for b in found:
+        if b not in spec.backends:
+            raise BackendNotSupportedError(f"family {spec.id} supports backends {', '.join(spec.backends)}; not {b!r}")
+        backends.require(b)
+    if backend not in found:
+        raise InvalidArgumentError(
+            f"family {spec.id}: a draw for backend {backend!r} must be judged by it, but its draws are judged by "
+            f"{', '.join(found) or 'no backend'}")
+    return found
+
+
+def rejection(spec: FamilySpec, task: Task, backend: str | Sequence[str], public_digest: str | None = None,
+              ) -> Rejection | None:
+    """Why ``task`` must be redrawn, or ``None`` when it is acceptable (checks 1-6 above),
+    under ``backend`` or, given several, under each in turn (the reason then names it)."""
     if public_digest is not None and instance_digest(task) == public_digest:
         return Rejection("public", "the draw reproduces the public case")
+    judges = (backend,) if isinstance(backend, str) else tuple(backend)
+    for judge in judges:
+        r = _rejection_under(spec, task, judge)
+        if r is not None:
+            return r if len(judges) == 1 else Rejection(r.kind, f"under {judge}: {r.reason}")
+    return None
+
+
+def _rejection_under(spec: FamilySpec, task: Task, backend: str) -> Rejection | None:
+    """Checks 2-6 under one backend."""
+    from psab.evaluators.kernel import assess_valid_answer, evaluate, reference_entry
+
     try:
         entry = reference_entry(spec, task, backend)
     except SolverError as exc:
         return Rejection("solver", f"reference solver failed: {exc}")
+    except InvalidTaskError as exc:
+        # The draw passed the inputs schema (checked before), so this is the solver finding the
+        # drawn task unsound (no feasible answer, a network that cannot be judged): a redraw.
+        return Rejection("solver", f"reference solver refused the draw: {exc}")
     except PsabError:
         raise
     except (ArithmeticError, ValueError, LookupError) as exc:
         # numpy's LinAlgError is a ValueError: a singular draw, not a broken generator.
         return Rejection("solver", f"reference solver raised {type(exc).__name__}: {exc}")
-    result = evaluate(task, {"answer": entry.reference.answer}, backend)
+    try:
+        result = evaluate(task, {"answer": entry.reference.answer}, backend)
+    except InvalidTaskError as exc:  # the evaluator finds the drawn task unusable
+        return Rejection("reference", f"the evaluator refused the draw: {exc}")
     if not result.perfect:
         first = result.violations[0].describe() if result.violations else ""
         return Rejection("reference", f"reference scored {result.score} (feasible={result.feasible}) {first}".strip())
@@ -507,11 +565,16 @@ def _public(spec: FamilySpec) -> tuple[Task, str]:
     return hit[1], hit[2]
 
 
-def generate(family_id: str, seed: int | str, index: int, backend: str = "surrogate", level: int = 1) -> Draw:
+def generate(family_id: str, seed: int | str, index: int, backend: str = "surrogate", level: int = 1, *,
+             judges: Sequence[str] | None = None) -> Draw:
     """Draw held-out case ``index`` of ``family_id`` at difficulty ``level`` under ``seed``,
-    with acceptance."""
+    with acceptance under every one of ``judges`` (default: every declared backend installed
+    here, :func:`judging_backends`), which must include ``backend``. The draw does not depend on
+    ``backend``; ``judges=(backend,)`` reproduces a round drawn before draws had several judges.
+    """
     spec = get_family(family_id)
     check_level(spec, level)
+    found = check_judges(spec, backend, judges)
     public, public_digest = _public(spec)
     rejections: list[str] = []
     kinds: list[str] = []
@@ -535,9 +598,9 @@ def generate(family_id: str, seed: int | str, index: int, backend: str = "surrog
                 f"family {family_id}{_at_level(level)}, index {index}, attempt {attempt}: the generator drew inputs "
                 f"outside the family's input schema ({exc}); fix the generator"
             ) from None
-        r = rejection(spec, task, backend, public_digest)
+        r = rejection(spec, task, found, public_digest)
         if r is None:
-            return Draw(task, attempt + 1, tuple(rejections), tuple(kinds))
+            return Draw(task, attempt + 1, tuple(rejections), tuple(kinds), found)
         rejections.append(f"attempt {attempt}: {r}")
         kinds.append(r.kind)
     tail = "; ".join(rejections[-3:])

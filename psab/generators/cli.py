@@ -52,7 +52,9 @@ def _scale_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--workers", type=int, default=1, metavar="N", help="local worker processes (default 1: in this process)")
     p.add_argument("--dask", metavar="ADDR", help="run on a Dask cluster, e.g. tcp://scheduler:8786")
     p.add_argument("--backend", default="surrogate", metavar="NAME",
-                   help=f"backend whose reference accepts the draws: {', '.join(BACKENDS)} (default surrogate)")
+                   help=f"backend the round is judged by: {', '.join(BACKENDS)} (default surrogate); every draw is "
+                        "checked under each backend its family declares that is installed, so the tasks do not "
+                        "depend on this choice")
 
 
 def _families(selected: list[str] | None) -> list[str]:
@@ -85,7 +87,7 @@ def _progress_option(p: argparse.ArgumentParser) -> None:
 
 
 def _draw(args: argparse.Namespace, families: list[str], indices: range | list[int], seed: str, *,
-          validate: bool = False) -> list[Any]:
+          validate: bool = False, judges: dict[str, tuple[str, ...]] | None = None) -> list[Any]:
     from psab.generators.parallel import draw
     from psab.runner.progress import Steps
 
@@ -99,7 +101,7 @@ def _draw(args: argparse.Namespace, families: list[str], indices: range | list[i
     try:
         # draw() rejects --workers below 1 (one psab error line) before it plans any job.
         return draw(families, indices, seed, backend=_backend(args.backend), validate=validate,
-                    workers=args.workers, dask=args.dask, on_batch=done, level=_level(args, families))
+                    workers=args.workers, dask=args.dask, on_batch=done, level=_level(args, families), judges=judges)
     finally:
         steps.close()
 
@@ -138,7 +140,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     import psab
     from psab.cli import CliError
     from psab.contract import write_json
-    from psab.generators.seeds import manifest_entry, round_manifest
+    from psab.generators.seeds import manifest_entry, outcome_judges, round_manifest
 
     seed = _seed(args)
     ids = _families(args.family)
@@ -164,7 +166,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
         if task.key is not None:
             write_json(keys / task.id / "key.json", task.key)
         entries.append(manifest_entry(task, o.index, o.level))
-    doc = round_manifest(seed, families=ids, start=args.start, count=args.count, backend=args.backend, entries=entries)
+    doc = round_manifest(seed, families=ids, start=args.start, count=args.count, backend=args.backend, entries=entries,
+                         judges=outcome_judges(outcomes))
     write_json(keys / "manifest.json", doc)
     print(f"wrote {len(entries)} held-out tasks of {len(ids)} families to {out} in {time.perf_counter() - started:.1f} s")
     print(f"keys and manifest (private) in {keys}; seed commitment {doc['commitment']}")
@@ -277,14 +280,15 @@ def cmd_seed_commit(args: argparse.Namespace) -> int:
 
 def cmd_seed_manifest(args: argparse.Namespace) -> int:
     from psab.contract import write_json
-    from psab.generators.seeds import manifest_entry, round_manifest
+    from psab.generators.seeds import manifest_entry, outcome_judges, round_manifest
 
     seed = _seed(args)
     ids = _families(args.family)
     outcomes = _draw(args, ids, _indices(args), seed)
     _raise_first_error(outcomes)
     doc = round_manifest(seed, families=ids, start=args.start, count=args.count, backend=args.backend,
-                         entries=[manifest_entry(o.task, o.index, o.level) for o in outcomes])
+                         entries=[manifest_entry(o.task, o.index, o.level) for o in outcomes],
+                         judges=outcome_judges(outcomes))
     write_json(args.out, doc)
     print(f"wrote the manifest of {len(doc['cases'])} held-out cases to {args.out} (commitment {doc['commitment']})")
     return 0
@@ -297,6 +301,7 @@ def cmd_seed_verify(args: argparse.Namespace) -> int:
         check_commitment,
         compare_cases,
         manifest_entry,
+        manifest_judges,
     )
 
     seed = _seed(args)
@@ -311,13 +316,14 @@ def cmd_seed_verify(args: argparse.Namespace) -> int:
         if doc.get("psab_version") != __version__:
             print(f"note: the round was drawn with psab {doc.get('psab_version')}, this is {__version__}", file=sys.stderr)
         args.backend = doc.get("backend", "surrogate")
+        judges = manifest_judges(doc)  # the backends the round's draws were checked under
         redrawn = []
         for level in sorted({c.get("level", 1) for c in cases}):
             at = [c for c in cases if c.get("level", 1) == level]
             families = list(dict.fromkeys(c["family"] for c in at))
             indices = sorted({c["index"] for c in at})
             args.level = level
-            outcomes = _draw(args, families, indices, seed)
+            outcomes = _draw(args, families, indices, seed, judges=judges)
             wanted = {(c["family"], c["index"]) for c in at}
             for o in outcomes:
                 if (o.family, o.index) not in wanted:

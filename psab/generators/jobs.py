@@ -32,6 +32,10 @@ class DrawJob:
     expect: tuple[str, str] = ("", "")
     #: Difficulty level of the draws (``FamilySpec.levels``; 1 is the public case's kind).
     level: int = 1
+    #: The backends every draw is checked under, fixed by the caller
+    #: (:func:`~psab.generators.acceptance.judging_backends` there; empty: the worker's own):
+    #: a worker without one of them reports an error instead of drawing other cases.
+    judges: tuple[str, ...] = ()
 
 
 _FINGERPRINTS: dict[str, str] = {}
@@ -66,7 +70,8 @@ def code_fingerprint(family_id: str) -> str:
 @dataclass(frozen=True)
 class DrawOutcome:
     """One draw: the accepted task (``None`` on error), its attempts and rejection kinds,
-    the fresh reference check (validation only), the worker's wall-clock and CPU time for it
+    the fresh reference check (validation only; under every judge: feasible under all, the
+    lowest score), the worker's wall-clock and CPU time for it
     (they differ on a loaded machine), or the error."""
 
     family: str
@@ -80,3 +85,5 @@ class DrawOutcome:
     error: str | None = None
     cpu_seconds: float = 0.0
     level: int = 1
+    #: The backends the draw was checked under (the round's manifest records them).
+    judges: tuple[str, ...] = ()

@@ -2,7 +2,7 @@
 
 The unit of work is a :class:`DrawJob` — one family and a contiguous range of indices —
 and the result of each draw is a :class:`DrawOutcome`. Because a draw is a pure function of
-(seed, family, index, backend) (:mod:`psab.generators.acceptance`), where and in what order
+(seed, family, index, level, judging backends) (:mod:`psab.generators.acceptance`), where and in what order
 the jobs run cannot change any outcome; :func:`run_jobs` returns them in job order, so what
 the caller writes is byte-identical for 1, 2 or 200 workers.
 
@@ -10,9 +10,11 @@ Design for spawn/forkserver: the worker entry point :func:`run_job` is a module-
 function of plain, picklable arguments, and workers find families through the registry
 (:data:`psab.families.FAMILY_MODULES`), never through state inherited from the parent — so a
 family registered only in the calling process (a test fixture) can be drawn serially but
-not on workers. Local pools start with the ``forkserver`` method where the platform has it,
-preloading psab, the registry and the public cases once in the fork server, so each worker
-starts warm (while the pool boots, the calling process draws jobs itself); every worker then
+not on workers. Local pools start with the ``forkserver`` method where the platform has it —
+from psab's own fork server, whose workers never re-run the caller's ``__main__``, so a plain
+script without an ``if __name__ == "__main__":`` guard can draw on workers
+(:mod:`psab.processes`) — preloading psab, the registry and the public cases once in the fork
+server, so each worker starts warm (while the pool boots, the calling process draws jobs itself); every worker then
 stays alive for the whole call and keeps its reference cache and imported solvers across
 jobs. Work is chunked by family (a worker draws consecutive indices of one
 family) and split finely enough to keep every worker busy.
@@ -29,7 +31,7 @@ import multiprocessing
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
@@ -58,8 +60,15 @@ def run_job(job: DrawJob) -> list[DrawOutcome]:
 
 
 def plan_jobs(families: Sequence[str], indices: Sequence[int], *, seed: PrivateSeed, backend: str = "surrogate",
-              validate: bool = False, workers: int = 1, chunk: int | None = None, level: int = 1) -> list[DrawJob]:
+              validate: bool = False, workers: int = 1, chunk: int | None = None, level: int = 1,
+              judges: Mapping[str, Sequence[str]] | None = None) -> list[DrawJob]:
     """Jobs for every (family, index), chunked by family, in (family, index) order.
+
+    Each job names the backends its draws are checked under: ``judges[family]`` where given (a
+    round being redrawn names the ones its manifest recorded), else every backend the family
+    declares that is installed in this, the calling, process
+    (:func:`~psab.generators.acceptance.judging_backends`) — so a worker with fewer backends
+    refuses instead of drawing other cases.
 
     One job per family when serial; otherwise chunks of at most ``chunk`` indices, by default
     small enough to split *each family* into about eight jobs per worker, never mixing
@@ -76,11 +85,15 @@ def plan_jobs(families: Sequence[str], indices: Sequence[int], *, seed: PrivateS
         size = max(1, chunk)
     else:
         size = max(1, math.ceil(len(idx) / (JOBS_PER_WORKER * workers)))
+    from psab.generators.acceptance import judging_backends
+    from psab.registry import get_family
+
     jobs = []
     for fid in families:
         expect = (__version__, code_fingerprint(fid))
+        found = tuple(judges[fid]) if judges is not None and fid in judges else judging_backends(get_family(fid))
         for k in range(0, len(idx), size):
-            jobs.append(DrawJob(fid, tuple(idx[k:k + size]), seed, backend, validate, expect, level))
+            jobs.append(DrawJob(fid, tuple(idx[k:k + size]), seed, backend, validate, expect, level, found))
     return jobs
 
 
@@ -138,13 +151,18 @@ def _run_local(jobs: Sequence[DrawJob], workers: int, method: str, done: OnBatch
     """
     from psab.generators import worker
 
-    ctx = multiprocessing.get_context(method)
     families = tuple(dict.fromkeys(j.family for j in jobs))
     backend = jobs[0].backend
     if method == "forkserver":
-        ctx.set_forkserver_preload(list(WARM_MODULES))  # type: ignore[attr-defined]
+        # psab's own fork server, preloading the worker module, whose children never re-run the
+        # caller's __main__: a plain script without a main guard is not run again in every worker
+        # (where its own draw call would break the pool; psab.processes)
+        from psab.processes import context_without_main
+
+        ctx = context_without_main(WARM_MODULES)
         init, initargs = worker.warm, ((), backend)  # the fork server did the warm-up
     else:
+        ctx = multiprocessing.get_context(method)
         init, initargs = worker.warm, (families, backend)
     n = len(jobs)
     results: list[list[DrawOutcome] | None] = [None] * n
@@ -170,8 +188,10 @@ def _run_local(jobs: Sequence[DrawJob], workers: int, method: str, done: OnBatch
             pool_up.set()
 
     try:
-        with ProcessPoolExecutor(max_workers=min(workers, n), mp_context=ctx, initializer=init, initargs=initargs) as pool, \
-                _environ(worker.WARM_ENV, f"{backend}:{','.join(families)}"):
+        # the environment is set before the pool's first process starts the fork server, which
+        # reads it once (a later call's families are warmed by their first job instead)
+        with _environ(worker.WARM_ENV, f"{backend}:{','.join(families)}"), \
+                ProcessPoolExecutor(max_workers=min(workers, n), mp_context=ctx, initializer=init, initargs=initargs) as pool:
             submitter = threading.Thread(target=submit_all, args=(pool,), name="psab-submit", daemon=True)
             submitter.start()
             while not pool_up.is_set():
@@ -252,9 +272,11 @@ def _run_dask(jobs: Sequence[DrawJob], dask: Any, done: OnBatch = _noop) -> list
 
 def draw(families: Sequence[str], indices: Iterable[int], seed: int | str | PrivateSeed, *,
          backend: str = "surrogate", validate: bool = False, workers: int = 1, dask: Any = None,
-         chunk: int | None = None, on_batch: OnBatch | None = None, level: int = 1) -> list[DrawOutcome]:
+         chunk: int | None = None, on_batch: OnBatch | None = None, level: int = 1,
+         judges: Mapping[str, Sequence[str]] | None = None) -> list[DrawOutcome]:
     """Draw (and with ``validate`` re-check) every (family, index) at difficulty ``level``, in
-    (family, index) order.
+    (family, index) order, each checked under ``judges[family]`` (default: every declared,
+    installed backend; :func:`plan_jobs`).
 
     On Dask the jobs are sized for the cluster's worker threads, locally for ``workers``.
     ``on_batch`` sees each job's outcomes as it finishes (progress display).
@@ -266,12 +288,12 @@ def draw(families: Sequence[str], indices: Iterable[int], seed: int | str | Priv
         _loadable_by_workers(fams)
     if dask is None:
         jobs = plan_jobs(fams, idx, seed=private, backend=backend, validate=validate, workers=workers, chunk=chunk,
-                         level=level)
+                         level=level, judges=judges)
         return run_jobs(jobs, workers=workers, on_batch=on_batch)
     with dask_client(dask) as client:
         threads = max(2, sum(client.nthreads().values()))
         jobs = plan_jobs(fams, idx, seed=private, backend=backend, validate=validate, workers=threads, chunk=chunk,
-                         level=level)
+                         level=level, judges=judges)
         return run_jobs(jobs, dask=client, on_batch=on_batch)
 
 

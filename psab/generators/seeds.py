@@ -122,15 +122,18 @@ MANIFEST_SCHEME = "psab-heldout-manifest-v1"
 
 
 def round_manifest(seed: int | str | PrivateSeed, *, families: Iterable[str], start: int, count: int,
-                   backend: str, entries: Iterable[dict[str, Any]]) -> dict[str, Any]:
+                   backend: str, entries: Iterable[dict[str, Any]],
+                   judges: dict[str, Iterable[str]] | None = None) -> dict[str, Any]:
     """The publishable record of a held-out round: what was drawn, never the seed.
 
-    ``entries`` are :func:`manifest_entry` dicts of the drawn tasks. The commitment binds the
-    seed to the psab version that drew the round; :func:`verify_round` redraws every case.
+    ``entries`` are :func:`manifest_entry` dicts of the drawn tasks; ``judges`` names, per
+    family, the backends every draw was checked under (those installed when the round was
+    drawn: a redraw must use the same ones to reproduce it). The commitment binds the seed to
+    the psab version that drew the round; ``psab seed verify`` redraws every case.
     """
     value = PrivateSeed(seed).reveal()
     version = benchmark_version()
-    return {
+    doc = {
         "manifest": MANIFEST_SCHEME,
         "psab_version": version,
         "commitment": commitment(value, version),
@@ -140,6 +143,36 @@ def round_manifest(seed: int | str | PrivateSeed, *, families: Iterable[str], st
         "count": count,
         "cases": manifest(entries),
     }
+    if judges is not None:
+        doc["judges"] = {f: list(b) for f, b in judges.items()}
+    return doc
+
+
+def manifest_judges(doc: dict[str, Any]) -> dict[str, tuple[str, ...]]:
+    """The backends each family's draws of a published round were checked under. A manifest
+    written before draws had several judges (no ``judges``) was checked under its ``backend``
+    alone, which is what redraws it."""
+    recorded = doc.get("judges")
+    families = {c["family"] for c in doc.get("cases", [])}
+    if isinstance(recorded, dict):
+        return {f: tuple(recorded.get(f, ())) for f in families}
+    return {f: (str(doc.get("backend", "surrogate")),) for f in families}
+
+
+def outcome_judges(outcomes: Iterable[Any]) -> dict[str, tuple[str, ...]]:
+    """Per family, the judges its drawn outcomes report (one set per family: a round whose
+    workers judged one family differently is refused, since its draws would not be one round)."""
+    from psab.errors import GenerationError
+
+    out: dict[str, tuple[str, ...]] = {}
+    for o in outcomes:
+        if o.task is None:
+            continue
+        seen = out.setdefault(o.family, tuple(o.judges))
+        if seen != tuple(o.judges):
+            raise GenerationError(f"family {o.family}: draws were judged by {', '.join(seen)} on one worker and by "
+                                  f"{', '.join(o.judges)} on another; install the same backends on every worker")
+    return out
 
 
 @dataclass(frozen=True)

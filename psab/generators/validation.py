@@ -8,7 +8,7 @@ redraws
     draws rejected along the way (total; ``rejections`` breaks them down by kind);
 reference feasible
     accepted variants whose reference — re-solved from a cold cache — is feasible with
-    score 1 when evaluated;
+    score 1 when evaluated, under every backend the draws were checked under (``judges``);
 distinct
     distinct instances among the accepted variants, by :func:`instance_digest` (public inputs
     and key; the task id, which names the index, is left out);
@@ -81,6 +81,8 @@ class FamilyValidation:
     errors: tuple[str, ...] = ()
     seconds: float = field(default=0.0, compare=False)
     level: int = 1
+    #: The backends every variant was checked (and its reference re-judged) under.
+    judges: tuple[str, ...] = ()
 
     @property
     def passed(self) -> bool:
@@ -90,6 +92,7 @@ class FamilyValidation:
         out = asdict(self)
         out["failures"] = list(self.failures)
         out["errors"] = list(self.errors)
+        out["judges"] = list(self.judges)
         out["passed"] = self.passed
         if self.mean_cv is not None:
             out["mean_cv"] = round(self.mean_cv, 6)
@@ -209,6 +212,7 @@ def summarize(family: str, scoring_kind: str, outcomes: Sequence[DrawOutcome], p
         failures=tuple(failures),
         errors=tuple(o.error for o in outcomes if o.error is not None),
         seconds=math.fsum(o.seconds for o in outcomes),
+        judges=next((tuple(o.judges) for o in outcomes if o.judges), ()),
     )
 
 

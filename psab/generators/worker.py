@@ -27,7 +27,7 @@ def warm(families: tuple[str, ...] | None = None, backend: str = "surrogate") ->
 
     Loads the registry and every public case (reading one compiles the task schema's
     validator); then, for ``families`` (default: those named in :data:`WARM_ENV`), solves
-    and evaluates the public case once.
+    and evaluates the public case once under each backend a draw is checked under.
     """
     try:
         from psab.generators.acceptance import _public
@@ -42,12 +42,15 @@ def warm(families: tuple[str, ...] | None = None, backend: str = "surrogate") ->
         backend, _, names = spec_text.rpartition(":") if ":" in spec_text else ("surrogate", "", spec_text)
         families = tuple(f for f in names.split(",") if f)
     from psab.evaluators.kernel import evaluate, solve
+    from psab.generators.acceptance import judging_backends
     from psab.registry import get_family
 
     for fid in families:
         try:
-            task = _public(get_family(fid))[0]
-            evaluate(task, solve(task, backend), backend)
+            spec = get_family(fid)
+            task = _public(spec)[0]
+            for b in judging_backends(spec) or (backend,):  # a draw is checked under each of them
+                evaluate(task, solve(task, b), b)
         except Exception:  # noqa: BLE001
             continue
 
@@ -79,12 +82,20 @@ def draw_job(job: DrawJob) -> list[DrawOutcome]:
         )
         return [DrawOutcome(job.family, i, None, error=message) for i in job.indices]
 
+    from psab.generators.acceptance import check_judges
+
+    try:
+        judges = check_judges(get_family(job.family), job.backend, job.judges or None)
+    except Exception as exc:  # noqa: BLE001 - a worker without a judging backend draws nothing
+        message = (f"family {job.family}: this worker cannot judge draws as the caller does ({exc}); "
+                   "install the same backends on every worker")
+        return [DrawOutcome(job.family, i, None, error=message) for i in job.indices]
     seed = job.seed.reveal()
     out = []
     for index in job.indices:
         started, cpu = time.perf_counter(), time.process_time()
         try:
-            d = generate(job.family, seed, index, job.backend, job.level)
+            d = generate(job.family, seed, index, job.backend, job.level, judges=judges)
         except GenerationError as exc:
             kinds = tuple(getattr(exc, "rejection_kinds", ()))
             out.append(DrawOutcome(job.family, index, None, len(kinds), kinds, seconds=time.perf_counter() - started,
@@ -96,11 +107,12 @@ def draw_job(job: DrawJob) -> list[DrawOutcome]:
             continue
         feasible = score = None
         if job.validate:
-            # Judge with a freshly solved reference, not the one the acceptance loop cached.
+            # Judge with a freshly solved reference, not the one the acceptance loop cached, under
+            # every judge (the draw must be sound under each).
             clear_reference_cache()
             try:
-                result = evaluate(d.task, solve(d.task, job.backend), job.backend)
-                feasible, score = result.feasible, result.score
+                results = [evaluate(d.task, solve(d.task, b), b) for b in judges]
+                feasible, score = all(r.feasible for r in results), min(r.score for r in results)
             except Exception as exc:  # noqa: BLE001
                 message = f"family {job.family}, index {index}: re-solving the accepted case failed: {type(exc).__name__}: {exc}"
                 out.append(DrawOutcome(job.family, index, d.task, d.attempts, d.kinds, False, 0.0,
@@ -108,11 +120,9 @@ def draw_job(job: DrawJob) -> list[DrawOutcome]:
                 continue
         out.append(DrawOutcome(job.family, index, d.task, d.attempts, d.kinds, feasible, score,
                                time.perf_counter() - started, cpu_seconds=time.process_time() - cpu))
-    if job.level != 1:
-        import dataclasses
+    import dataclasses
 
-        out = [dataclasses.replace(o, level=job.level) for o in out]
-    return out
+    return [dataclasses.replace(o, level=job.level, judges=judges) for o in out]
 
 
 warm()

@@ -274,6 +274,7 @@ class CompactTier(Tier):
     def manifest(self, base: dict[str, Any], cases: list[Any], seed: str | None) -> dict[str, Any]:
         import psab
         from psab.generators import seeds
+        from psab.generators.acceptance import judging_backends
 
         opts = self.opts
         fams = sorted({t.family for t in cases})
@@ -294,6 +295,8 @@ class CompactTier(Tier):
                 "commitment_scheme": seeds.COMMITMENT_SCHEME,
                 "commitment_version": seeds.benchmark_version(),
                 "manifest": seeds.manifest(entries),
+                # the backends every held-out draw was checked under (what was installed here)
+                "judges": {f: list(judging_backends(psab.get_family(f))) for f in sorted({e["family"] for e in entries})},
             }
         return manifest
 

@@ -346,10 +346,10 @@ def read_rows(c: LinearConstraint, probe: LinearProbe, *, strict: bool = True) -
     cannot differ in a coefficient, a bound or the order of rows and columns).
 
     ``strict``: a row without variables whose data break its bounds makes the model infeasible
-    (:class:`~psab.errors.SolverError`, raised as soon as it is read); otherwise it is only
+    (:class:`~psab.errors.InfeasibleTaskError`, a SolverError, raised as soon as it is read); otherwise it is only
     listed in ``empty`` (the evaluator's matrix form, which judges it at the answer).
     """
-    from psab.errors import SolverError
+    from psab.errors import InfeasibleTaskError
 
     local: dict[int, int] = {}
     data: list[float] = []
@@ -367,7 +367,8 @@ def read_rows(c: LinearConstraint, probe: LinearProbe, *, strict: bool = True) -
         if not terms:
             const = form.constant if isinstance(form, LinearForm) else float(form)
             if strict and ((lo is not None and const < lo - 1e-9) or (hi is not None and const > hi + 1e-9)):
-                raise SolverError(f"constraint {c.describe(i)!r} cannot hold: its data fix it at {const:.6g}")
+                raise InfeasibleTaskError(f"the task has no feasible answer: constraint {c.describe(i)!r} cannot hold: "
+                                          f"its data fix it at {const:.6g}")
             empty.append((i, const, lo, hi))
             continue
         for key, coef in terms.items():

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from psab.errors import SolverError
+from psab.errors import InfeasibleTaskError, SolverError
 
 
 @dataclass(frozen=True)
@@ -254,7 +254,8 @@ def _matrix_form(model: Any, inf: float) -> Form | None:
             hi = inf if con.upper is None else float(value(con.upper)) - const
             if not repn.linear_vars:
                 if lo > 1e-9 or hi < -1e-9:
-                    raise SolverError(f"model contains a trivially infeasible constraint, '{con.name}'")
+                    raise InfeasibleTaskError(f"the task has no feasible answer: the reference model's constraint "
+                                              f"'{con.name}' cannot hold (its data alone break it)")
                 continue
             cols = np.fromiter((column(v) for v in repn.linear_vars), dtype=np.int64, count=len(repn.linear_vars))
             rows.add_row(cols, np.array([value(k) for k in repn.linear_coefs], dtype=float), lo, hi)
@@ -336,6 +337,10 @@ def run_form(form: Form, *, time_limit_s: float = 60.0, threads: int = 1) -> tup
     h.run()
     status = h.getModelStatus()
     status_text = h.modelStatusToString(status)
+    if status == highspy.HighsModelStatus.kInfeasible:
+        # a proof, not a failure: no point meets every constraint the task's data pose
+        raise InfeasibleTaskError("the task has no feasible answer: HiGHS proves the reference model infeasible "
+                                  "(its constraints cannot all hold for these inputs)")
     if status != highspy.HighsModelStatus.kOptimal:
         raise SolverError(f"HiGHS ended with status '{status_text}', not a proven optimum")
 

@@ -213,12 +213,13 @@ class Formulation:
         variables whose data break it, as the solver does)."""
         mf = self._cached("matrix", lambda: matrix_form(self, strict=strict))
         if strict:
-            from psab.errors import SolverError
+            from psab.errors import InfeasibleTaskError
 
             for c, block in zip(self.constraints, mf.blocks, strict=True):
                 for i, const, lo, hi in block.empty:
                     if (lo is not None and const < lo - 1e-9) or (hi is not None and const > hi + 1e-9):
-                        raise SolverError(f"constraint {c.describe(i)!r} cannot hold: its data fix it at {const:.6g}")
+                        raise InfeasibleTaskError(f"the task has no feasible answer: constraint {c.describe(i)!r} "
+                                                  f"cannot hold: its data fix it at {const:.6g}")
         return mf
 
     def _static_screen(self, slack: Callable[[str], float], skipped: frozenset[str]) -> LinearScreen:

@@ -101,3 +101,48 @@ def test_a_worker_running_other_code_refuses_to_draw() -> None:
     outcomes = run_jobs([stale])
     assert [o.task for o in outcomes] == [None, None]
     assert all("install the same psab on every worker" in o.error for o in outcomes)
+
+
+PLAIN_SCRIPT = '''\
+import json
+import os
+import sys
+
+from psab import processes
+from psab.generators.parallel import WARM_MODULES, draw
+
+with open(sys.argv[1], "a") as fh:  # one line per run of this module's top level
+    fh.write(f"{os.getpid()}\\n")
+
+seed = "340282366920938463463374607431768211297"
+serial = [o.task.to_json() for o in draw(["ybus_construction"], range(6), seed)]
+first = [o.task.to_json() for o in draw(["ybus_construction"], range(6), seed, workers=2, chunk=1)]
+second = [o.task.to_json() for o in draw(["ybus_construction"], range(6), seed, workers=2, chunk=1)]
+server = processes._SERVERS.get(tuple(WARM_MODULES))
+print(json.dumps({"same": serial == first == second,
+                  "server_started": server is not None and server._forkserver_pid is not None}))
+'''
+
+
+def test_drawing_on_workers_from_a_plain_script_without_a_main_guard(tmp_path: Path) -> None:
+    """A script without ``if __name__ == "__main__":`` that draws on local workers: the workers
+    (forked from psab's own fork server) must not re-run it — on main every forkserver worker
+    re-imported the script as ``__mp_main__``, ran its draw again and broke the pool — and the
+    draws must equal the serial ones."""
+    import os
+    import subprocess
+    import sys
+
+    import psab
+
+    script = tmp_path / "plain.py"
+    script.write_text(PLAIN_SCRIPT)
+    runs = tmp_path / "runs.txt"
+    root = str(Path(psab.__file__).resolve().parent.parent)
+    proc = subprocess.run([sys.executable, str(script), str(runs)], capture_output=True, text=True, cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": root}, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert runs.read_text().count("\n") == 1  # the workers did not re-run the script
+    assert out["same"]
+    assert out["server_started"]  # worker processes were started (from psab's fork server)
