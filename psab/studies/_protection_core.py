@@ -315,7 +315,7 @@ def pareto_rows(cur: Currents, s: Settings, q: int) -> list[tuple[float, float]]
 
 
 def solve_milp(s: Settings, cur: Currents, pairs: list[tuple[int, int]], allowed: list[np.ndarray], *,
-               fixed_pickup: np.ndarray | None = None, time_limit_s: float = 120.0, threads: int = 2) -> MilpResult:
+               fixed_pickup: np.ndarray | None = None, time_limit_s: float = 120.0, threads: int = 1) -> MilpResult:
     """min Σ_r Σ_φ t_r(φ, base) over binary pickup choices z_rk and per-choice TMS T_rk:
 
     ``Σ_k z_rk = 1``, ``tms_min·z_rk ≤ T_rk ≤ tms_max·z_rk``; the operating time of ``r`` at a
@@ -328,6 +328,8 @@ def solve_milp(s: Settings, cur: Currents, pairs: list[tuple[int, int]], allowed
     import time
 
     import highspy
+
+    from psab.solvers.core import _new_highs
 
     t0 = time.perf_counter()
     nr = len(allowed)
@@ -406,7 +408,10 @@ def solve_milp(s: Settings, cur: Currents, pairs: list[tuple[int, int]], allowed
     binary = fixed_pickup is None
     if binary:
         lp.integrality_ = [highspy.HighsVarType.kInteger] * n + [highspy.HighsVarType.kContinuous] * n
-    h = highspy.Highs()
+    # psab's one HiGHS constructor (no banner on stdout) and psab's one thread count: HiGHS's
+    # scheduler is global to the process, and a run asking another count than the first one
+    # fails with status "Not Set" (seen when this study's tests follow another HiGHS user's).
+    h = _new_highs()
     h.setOptionValue("output_flag", False)
     h.setOptionValue("threads", int(threads))
     h.setOptionValue("time_limit", float(time_limit_s))
