@@ -107,6 +107,7 @@ FAMILY_MODULES: tuple[str, ...] = (
 STUDY_MODULES: tuple[str, ...] = (
     "interconnection_study",
     "hosting_capacity_study",
+    "dynamic_security_study",
 )
 
 #: The tiers a :class:`FamilySpec` belongs to: the compact families and the studies (the fleet
