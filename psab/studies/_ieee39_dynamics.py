@@ -106,19 +106,30 @@ _FILES_LOCK = threading.Lock()
 
 
 def model_dir() -> Path:
-    """A directory holding both files (written once per process into a private temporary directory:
-    ANDES reads files by path)."""
-    global _MODEL_DIR
+    """A directory holding both files, as ANDES reads files by path: under psab's cache
+    (``$PSAB_CACHE_DIR`` or ``~/.cache/psab``) ``studies/ieee39-<digest>/``, named by the files'
+    digest and written once, atomically (a rename), so concurrent processes share it and nothing
+    is left in /tmp."""
+    import hashlib
+
+    from psab.studies._simbench_grid import cache_root
+
+    raw, dyr = raw_bytes(), dyr_text()
+    digest = hashlib.sha256(raw + b"\0" + dyr).hexdigest()[:16]
+    d = cache_root() / f"ieee39-{digest}"
     with _FILES_LOCK:
-        if _MODEL_DIR is None or not (_MODEL_DIR / DYR_NAME).is_file():
-            d = Path(tempfile.mkdtemp(prefix="psab-ieee39-"))
-            (d / RAW_NAME).write_bytes(raw_bytes())
-            (d / DYR_NAME).write_bytes(dyr_text())
-            _MODEL_DIR = d
-        return _MODEL_DIR
+        if not (d / DYR_NAME).is_file():
+            d.parent.mkdir(parents=True, exist_ok=True)
+            tmp = Path(tempfile.mkdtemp(prefix=f".ieee39-{digest}-", dir=d.parent))
+            (tmp / RAW_NAME).write_bytes(raw)
+            (tmp / DYR_NAME).write_bytes(dyr)
+            try:
+                os.rename(tmp, d)
+            except OSError:  # another process was first: its files are the same bytes
+                import shutil
 
-
-_MODEL_DIR: Path | None = None
+                shutil.rmtree(tmp, ignore_errors=True)
+        return d
 
 
 @dataclass(frozen=True)
