@@ -935,14 +935,19 @@ def public_inputs() -> dict[str, Any]:
 
 
 def generate(public: Task | None, rng: np.random.Generator, level: int = 1) -> Generated:
-    """A draw: 6 faults from :data:`FAULT_POOL`, the clearing time in 0.22-0.27 s, every load and the
+    """A draw: 6 faults from :data:`FAULT_POOL` at distinct buses, the clearing time in 0.22-0.27 s, every load and the
     PV machines' dispatch scaled together by 0.97-1.03, and for each drawn fault's near machine (up to
     6 options) one or two shifts from :data:`SHIFT_TARGETS` (50, 100 or 150 MW; 5-10 USD/MW to a
     neighbour, 12-18 to the slack), each combination kept within the machines' limits."""
     scale = round(float(rng.uniform(0.97, 1.03)), 3)
     dispatch = {b: round(min(p * scale, P_MAX_MW[b]), 1) for b, p in RAW_PG_MW.items()}
-    picks = sorted(rng.choice(len(FAULT_POOL), size=N_FAULTS, replace=False).tolist())
-    faults = [(f"F{i + 1}", *FAULT_POOL[k]) for i, k in enumerate(picks)]
+    # one fault per bus, at distinct buses: the faults then load different machines
+    buses = sorted({b for b, _ in FAULT_POOL})
+    picked = sorted(int(b) for b in rng.choice(buses, size=min(N_FAULTS, len(buses)), replace=False))
+    faults = []
+    for b in picked:
+        lines = [ln for bb, ln in FAULT_POOL if bb == b]
+        faults.append((f"F{len(faults) + 1}", b, str(lines[int(rng.integers(len(lines)))])))
     t_clear = float(rng.choice([0.22, 0.23, 0.24, 0.25, 0.26, 0.27]))
     sources = sorted({NEAR_MACHINE[b] for _, b, _ in faults})
     pairs = [(a, b) for a in sources for b in SHIFT_TARGETS[a]]
@@ -956,7 +961,7 @@ def generate(public: Task | None, rng: np.random.Generator, level: int = 1) -> G
         room = dispatch[a] - down.get(a, 0.0)
         if b != SLACK_BUS:
             room = min(room, P_MAX_MW[b] - dispatch[b] - up.get(b, 0.0))
-        mw = min(mw, math.floor(room))
+        mw = float(min(mw, math.floor(room)))
         if mw < 10.0:
             continue
         down[a] = down.get(a, 0.0) + mw
