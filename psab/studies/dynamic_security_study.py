@@ -287,7 +287,7 @@ def cost_usd(case: Case, chosen: tuple[str, ...]) -> float:
 
 #: Verdicts and ANDES systems by operating point (the dispatch a decision gives, not its option ids,
 #: so two tasks sharing an operating point share them), for the process.
-_VERDICTS: dict[tuple[str, int, str, int], dyn.Verdict] = {}
+_VERDICTS: dict[tuple[str, int, str, float], dyn.Verdict] = {}
 _SIMS: dict[tuple[str, str], dyn.Simulation] = {}
 
 
@@ -321,7 +321,7 @@ class Runner:
 
     def verdict(self, chosen: tuple[str, ...], fault: Fault, k: int) -> dyn.Verdict:
         chosen = tuple(sorted(chosen))
-        key = (self.op_key(chosen), fault.bus, fault.trip_line, k)
+        key = (self.op_key(chosen), fault.bus, fault.trip_line, round(k * self.case.resolution_s, 9))
         with _LOCK:
             got = _VERDICTS.get(key)
             if got is not None:
