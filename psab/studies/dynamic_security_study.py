@@ -937,7 +937,8 @@ def public_inputs() -> dict[str, Any]:
 def generate(public: Task | None, rng: np.random.Generator, level: int = 1) -> Generated:
     """A draw: three stressed machines among those next to two or more pool faults, two faults
     from :data:`FAULT_POOL` next to each (6 faults), the clearing time in 0.22-0.27 s, every load
-    and the PV machines' dispatch scaled together by 0.97-1.03, and the catalogue: a 120 MW shift
+    and the PV machines' dispatch scaled together by 0.97-1.03, the clearing time one grid step above the 2nd or 3rd smallest CCT of the drawn faults (so
+    that two or three are unstable at it; from ANDES runs the reference then reuses), and the catalogue: a 120 MW shift
     from each stressed machine to the slack 39 (12-18 USD/MW: the safe, dear fix) and a 100 MW
     shift from two of them to a neighbouring machine (5-10 USD/MW: cheap, but it loads that
     machine), each combination kept within the machines' limits."""
@@ -948,12 +949,12 @@ def generate(public: Task | None, rng: np.random.Generator, level: int = 1) -> G
         near.setdefault(NEAR_MACHINE[b], []).append((b, ln))
     eligible = sorted(m for m, fl in near.items() if len(fl) >= 2)
     stressed = sorted(int(m) for m in rng.choice(eligible, size=3, replace=False))
-    faults = []
+    faults: list[tuple[str, int, str]] = []
     for m in stressed:
         for k in sorted(rng.choice(len(near[m]), size=2, replace=False).tolist()):
             b, ln = near[m][int(k)]
             faults.append((f"F{len(faults) + 1}", b, ln))
-    t_clear = float(rng.choice([0.22, 0.23, 0.24, 0.25, 0.26, 0.27]))
+    t_clear = _stressing_clearing_time(scale, dispatch, faults, int(rng.integers(2, 4)))
     cheap = sorted(int(m) for m in rng.choice(stressed, size=2, replace=False))
     pairs = [(m, SLACK_BUS) for m in stressed] + [(m, SHIFT_TARGETS[m][0]) for m in cheap]
     options = []
@@ -972,6 +973,18 @@ def generate(public: Task | None, rng: np.random.Generator, level: int = 1) -> G
         usd = round(float(rng.uniform(12.0, 18.0) if b == SLACK_BUS else rng.uniform(5.0, 10.0)), 2)
         options.append(_option(f"R{len(options) + 1}", a, b, mw, usd))
     return Generated(public_inputs=_inputs(scale, dispatch, faults, t_clear, options))
+
+
+def _stressing_clearing_time(scale: float, dispatch: Mapping[int, float], faults: list[tuple[str, int, str]],
+                             n_unstable: int) -> float:
+    """One grid step above the ``n_unstable``-th smallest CCT of ``faults`` at the draw's operating
+    point (bisection probing 0.25 s first), within the bracket."""
+    probe = _inputs(scale, dispatch, faults, 0.25, [_option("R0", 32, SLACK_BUS, 10.0, 1.0)])
+    runner = Runner(case_of_inputs(probe))
+    ccts = sorted(c for c, _ in _map(runner, "cct", list(range(len(faults)))))
+    res = CCT_GRID["resolution_s"]
+    t = ccts[min(n_unstable, len(ccts)) - 1] + res
+    return round(min(max(t, CCT_GRID["min_s"]), CCT_GRID["max_s"]), 9)
 
 
 def accept(task: Task, reference: Reference) -> str | None:
