@@ -109,6 +109,7 @@ STUDY_MODULES: tuple[str, ...] = (
     "hosting_capacity_study",
     "protection_coordination_study",
     "scuc_study",
+    "dynamic_security_study",
 )
 
 #: The tiers a :class:`FamilySpec` belongs to: the compact families and the studies (the fleet
