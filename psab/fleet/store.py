@@ -162,11 +162,13 @@ def write_world(world: World, out: Path, documents: list[tuple[str, str, dict[st
 
 
 def build_world(seed: str, size_name: str, out: Path, workers: int = 1, dask: Any = None,
-                progress: Any = None) -> dict[str, Any]:
+                progress: Any = None, level: int = 1) -> dict[str, Any]:
     """Generate and write a world sharded by device: in this process (``workers=1``), on
     ``workers`` forked local processes, or on a Dask cluster (``dask``: a scheduler address or
     a ``distributed.Client``). Every shard is a pure function of (seed, size, device indices)
-    and the manifest is assembled in device order, so the bytes are the same either way."""
+    and the manifest is assembled in device order, so the bytes are the same either way.
+    ``level=2`` then turns the stored world into the data as utilities keep it
+    (:func:`psab.fleet.quality.apply_level2`); level 1 is the world as computed."""
     from psab.fleet import documents
     from psab.fleet import world as world_mod
 
@@ -202,7 +204,15 @@ def build_world(seed: str, size_name: str, out: Path, workers: int = 1, dask: An
             wr.add(shard_job(str(seed), size_name, sh))
     ctx = world_mod.context(seed, size_name)
     hot = [ctx.pre[d.device_id]["hot_spot_c"] for d in w.devices if d.device_class == "transformer"]
-    return _finish(w, out, documents.type_documents(w), wr, hot)
+    info = _finish(w, out, documents.type_documents(w), wr, hot)
+    if level == 2:
+        from psab.fleet.quality import apply_level2
+
+        apply_level2(out, seed)
+        info = json.loads((out / "world.json").read_text(encoding="utf-8"))
+    elif level != 1:
+        raise ValueError(f"level must be 1 or 2, not {level!r}")
+    return info
 
 
 def _shard_local(args: tuple[str, str, list[int]]) -> list[tuple[int, str, bytes, Doc, list[Doc], int, int]]:
