@@ -83,14 +83,27 @@ class StoredWorld:
                 self.by_device.setdefault(d, []).append(m)
         self.path_of = {m["doc_id"]: m["path"] for m in self.manifest}
         self._series: dict[str, dict[str, np.ndarray]] = {}
+        #: 1: the world as computed; 2: the data as utilities keep it (:mod:`psab.fleet.quality`)
+        self.level = int(self.info.get("level", 1))
 
     def ts(self, hour: int) -> str:
         return (self.start + timedelta(hours=int(hour))).strftime("%Y-%m-%dT%H:00:00Z")
 
     def series(self, device_id: str) -> dict[str, np.ndarray]:
+        """The asset's hourly series: as stored (level 1), or recovered from the level-2
+        record by the type sheets' data-quality treatment (:func:`psab.fleet.quality.treated`)."""
         if device_id not in self._series:
-            self._series[device_id] = store.read_device(self.root, device_id)
+            if self.level == 1:
+                self._series[device_id] = store.read_device(self.root, device_id)
+            else:
+                from psab.fleet.quality import treated
+
+                self._series[device_id] = treated(self.root, device_id, self.configs[device_id], self.hours, self.start)
         return self._series[device_id]
+
+    def origin(self, device_id: str) -> str:
+        """The id an asset had when the world was computed (its documents' ids hash it)."""
+        return self.configs[device_id].get("renamed_from") or device_id
 
     def rules(self, device_id: str) -> list[Rule]:
         cfg = self.configs[device_id]
@@ -236,6 +249,10 @@ def generate(root: Path, per_family: int, seed: int = 0) -> tuple[list[dict], li
     """``per_family`` questions of each family (fewer if the world has too few firings)."""
     w = StoredWorld(root)
     rng = np.random.default_rng([int(w.info["seed_commitment"][:15], 16), seed])
+    if w.level == 2:
+        from psab.fleet.defect_questions import generate_level2
+
+        return generate_level2(w, rng, per_family)
     fired: list[tuple[str, Rule]] = []
     fired_alarm: list[tuple[str, Rule]] = []
     classes: dict[str, list[str]] = {}
