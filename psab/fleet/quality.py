@@ -127,8 +127,10 @@ def _spike_value(rule: Any) -> float:
 
 
 def plan_defects(r: np.random.Generator, series: dict[str, np.ndarray], rules: list[Any], hours: int,
-                 renameable: bool) -> Plan:
-    """A device's defects (module docstring), each tried a few times and kept only when sound."""
+                 renameable: bool, compare: tuple[str, str] | None = None) -> Plan:
+    """A device's defects (module docstring), each tried a few times and kept only when sound.
+    ``compare`` (metric, statistic) is what the comparative family ranks devices of this class
+    by: half of the spikes and meter changes go to that metric, so comparisons meet them too."""
     from psab.fleet.rules import rule_events
 
     plan = Plan()
@@ -161,6 +163,7 @@ def plan_defects(r: np.random.Generator, series: dict[str, np.ndarray], rules: l
                 plan.gaps.append((a, min(hours - 1, a + int(r.integers(2, MAX_GAP_H + 1)))))
             return True
         attempt(add_gap, lambda: plan.gaps.pop(), None)
+    on_compare = compare is not None and compare[0] in series and r.random() < 0.5
     if draws[1] < P_STUCK and atomic:
         def add_stuck() -> bool:
             ru, e = evs[atomic[int(r.integers(len(atomic)))]]
@@ -179,7 +182,20 @@ def plan_defects(r: np.random.Generator, series: dict[str, np.ndarray], rules: l
             if not plan.flags[m]:
                 del plan.flags[m]
         attempt(add_stuck, undo_stuck, set(plan.flags) | {evs[k][0].target_metric for k in atomic})
-    if draws[2] < P_SPIKE and atomic:
+    if draws[2] < P_SPIKE and on_compare and compare is not None:
+        def add_compare_spike() -> bool:
+            m = compare[0]
+            h = int(r.integers(1, hours - 1))
+            x = series[m]
+            plan.flags.setdefault(m, []).append((h, h + 1, SPIKE, round(float(np.max(x)) * 1.3 + 1.0, 4)))
+            return True
+
+        def undo_compare_spike() -> None:
+            plan.flags[compare[0]].pop()  # type: ignore[index]
+            if not plan.flags[compare[0]]:  # type: ignore[index]
+                del plan.flags[compare[0]]  # type: ignore[index]
+        attempt(add_compare_spike, undo_compare_spike, {compare[0]})
+    elif draws[2] < P_SPIKE and atomic:
         def add_spike() -> bool:
             ru, e = evs[atomic[int(r.integers(len(atomic)))]]
             m = ru.target_metric
@@ -210,11 +226,11 @@ def plan_defects(r: np.random.Generator, series: dict[str, np.ndarray], rules: l
             b = min(hours, a + int(r.integers(6, 49)))
         if b > a:
             plan.dups.append((a, b))
-    if draws[4] < P_METER and atomic:
-        ru = evs[atomic[int(r.integers(len(atomic)))]][0]
+    if draws[4] < P_METER and (atomic or on_compare):
+        m = compare[0] if on_compare and compare is not None else evs[atomic[int(r.integers(len(atomic)))]][0].target_metric
         f = (int(r.integers(hours // 72, max(hours // 72 + 1, hours * 2 // 72))) * 24)
         if 0 < f < hours:
-            plan.meter = (ru.target_metric, f, float(r.choice([2.0, 0.5])))
+            plan.meter = (m, f, float(r.choice([2.0, 0.5])))
     if draws[5] < P_RENAME and renameable:
         f = int(r.integers(hours // 72, max(hours // 72 + 1, hours * 2 // 72))) * 24
         if 0 < f < hours:
@@ -333,7 +349,11 @@ def apply_level2(root: Path, seed: str | int) -> dict[str, Any]:
         series = store.read_device(root, dev)
         t = types[cfg["type_id"]]
         rules = [ru for ru in (Rule.from_json(x) for x in t["rules"]) if ru.applies(cfg["config"])]
-        plan = plan_defects(r, series, rules, hours, renameable=cfg["device_class"] not in ("rtu", "relay"))
+        from psab.fleet.questions import COMPARATIVE
+
+        cmp_ = COMPARATIVE.get(cfg["device_class"])
+        plan = plan_defects(r, series, rules, hours, renameable=cfg["device_class"] not in ("rtu", "relay"),
+                            compare=(cmp_[0], cmp_[1]) if cmp_ else None)
         dq[dev] = {"quality_columns": sorted(x + QUALITY_SUFFIX for x in plan.flags),
                    "meter_changes": ([{"metric": plan.meter[0], "from": ts(plan.meter[1]), "recorded_per_unit": plan.meter[2]}]
                                      if plan.meter else [])}

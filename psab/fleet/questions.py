@@ -31,7 +31,7 @@ from psab.fleet.catalog import Rule
 from psab.fleet.documents import alarm_id, device_alarms, work_orders
 from psab.fleet.rules import rule_events
 
-FAMILIES = ("temporal", "contextual", "comparative")
+FAMILIES = ("temporal", "contextual", "comparative", "causal")
 
 #: Comparative statistics by class: (metric, statistic, unit, en words, ru words).
 COMPARATIVE: dict[str, tuple[str, str, str, str, str]] = {
@@ -52,6 +52,10 @@ COMPARATIVE: dict[str, tuple[str, str, str, str, str]] = {
 MAX_TEMPORAL_BREACH_H = 14 * 24
 
 SCHEMAS: dict[str, dict[str, Any]] = {
+    "causal": {"type": "object", "required": ["device_id", "document_id", "action", "time"],
+               "properties": {"device_id": {"type": "string"}, "document_id": {"type": "string"},
+                              "action": {"type": "string"},
+                              "time": {"type": "string", "description": "ISO 8601 UTC hour"}}},
     "temporal": {"type": "object", "required": ["first_fire_time", "breach_duration_h", "fire_count"],
                  "properties": {"first_fire_time": {"type": "string", "description": "ISO 8601 UTC hour, e.g. 2024-07-03T14:00:00Z"},
                                 "breach_duration_h": {"type": "integer"}, "fire_count": {"type": "integer"}}},
@@ -245,8 +249,28 @@ def _comparative(w: StoredWorld, rng: np.random.Generator, classes: dict[str, li
                "available_evidence": available}
 
 
-def generate(root: Path, per_family: int, seed: int = 0) -> tuple[list[dict], list[dict]]:
-    """``per_family`` questions of each family (fewer if the world has too few firings)."""
+def generate(root: Path, per_family: int, seed: int = 0, world_seed: str | int | None = None) -> tuple[list[dict], list[dict]]:
+    """``per_family`` questions of each family (fewer if the world has too few firings). The
+    ``causal`` family needs the world's chain, rebuilt from ``world_seed`` (checked against the
+    world's seed commitment; without it, or when it does not match, no causal question); its
+    questions come after the other three families', from a stream of their own, so those stay as
+    they were."""
+    qs, keys = _generate_three(root, per_family, seed)
+    if world_seed is not None:
+        import hashlib
+
+        from psab.fleet import causal
+        from psab.fleet.world import seed_int
+
+        w = StoredWorld(root)
+        if hashlib.sha256(str(seed_int(world_seed)).encode()).hexdigest() == w.info["seed_commitment"]:
+            rng = np.random.default_rng([int(w.info["seed_commitment"][:15], 16), seed, 4])
+            cq, ck = causal.questions(w, causal.chain(world_seed, w.info["size"]), rng, per_family)
+            qs, keys = qs + cq, keys + ck
+    return qs, keys
+
+
+def _generate_three(root: Path, per_family: int, seed: int = 0) -> tuple[list[dict], list[dict]]:
     w = StoredWorld(root)
     rng = np.random.default_rng([int(w.info["seed_commitment"][:15], 16), seed])
     if w.level == 2:

@@ -56,12 +56,12 @@ TIER = "fleet"
 #: Built-in kinds whose program is :mod:`psab.fleet.agents` (the others run the compact
 #: tier's script: the failure-class agents — silent, crash, hang, malformed, provider-error —
 #: work on a question as they do on a task).
-FLEET_KINDS = ("fleet-reference", "fleet-weak")
+FLEET_KINDS = ("fleet-reference", "fleet-weak", "fleet-quality-blind")
 #: Compact-tier built-ins that cannot run here: they need a compact task's reference answer.
 COMPACT_ONLY = ("reference", "mutant", "flaky", "openai")
 #: The fleet world's sizes a run may build on the fly.
 FACES = ("cli", "mcp")
-FLEET_FAMILIES = ("temporal", "contextual", "comparative")
+FLEET_FAMILIES = ("temporal", "contextual", "comparative", "causal")
 RECORD_STDERR_CHARS = 2000
 RECORD_STDOUT_CHARS = 1000
 #: At most this many tool calls of one attempt are kept in the record itself (all are in the
@@ -102,6 +102,9 @@ class FleetOptions:
     #: The toolbox (:mod:`psab.runner.tiers`): None the tier's default (off), False off, True
     #: the built one, a path.
     toolbox: bool | str | None = None
+    #: The world's level when the run builds it (:mod:`psab.fleet.quality`): 1 as computed,
+    #: 2 the data as utilities keep it.
+    level: int = 1
 
     def to_dict(self) -> dict[str, Any]:
         out = {"world": self.world, "questions": self.questions, "keys": self.keys, "size": self.size,
@@ -113,6 +116,8 @@ class FleetOptions:
                "file_limit_mb": self.file_limit_mb}
         if self.toolbox is not None:  # absent when not asked for: the manifest as before the toolbox
             out["toolbox"] = self.toolbox
+        if self.level != 1:  # absent at level 1: the manifest as before levels
+            out["level"] = self.level
         return out
 
 
@@ -503,7 +508,7 @@ def prepare_world(opts: FleetOptions, run_dir: Path) -> tuple[Path, Path, Path]:
 
         world = (run_dir / "private" / "fleet" / "world").resolve()
         if not (world / "world.json").is_file():
-            build_world(opts.seed, opts.size, world)
+            build_world(opts.seed, opts.size, world, level=opts.level)
     if opts.questions:
         qdir = Path(opts.questions).resolve()
         kdir = Path(opts.keys).resolve() if opts.keys else Path(str(qdir).rstrip("/") + "-keys")
@@ -513,7 +518,9 @@ def prepare_world(opts: FleetOptions, run_dir: Path) -> tuple[Path, Path, Path]:
         if not (qdir / "questions.jsonl").is_file():
             from psab.fleet import questions
 
-            qs, keys = questions.generate(world, opts.per_family)
+            # the causal family's chain is rebuilt from the seed (no causal question when it
+            # is not the given world's seed: the commitment is checked)
+            qs, keys = questions.generate(world, opts.per_family, world_seed=opts.seed)
             questions.write(qs, keys, qdir, kdir)
     for d, what in ((qdir, "questions.jsonl"), (kdir, "keys.jsonl")):
         if not (d / what).is_file():
