@@ -23,8 +23,8 @@ device's own defects, so a careful analyst can recover the series the rules are 
 :func:`treated` does exactly that, and the question generator's keys at level 2 use it.
 
 Soundness: a defect that blanks values (gap, stuck, spike) is kept only if every applicable
-rule of the device has the same firing events on the treated series as on the true one
-(:func:`_same_events`), and the other defects are exact (a replayed row is a copy; a meter
+rule of the device has the same condition hour by hour — hence the same firing events — on the
+treated series as on the true one (:func:`_same_events`), and the other defects are exact (a replayed row is a copy; a meter
 factor of 2 or 1/2 is exact in binary floating point; a rename splits a series at one hour). So
 the alarms, work orders and logs — written by level 1 from the true series — agree with what the
 rules give on the treated record, and a key computed from the treated record never
@@ -107,17 +107,39 @@ def blanked(series: dict[str, np.ndarray], plan: Plan) -> dict[str, np.ndarray]:
     return out
 
 
-def _same_events(rules: list[Any], true: dict[str, np.ndarray], plan: Plan, metrics: set[str] | None) -> bool:
-    from psab.fleet.rules import rule_events
+def _same_events(rules: list[Any], true: dict[str, np.ndarray], plan: Plan, metrics: set[str] | None,
+                 cache: dict[str, list[Any]] | None = None) -> bool:
+    """Whether every rule touching ``metrics`` (all when None) has the same condition, hour by
+    hour, on the true series and on the series with the plan's missing values blanked — so the
+    same firing events (:func:`psab.fleet.rules.events` is a function of the condition). Checked
+    locally: a derived value at hour t reads hours t - window_h .. t only (causal), so around
+    each blanked interval [a, b) the hours a - window_h - 1 .. b + window_h + 1 decide."""
+    from psab.fleet.rules import condition, rule_series
 
-    tr = blanked(true, plan)
+    n = next(iter(true.values())).size
     for r in rules:
-        if metrics is not None and not (set(r.inputs) | {r.target_metric}) & metrics:
+        ins = set(r.inputs) | {r.target_metric}
+        if metrics is not None and not ins & metrics:
             continue
         if any(i not in true for i in r.inputs) or (not r.derive and r.target_metric not in true):
             continue
-        if rule_events(r, true) != rule_events(r, tr):
-            return False
+        spans = list(plan.gaps) + [(a, b) for m, fl in plan.flags.items() if m in ins for a, b, _, _ in fl]
+        w = int(r.window_h or 0)
+        for a, b in spans:
+            s0, s1 = max(0, a - w - 1), min(n, b + w + 1)
+            part = {m: true[m][s0:s1] for m in ins if m in true}
+            blank = {m: v.copy() for m, v in part.items()}
+            for ga, gb in plan.gaps:
+                for v in blank.values():
+                    v[max(0, ga - s0):max(0, gb - s0)] = np.nan
+            for m, fl in plan.flags.items():
+                if m in blank:
+                    for fa, fb, _, _ in fl:
+                        blank[m][max(0, fa - s0):max(0, fb - s0)] = np.nan
+            c1 = condition(rule_series(r, part), r.op, r.threshold)
+            c2 = condition(rule_series(r, blank), r.op, r.threshold)
+            if not np.array_equal(c1, c2):
+                return False
     return True
 
 
@@ -136,9 +158,10 @@ def plan_defects(r: np.random.Generator, series: dict[str, np.ndarray], rules: l
     plan = Plan()
     draws = r.random(6)
     evs = {}
+    cache: dict[str, list[Any]] = {}
     for ru in rules:
         if all(i in series for i in ru.inputs) and (ru.derive or ru.target_metric in series):
-            e = rule_events(ru, series)
+            e = cache[ru.key] = rule_events(ru, series)
             if e:
                 evs[ru.key] = (ru, e)
     keys = sorted(evs)
@@ -148,7 +171,7 @@ def plan_defects(r: np.random.Generator, series: dict[str, np.ndarray], rules: l
         for _ in range(4):
             if not add():
                 return
-            if _same_events(rules, series, plan, metrics):
+            if _same_events(rules, series, plan, metrics, cache):
                 return
             undo()
 
@@ -264,20 +287,6 @@ def recorded(series: dict[str, np.ndarray], plan: Plan, hours: int) -> tuple[np.
     return idx, {m: v[idx] for m, v in cols.items()}
 
 
-def _write_partition(root: Path, device_id: str, start: Any, hour_idx: np.ndarray, cols: dict[str, np.ndarray]) -> None:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from psab.fleet import store
-
-    ts = pa.array(np.datetime64(start.replace(tzinfo=None), "s") + hour_idx.astype(np.int64) * np.timedelta64(3600, "s"),
-                  type=pa.timestamp("s", tz="UTC"))
-    table = pa.table({"ts": ts, **{m: pa.array(v, type=pa.float64()) for m, v in cols.items()}})
-    p = store.device_path(root, device_id)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(table, p, compression="zstd", row_group_size=store.ROW_GROUP, write_statistics=True)
-
-
 # ----------------------------------------------------------------------------- work orders
 
 
@@ -310,178 +319,168 @@ def _wo_fields(text: str) -> dict[str, str]:
 
 # ----------------------------------------------------------------------------- the level-2 world
 
+Doc = tuple[str, str, dict[str, Any]]
 
-def apply_level2(root: Path, seed: str | int) -> dict[str, Any]:
-    """Turn a stored level-1 world into its level-2 form in place (module docstring); returns
-    the counts of each defect class (also written to ``world.json``)."""
-    from datetime import UTC, datetime, timedelta
 
-    from psab.fleet import store
-    from psab.fleet.catalog import Rule
-    from psab.fleet.process import stable_hash
-    from psab.fleet.world import rng, seed_int
+def new_id(old: str) -> str:
+    """The id an asset gets at its refurbishment: its number in the 9000s ("LIN-0003" →
+    "LIN-9003"; no world has 9000 devices of a class, so it is free)."""
+    prefix, num = old.split("-", 1)
+    return f"{prefix}-9{num[1:]}"
 
-    root = Path(root)
-    info = json.loads((root / "world.json").read_text(encoding="utf-8"))
-    hours = int(info["hours"])
-    start = datetime.strptime(info["start"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+
+def device_level2(seed: int, index: int, device: Any, dtype: Any, series: dict[str, np.ndarray], start: Any,
+                  hours: int, config_doc: Doc, docs: list[Doc]) -> dict[str, Any]:
+    """One device of a level-1 world turned into its level-2 form, in memory (the shard that
+    computed its series calls this before anything is written): its partitions as (device id,
+    hour of each row, columns), its configuration sheet(s), its operational documents, the
+    counts of each defect class, and its rename (old id, new id, hour) if any."""
+    from datetime import timedelta
+
+    from psab.fleet.questions import COMPARATIVE
+    from psab.fleet.world import rng
 
     def ts(h: int) -> str:
         return (start + timedelta(hours=int(h))).strftime("%Y-%m-%dT%H:00:00Z")
 
-    s = seed_int(seed)
-    manifest = store.read_manifest(root)
-    docs = root / "documents"
-    types = {m["doc_id"]: json.loads((root / m["path"]).read_text(encoding="utf-8")) for m in manifest if m["kind"] == "type"}
-    cfg_rows = [m for m in manifest if m["kind"] == "config"]
-    configs = {m["doc_id"]: json.loads((root / m["path"]).read_text(encoding="utf-8")) for m in cfg_rows}
+    dev = device.device_id
     counts = dict.fromkeys(DEFECTS, 0)
-    renamed: dict[str, tuple[str, int]] = {}
-    dq: dict[str, dict[str, Any]] = {}
-    n_renamed = 0
-    for i, m in enumerate(cfg_rows):
-        dev = m["doc_id"]
-        cfg = configs[dev]
-        r = rng(s, 36, i)
-        if r.random() >= 0.6:  # most of the fleet's data is clean
-            dq[dev] = {"quality_columns": [], "meter_changes": []}
-            continue
-        series = store.read_device(root, dev)
-        t = types[cfg["type_id"]]
-        rules = [ru for ru in (Rule.from_json(x) for x in t["rules"]) if ru.applies(cfg["config"])]
-        from psab.fleet.questions import COMPARATIVE
-
-        cmp_ = COMPARATIVE.get(cfg["device_class"])
-        plan = plan_defects(r, series, rules, hours, renameable=cfg["device_class"] not in ("rtu", "relay"),
+    r = rng(seed, 36, index)
+    plan = Plan()
+    if r.random() < 0.6:  # most of the fleet's data is clean
+        rules = [ru for ru in dtype.rules if ru.applies(device.config)]
+        cmp_ = COMPARATIVE.get(device.device_class)
+        plan = plan_defects(r, series, rules, hours, renameable=device.device_class not in ("rtu", "relay"),
                             compare=(cmp_[0], cmp_[1]) if cmp_ else None)
-        dq[dev] = {"quality_columns": sorted(x + QUALITY_SUFFIX for x in plan.flags),
-                   "meter_changes": ([{"metric": plan.meter[0], "from": ts(plan.meter[1]), "recorded_per_unit": plan.meter[2]}]
-                                     if plan.meter else [])}
-        if not plan.any():
-            continue
-        counts["gap"] += len(plan.gaps)
-        counts["stuck"] += sum(1 for fl in plan.flags.values() for x in fl if x[2] == STUCK)
-        counts["spike"] += sum(1 for fl in plan.flags.values() for x in fl if x[2] == SPIKE)
-        counts["duplicate"] += len(plan.dups)
-        counts["meter_change"] += plan.meter is not None
-        idx, cols = recorded(series, plan, hours)
-        if plan.rename is not None:
-            n_renamed += 1
-            new = f"{dev.split('-')[0]}-{9000 + n_renamed:04d}"
-            renamed[dev] = (new, plan.rename)
-            counts["rename"] += 1
-            before = idx < plan.rename
-            _write_partition(root, dev, start, idx[before], {k: v[before] for k, v in cols.items()})
-            _write_partition(root, new, start, idx[~before], {k: v[~before] for k, v in cols.items()})
-        else:
-            _write_partition(root, dev, start, idx, cols)
-
-    for tid, t in types.items():
-        t["data_quality"] = TREATMENT
-        (docs / "types" / f"{tid}.json").write_text(_dump(t), encoding="utf-8")
-
-    def sub_id(x: Any, old: str, new: str) -> Any:
-        return new if x == old else [new if y == old else y for y in x] if isinstance(x, list) else x
-
-    new_manifest: list[dict[str, Any]] = []
-    supersede_rows: dict[str, dict[str, Any]] = {}
-    for m in manifest:
-        if m["kind"] == "type":
-            new_manifest.append(m)
-            continue
-        if m["kind"] == "config":
-            dev = m["doc_id"]
-            cfg = configs[dev]
-            cfg["data_quality"] = dq[dev]
-            for old, (new, _) in renamed.items():
-                cfg["config"]["fed_by"] = sub_id(cfg["config"].get("fed_by"), old, new)
-                cfg["feeds"] = sub_id(cfg.get("feeds", []), old, new)
-            if dev in renamed:
-                new, at = renamed[dev]
-                twin = json.loads(json.dumps(cfg))
-                cfg["renamed_to"], cfg["renamed_at"] = new, ts(at)
-                twin["device_id"], twin["renamed_from"], twin["renamed_at"] = new, dev, ts(at)
-                (root / m["path"]).write_text(_dump(cfg), encoding="utf-8")
-                rel = f"documents/config/{new}.json"
-                (root / rel).write_text(_dump(twin), encoding="utf-8")
-                new_manifest.append({**m, "refs": m["refs"] + [new]})
-                new_manifest.append({**m, "path": rel, "doc_id": new, "device_ids": [new], "refs": m["refs"] + [dev]})
-                continue
-            (root / m["path"]).write_text(_dump(cfg), encoding="utf-8")
-            refs = m["refs"]
-            for old, (new, _) in renamed.items():
-                refs = sub_id(refs, old, new)
-            new_manifest.append({**m, "refs": refs})
-            continue
-        dev = m["device_ids"][0]
-        row = dict(m)
-        path = root / m["path"]
-        text = None
-        if m["kind"] == "work_order":
-            text = path.read_text(encoding="utf-8")
+    counts["gap"] = len(plan.gaps)
+    counts["stuck"] = sum(1 for fl in plan.flags.values() for x in fl if x[2] == STUCK)
+    counts["spike"] = sum(1 for fl in plan.flags.values() for x in fl if x[2] == SPIKE)
+    counts["duplicate"] = len(plan.dups)
+    counts["meter_change"] = int(plan.meter is not None)
+    idx, cols = recorded(series, plan, hours) if plan.any() else (np.arange(hours), dict(series))
+    renamed = None
+    if plan.rename is not None:
+        renamed = (dev, new_id(dev), plan.rename)
+        counts["rename"] = 1
+        before = idx < plan.rename
+        parts = [(dev, idx[before], {k: v[before] for k, v in cols.items()}),
+                 (renamed[1], idx[~before], {k: v[~before] for k, v in cols.items()})]
+    else:
+        parts = [(dev, idx, cols)]
+    # the configuration sheet(s)
+    rel, text, row = config_doc
+    cfg = json.loads(text)
+    cfg["data_quality"] = {"quality_columns": sorted(x + QUALITY_SUFFIX for x in plan.flags),
+                           "meter_changes": ([{"metric": plan.meter[0], "from": ts(plan.meter[1]),
+                                               "recorded_per_unit": plan.meter[2]}] if plan.meter else [])}
+    configs: list[Doc] = []
+    if renamed is not None:
+        twin = json.loads(json.dumps(cfg))
+        cfg["renamed_to"], cfg["renamed_at"] = renamed[1], ts(renamed[2])
+        twin["device_id"], twin["renamed_from"], twin["renamed_at"] = renamed[1], dev, ts(renamed[2])
+        configs = [(rel, _dump(cfg), {**row, "refs": row["refs"] + [renamed[1]]}),
+                   (f"config/{renamed[1]}.json", _dump(twin),
+                    {**row, "doc_id": renamed[1], "device_ids": [renamed[1]], "refs": row["refs"] + [dev]})]
+    else:
+        configs = [(rel, _dump(cfg), row)]
+    # the operational documents: superseded work orders, the rename from its hour on
+    out: list[Doc] = []
+    sup_of: dict[str, tuple[str, int]] = {}
+    for rel, text, row in docs:
+        row = dict(row)
+        extra: Doc | None = None
+        if row["kind"] == "work_order":
             f = _wo_fields(text)
-            opened = _hour(f.get("Opened", ""), start)
-            closed = _hour(f.get("Closed", ""), start)
+            opened, closed = _hour(f.get("Opened"), start), _hour(f.get("Closed"), start)
             metric = f.get("Trigger rule", "").split("(", 1)[-1].split(" ", 1)[0]
-            sup = superseding(m["doc_id"], opened, closed, f.get("cause", ""), metric) if opened is not None else None
+            sup = superseding(row["doc_id"], opened, closed, f.get("cause", ""), metric) if opened is not None else None
             if sup is not None:
                 wid, at, cause = sup
                 counts["superseded_work_order"] += 1
-                orig = text.replace("- Status: closed", "- Status: superseded").replace(
+                sup_of[row["doc_id"]] = (wid, at)
+                text = text.replace("- Status: closed", "- Status: superseded").replace(
                     f"- Closed: {f['Closed']}", f"- Closed: -\n- Superseded by: {wid} at {ts(at)}")
+                row["refs"] = row["refs"] + [wid]
                 lines = [f"# Work order {wid}", "", f"- Device: {f['Device']}", f"- Substation: {f['Substation']}",
                          f"- Opened: {ts(at)}", "- Status: closed", f"- Closed: {f['Closed']}",
-                         f"- Trigger rule: {f['Trigger rule']}", f"- Supersedes: {m['doc_id']}",
-                         f"- Alarms closed by this order: {f['Alarms closed by this order']}", "", "## Recorded cause", "",
-                         cause, ""]
-                supersede_rows[m["doc_id"]] = {"id": wid, "at": at, "dev": dev}
-                text = orig
-                row["refs"] = m["refs"] + [wid]
-                extra = {"path": f"documents/work_orders/{wid}.md", "kind": "work_order", "doc_id": wid,
-                         "device_ids": [dev], "time": ts(at), "refs": list(m["refs"]) + [m["doc_id"]]}
-                sup_text = "\n".join(lines)
-        if m["kind"] == "maintenance_log" and m["refs"] and m["refs"][0] in supersede_rows:
-            text = path.read_text(encoding="utf-8")
-            wid = supersede_rows[m["refs"][0]]["id"]
-            text = text.replace(f"Work order: {m['refs'][0]}", f"Work order: {wid}")
+                         f"- Trigger rule: {f['Trigger rule']}", f"- Supersedes: {row['doc_id']}",
+                         f"- Alarms closed by this order: {f['Alarms closed by this order']}", "", "## Recorded cause",
+                         "", cause, ""]
+                extra = (f"work_orders/{wid}.md", "\n".join(lines),
+                         {"kind": "work_order", "doc_id": wid, "device_ids": [dev], "time": ts(at),
+                          "refs": list(row["refs"][:-1]) + [row["doc_id"]]})
+        elif row["kind"] == "maintenance_log" and row["refs"] and row["refs"][0] in sup_of:
+            wid = sup_of[row["refs"][0]][0]
+            text = text.replace(f"Work order: {row['refs'][0]}", f"Work order: {wid}")
             row["refs"] = [wid]
-        if m["kind"] == "inspection":
-            hits = [(o, x) for o, x in supersede_rows.items() if x["dev"] == dev and o in m["refs"]]
-            h = _hour(m["time"], start)
-            for o, x in hits:
-                if h is not None and h >= x["at"]:
-                    text = (text or path.read_text(encoding="utf-8")).replace(o, x["id"])
-                    row["refs"] = [x["id"] if y == o else y for y in row["refs"]]
-        if dev in renamed:
-            new, at = renamed[dev]
-            h = _hour(m["time"], start) if m.get("time") else None
-            if h is not None and h >= at:
-                text = (text or path.read_text(encoding="utf-8")).replace(dev, new)
-                row["device_ids"] = [new]
-        if text is not None:
-            path.write_text(text, encoding="utf-8")
-        new_manifest.append(row)
-        if m["kind"] == "work_order" and m["doc_id"] in supersede_rows:
-            sup_path = root / extra["path"]
-            if dev in renamed and _hour(extra["time"], start) >= renamed[dev][1]:
-                sup_text = sup_text.replace(dev, renamed[dev][0])
-                extra["device_ids"] = [renamed[dev][0]]
-            sup_path.write_text(sup_text, encoding="utf-8")
-            new_manifest.append(extra)
-    (docs / "manifest.jsonl").write_text("".join(json.dumps(m, sort_keys=True, ensure_ascii=False) + "\n"
-                                                 for m in new_manifest), encoding="utf-8")
-    kinds: dict[str, int] = {}
-    for m in new_manifest:
-        kinds[m["kind"]] = kinds.get(m["kind"], 0) + 1
-    st = info["statistics"]
-    st["documents"] = sum(kinds.values())
-    st["documents_operational"] = sum(v for k, v in kinds.items() if k != "type")
-    st["documents_by_kind"] = dict(sorted(kinds.items()))
-    st["data_quality_defects"] = counts
-    info["level"] = 2
-    (root / "world.json").write_text(json.dumps(info, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    _ = stable_hash  # the ids above come from the process's hash
-    return counts
+        elif row["kind"] == "inspection":
+            h = _hour(row["time"], start)
+            for o in [x for x in row["refs"] if x in sup_of]:
+                if h is not None and h >= sup_of[o][1]:
+                    text = text.replace(o, sup_of[o][0])
+                    row["refs"] = [sup_of[o][0] if y == o else y for y in row["refs"]]
+        for rel_, text_, row_ in [(rel, text, row)] + ([extra] if extra else []):
+            if renamed is not None:
+                h = _hour(row_.get("time"), start)
+                if h is not None and h >= renamed[2]:
+                    text_ = text_.replace(dev, renamed[1])
+                    row_ = {**row_, "device_ids": [renamed[1]]}
+            out.append((rel_, text_, row_))
+    return {"parts": parts, "configs": configs, "docs": out, "counts": counts, "renamed": renamed}
+
+
+def parquet_bytes(start: Any, hour_idx: np.ndarray, cols: dict[str, np.ndarray]) -> bytes:
+    """A partition file of the historian's rows (as :func:`psab.fleet.store.parquet_bytes`)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from psab.fleet import store
+
+    ts = pa.array(np.datetime64(start.replace(tzinfo=None), "s") + hour_idx.astype(np.int64) * np.timedelta64(3600, "s"),
+                  type=pa.timestamp("s", tz="UTC"))
+    table = pa.table({"ts": ts, **{m: pa.array(np.asarray(v, dtype=float), type=pa.float64()) for m, v in cols.items()}})
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, compression="zstd", row_group_size=store.ROW_GROUP, write_statistics=True)
+    return sink.getvalue().to_pybytes()
+
+
+def _write_partition(root: Path, device_id: str, start: Any, hour_idx: np.ndarray, cols: dict[str, np.ndarray]) -> None:
+    from psab.fleet import store
+
+    p = store.device_path(root, device_id)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_bytes(parquet_bytes(start, hour_idx, cols))
+
+
+def type_documents_level2(docs: list[Doc]) -> list[Doc]:
+    """Every type sheet with the data-quality treatment (:data:`TREATMENT`)."""
+    out = []
+    for rel, text, row in docs:
+        t = json.loads(text)
+        t["data_quality"] = TREATMENT
+        out.append((rel, _dump(t), row))
+    return out
+
+
+def relink_renamed(root: Path, manifest: list[dict[str, Any]], renamed: dict[str, str]) -> None:
+    """Configuration sheets of other devices name a renamed asset by its new id (``fed_by``,
+    ``feeds``, and their manifest refs): the renamed asset's downstream devices (whose refs
+    name it) and its upstream one (whose ``feeds`` lists it)."""
+    if not renamed:
+        return
+    ups = {m["refs"][1] for m in manifest if m["kind"] == "config" and m["doc_id"] in renamed and len(m["refs"]) > 1}
+    for m in manifest:
+        if m["kind"] != "config" or m["doc_id"] in renamed or m["doc_id"] in renamed.values():
+            continue
+        if not (set(m["refs"]) & set(renamed) or m["doc_id"] in ups):
+            continue
+        p = root / m["path"]
+        cfg = json.loads(p.read_text(encoding="utf-8"))
+        fed = cfg["config"].get("fed_by")
+        cfg["config"]["fed_by"] = renamed.get(fed, fed)
+        cfg["feeds"] = [renamed.get(x, x) for x in cfg.get("feeds", [])]
+        p.write_text(_dump(cfg), encoding="utf-8")
+        m["refs"] = [renamed.get(x, x) for x in m["refs"]]
 
 
 def _hour(s: str | None, start: Any) -> int | None:
