@@ -242,3 +242,13 @@ def test_level_2_is_the_same_bytes_serial_and_on_two_workers(tmp_path: Path) -> 
     store.build_world("q36", "tiny", b, workers=2, level=2)
     assert store.tree_digest(a) == store.tree_digest(b)
     assert json.loads((a / "world.json").read_text())["level"] == 2
+
+
+def test_a_runs_manifest_names_the_level_only_when_it_is_2() -> None:
+    from psab.runner import fleet
+    from psab.runner.agents import parse_agent_arg
+
+    agents = [parse_agent_arg("builtin:fleet-quality-blind,aware=1")]
+    assert "level" not in fleet.FleetOptions(agents=agents).to_dict()  # level-1 manifests as before
+    assert fleet.FleetOptions(agents=agents, level=2).to_dict()["level"] == 2
+    assert agents[0].options == {"aware": 1}
