@@ -550,7 +550,8 @@ def blind_causal(reader, q):
         return {"device_id": b_id, "document_id": "", "action": "counter_reset", "time": ""}, evidence
     if "transformer" in text.split(" fell", 1)[0]:
         oil = "hydrogen" in text
-        logs = [h for h in _search(tools, target, "maintenance_log") if target in (h.get("device_ids") or [])
+        words = "Oil treated degassing drying" if oil else "Cooling fans repaired oil pump repaired"
+        logs = [h for h in _search(tools, f"{target} {words}", "maintenance_log") if target in (h.get("device_ids") or [])
                 and h.get("time") and a <= h["time"] < b]
         for h in sorted(logs, key=lambda x: x["time"]):
             body = read_doc(tools, h["path"]) or ""
@@ -572,7 +573,11 @@ def blind_causal(reader, q):
         if cfg.get("device_class") == "transformer" or not cfg:
             break
         dev = (cfg.get("config") or {}).get("fed_by") or ""
-    for h in _search(tools, dev + " Load transferred", "switching_log"):
+    # a switching log is timed at the decision, the hour before the transfer takes effect
+    early = _iso(_t(hour) - timedelta(hours=2))
+    for h in _search(tools, f"{dev} {hour}", "switching_log"):
+        if dev not in (h.get("device_ids") or []) or not (early <= (h.get("time") or "") <= hour):
+            continue
         body = read_doc(tools, h["path"]) or ""
         if dev in body and (f"from {hour} ") in body:
             evidence.append({"kind": "document", "path": h["path"]})

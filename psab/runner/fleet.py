@@ -355,6 +355,27 @@ def make_corpus(world: str, devices: int | None, targets: list[str], seed: int) 
     return Corpus.sized(Path(world), devices, targets, seed)
 
 
+def visible_devices(world: str, question: dict[str, Any], key: dict[str, Any]) -> list[str]:
+    """The devices a sized corpus always shows: the question's targets, then every device the
+    key's required evidence reads (a causal question's upstream devices and documents, a
+    renamed asset's old id at level 2) — otherwise a smaller corpus would make a question
+    unanswerable rather than harder. For the three PowerBench families at level 1 these are the
+    targets themselves."""
+    out = list(question.get("targets") or [])
+    by_path = None
+    for item in key.get("required_evidence") or []:
+        if item.get("kind") == "series":
+            ids = [item.get("device_id")]
+        else:
+            if by_path is None:
+                from psab.fleet.tools import world_view
+
+                by_path = world_view(Path(world)).by_path
+            ids = (by_path.get(item.get("path"), {}) or {}).get("device_ids") or []
+        out += [d for d in ids if isinstance(d, str) and d not in out]
+    return out
+
+
 def _tool_client(server: Any) -> str:
     """The ``fleet-tool`` command's path (the same inside the sandbox: its directory is bound
     read-only at the same place)."""
@@ -387,7 +408,7 @@ class FleetCase(Case):
 
         s, q = self.job.settings, self.job.question
         budget = make_budget(dict(s.budget))
-        corpus = make_corpus(s.world, s.corpus_devices, list(q.get("targets") or []), s.run_seed)
+        corpus = make_corpus(s.world, s.corpus_devices, visible_devices(s.world, q, self.job.key), s.run_seed)
         self.log_path = sandbox.io / "tools.jsonl"
         with serve_attempt(Path(s.world), budget, corpus, self.log_path, sandbox.attempt_dir) as server:
             client = _tool_client(server)
