@@ -473,6 +473,16 @@ def blind_contextual(reader, q):
         for h in ((r.get("result") or {}).get("hits") or []) if r.get("ok") else []:
             if d in (h.get("device_ids") or []) and h.get("time") and a <= h["time"] < b:
                 hits.append(h)
+    if not hits:
+        # more alarms than one search returns: find the first firing in the window from the
+        # series (the temporal reading), then the alarm raised at that hour
+        ans, _ = blind_temporal(reader, q)
+        fire = ans.get("first_fire_time") if isinstance(ans, dict) else ""
+        for d in ids if fire else []:
+            r = tools.call("search_corpus", {"query": f"{d} {key} {fire}", "kind": "alarm", "limit": 10})
+            for h in ((r.get("result") or {}).get("hits") or []) if r.get("ok") else []:
+                if d in (h.get("device_ids") or []) and h.get("time") == fire:
+                    hits.append(h)
     evidence = []
     for h in sorted(hits, key=lambda x: x["time"]):
         al = read_json(tools, h["path"])
@@ -544,6 +554,9 @@ def blind_causal(reader, q):
                 al = read_json(tools, h["path"]) or {}
                 wo = al.get("work_order") or ""
                 f = _wo_fields(read_doc(tools, f"documents/work_orders/{wo}.md"))
+                if reader.aware and f.get("Superseded by"):
+                    wo = f["Superseded by"].split(" ", 1)[0]
+                    f = _wo_fields(read_doc(tools, f"documents/work_orders/{wo}.md"))
                 evidence += [{"kind": "document", "path": h["path"]},
                              {"kind": "document", "path": f"documents/work_orders/{wo}.md"}]
                 return {"device_id": b_id, "document_id": wo, "action": "counter_reset", "time": f.get("Closed", "")}, evidence
