@@ -265,8 +265,11 @@ def questions(sw: Any, world: Any, rng: np.random.Generator, per_family: int) ->
         q = {"question_id": qid, "family": "causal", "kind": kind, "text_en": en, "text_ru": ru,
              "targets": [f["effect"]], "window": window, "answer_schema": SCHEMA}
         available = required + [_doc_ev(sw.path_of[d]) for d in near if d in sw.path_of]
-        keys.append({"question_id": qid, "family": "causal", "kind": kind, "answer": answer, "required_evidence": required,
-                     "available_evidence": available, "distractors": near})
+        key = {"question_id": qid, "family": "causal", "kind": kind, "answer": answer, "required_evidence": required,
+               "available_evidence": available, "distractors": near}
+        if level2:  # the defect classes on the chain's path (psab.fleet.defect_questions' convention)
+            key["level"], key["defects"] = 2, (["superseded_work_order"] if doc != f["document"] else [])
+        keys.append(key)
         qs.append(q)
     return qs, keys
 
