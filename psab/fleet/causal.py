@@ -164,7 +164,7 @@ def _fed_chain(world: Any, dev_id: str) -> list[str]:
 def questions(sw: Any, world: Any, rng: np.random.Generator, per_family: int) -> tuple[list[dict], list[dict]]:
     """Up to ``per_family`` causal questions of the stored world ``sw``
     (:class:`psab.fleet.questions.StoredWorld`) whose chain is ``world``; the kinds in turn."""
-    from psab.fleet.questions import _doc_ev, _series_ev
+    from psab.fleet.qshared import _doc_ev, _series_ev
 
     fs = facts(world)
     level2 = sw.level == 2

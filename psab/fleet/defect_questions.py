@@ -25,16 +25,17 @@ import numpy as np
 
 from psab.fleet import quality
 from psab.fleet.documents import alarm_id, device_alarms, work_orders
-from psab.fleet.questions import (
+from psab.fleet.qshared import (
     COMPARATIVE,
     MAX_TEMPORAL_BREACH_H,
     SCHEMAS,
-    StoredWorld,
     _doc_ev,
     _series_ev,
     _window,
 )
 from psab.fleet.rules import rule_events
+
+StoredWorld = Any  # psab.fleet.questions.StoredWorld (not imported: questions dispatches here)
 
 
 def _series_items(w: StoredWorld, dev: str, a: int, b: int, metrics: list[str]) -> list[dict[str, Any]]:

@@ -337,7 +337,7 @@ def device_level2(seed: int, index: int, device: Any, dtype: Any, series: dict[s
     counts of each defect class, and its rename (old id, new id, hour) if any."""
     from datetime import timedelta
 
-    from psab.fleet.questions import COMPARATIVE
+    from psab.fleet.qshared import COMPARATIVE
     from psab.fleet.world import rng
 
     def ts(h: int) -> str:
@@ -434,20 +434,26 @@ def parquet_bytes(start: Any, hour_idx: np.ndarray, cols: dict[str, np.ndarray])
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from psab.fleet import store
-
     ts = pa.array(np.datetime64(start.replace(tzinfo=None), "s") + hour_idx.astype(np.int64) * np.timedelta64(3600, "s"),
                   type=pa.timestamp("s", tz="UTC"))
     table = pa.table({"ts": ts, **{m: pa.array(np.asarray(v, dtype=float), type=pa.float64()) for m, v in cols.items()}})
     sink = pa.BufferOutputStream()
-    pq.write_table(table, sink, compression="zstd", row_group_size=store.ROW_GROUP, write_statistics=True)
+    pq.write_table(table, sink, compression="zstd", row_group_size=ROW_GROUP, write_statistics=True)
     return sink.getvalue().to_pybytes()
 
 
-def _write_partition(root: Path, device_id: str, start: Any, hour_idx: np.ndarray, cols: dict[str, np.ndarray]) -> None:
-    from psab.fleet import store
+def _device_path(root: Path, device_id: str) -> Path:
+    """:func:`psab.fleet.store.device_path`'s layout (store calls this module, so it is not
+    imported here)."""
+    return Path(root) / "telemetry" / f"device_id={device_id}" / "part-0.parquet"
 
-    p = store.device_path(root, device_id)
+
+#: :data:`psab.fleet.store.ROW_GROUP`
+ROW_GROUP = 2048
+
+
+def _write_partition(root: Path, device_id: str, start: Any, hour_idx: np.ndarray, cols: dict[str, np.ndarray]) -> None:
+    p = _device_path(root, device_id)
     p.parent.mkdir(parents=True, exist_ok=True)
     p.write_bytes(parquet_bytes(start, hour_idx, cols))
 
@@ -504,12 +510,10 @@ def treated(root: Path, device_id: str, config: dict[str, Any], hours: int, star
     values NaN, a meter change divided out. Quality columns are dropped."""
     import pyarrow.parquet as pq
 
-    from psab.fleet import store
-
     ids = ([config["renamed_from"]] if config.get("renamed_from") else []) + [device_id]
     grid: dict[str, np.ndarray] = {}
     for d in ids:
-        p = store.device_path(root, d)
+        p = _device_path(root, d)
         if not p.is_file():
             continue
         t = pq.read_table(p)
@@ -539,13 +543,11 @@ def defect_hours(root: Path, device_id: str, config: dict[str, Any], hours: int,
     change (metric, hour) and the rename hour."""
     import pyarrow.parquet as pq
 
-    from psab.fleet import store
-
     ids = ([config["renamed_from"]] if config.get("renamed_from") else []) + [device_id]
     seen = np.zeros(hours, dtype=int)
     flags: dict[str, np.ndarray] = {}
     for d in ids:
-        p = store.device_path(root, d)
+        p = _device_path(root, d)
         if not p.is_file():
             continue
         t = pq.read_table(p)
