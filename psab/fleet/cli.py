@@ -24,11 +24,12 @@ def _empty_or_force(path: Path, force: bool) -> None:
         raise InvalidArgumentError(f"{path} is not empty (use --force)")
 
 
-def build_world(seed: str, size: str, out: Path, workers: int = 1, dask: Any = None) -> dict[str, Any]:
-    """Generate and store a world, sharded by device (:func:`psab.fleet.store.build_world`)."""
+def build_world(seed: str, size: str, out: Path, workers: int = 1, dask: Any = None, level: int = 1) -> dict[str, Any]:
+    """Generate and store a world, sharded by device (:func:`psab.fleet.store.build_world`);
+    ``level`` 2 keeps its data as utilities do (:mod:`psab.fleet.quality`)."""
     from psab.fleet import store
 
-    return store.build_world(str(seed), size, out, workers=workers, dask=dask)
+    return store.build_world(str(seed), size, out, workers=workers, dask=dask, level=level)
 
 
 def cmd_build(args: argparse.Namespace) -> int:
@@ -37,7 +38,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     t = time.perf_counter()
     if args.workers < 1:
         raise InvalidArgumentError("--workers must be at least 1")
-    info = build_world(str(args.seed), args.size, out, args.workers, args.dask)
+    info = build_world(str(args.seed), args.size, out, args.workers, args.dask, level=args.level)
     print(f"built {args.size} world in {time.perf_counter() - t:.1f} s at {out}")
     # the tools' search index (psab.fleet.index), built now rather than on an agent's first search
     from psab.fleet.index import ensure_index
@@ -59,7 +60,7 @@ def cmd_questions(args: argparse.Namespace) -> int:
     for d in (Path(args.out), keys_out):
         _empty_or_force(d, args.force)
     per = args.per_family or (100 if json.loads((world / "world.json").read_text())["size"] == "full" else 10)
-    qs, keys = questions.generate(world, per)
+    qs, keys = questions.generate(world, per, world_seed=args.world_seed)
     questions.write(qs, keys, Path(args.out), keys_out)
     counts = {f: sum(1 for q in qs if q["family"] == f) for f in questions.FAMILIES}
     print(f"wrote {len(qs)} questions {counts} to {args.out}; keys to {keys_out}")
@@ -164,6 +165,9 @@ def add_commands(sub: Any) -> None:
                    help="tiny (unit tests), test (tens of devices, three weeks) or full (~740 devices, two years)")
     p.add_argument("--seed", default="0", metavar="SEED", help="the world's seed (an integer or a passphrase; default 0)")
     p.add_argument("--out", required=True, metavar="DIR", help="directory for the world")
+    p.add_argument("--level", type=int, choices=(1, 2), default=1,
+                   help="1: the world as computed (default); 2: its data as utilities keep it (gaps, flagged "
+                        "sensors, replays, a meter change, renames, superseded work orders)")
     p.add_argument("--force", action="store_true", help="write into a non-empty directory")
     p.add_argument("--workers", type=int, default=1, metavar="N",
                    help="local processes generating device shards (default 1; same bytes either way)")
@@ -178,6 +182,9 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--world", required=True, metavar="DIR", help="a directory written by `psab fleet build`")
     p.add_argument("--out", required=True, metavar="DIR", help="directory for questions.jsonl (the agent's view)")
     p.add_argument("--keys-out", metavar="DIR", help="private directory for the keys (default: OUT-keys)")
+    p.add_argument("--world-seed", metavar="SEED",
+                   help="the world's seed: adds the causal family, whose keys come from the chain rebuilt from it "
+                        "(checked against the world's seed commitment)")
     p.add_argument("--per-family", type=int, metavar="N", help="questions per family (default 100 full, 10 otherwise)")
     p.add_argument("--force", action="store_true", help="write into non-empty directories")
     p.set_defaults(func=cmd_questions)

@@ -70,7 +70,7 @@ def _str_eq(a: Any, b: Any) -> bool:
 
 
 def field_correct(family: str, name: str, got: Any, want: Any) -> bool:
-    if name in ("first_fire_time", "closed_at"):
+    if name in ("first_fire_time", "closed_at", "time"):
         g = _time(got)
         return g is not None and g == _time(want)
     if name in ("breach_duration_h", "fire_count"):

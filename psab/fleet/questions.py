@@ -29,40 +29,17 @@ import numpy as np
 from psab.fleet import store
 from psab.fleet.catalog import Rule
 from psab.fleet.documents import alarm_id, device_alarms, work_orders
+from psab.fleet.qshared import (  # noqa: F401 - re-exported: part of this module's API
+    COMPARATIVE,
+    MAX_TEMPORAL_BREACH_H,
+    SCHEMAS,
+    _doc_ev,
+    _series_ev,
+    _window,
+)
 from psab.fleet.rules import rule_events
 
-FAMILIES = ("temporal", "contextual", "comparative")
-
-#: Comparative statistics by class: (metric, statistic, unit, en words, ru words).
-COMPARATIVE: dict[str, tuple[str, str, str, str, str]] = {
-    "transformer": ("loss_of_life_h", "increase", "h", "life consumed (increase of loss_of_life_h)",
-                    "израсходованный ресурс (прирост loss_of_life_h)"),
-    "breaker": ("operations_total", "increase", "count", "operations performed (increase of operations_total)",
-                "число операций (прирост operations_total)"),
-    "battery": ("equivalent_cycles", "increase", "count", "equivalent full cycles (increase of equivalent_cycles)",
-                "эквивалентные полные циклы (прирост equivalent_cycles)"),
-    "line": ("conductor_temp_c", "max", "degC", "maximum conductor temperature", "максимальная температура провода"),
-    "cable": ("conductor_temp_c", "max", "degC", "maximum conductor temperature", "максимальная температура жилы"),
-    "relay": ("cpu_temp_c", "max", "degC", "maximum processor temperature", "максимальная температура процессора"),
-    "arrester": ("leakage_resistive_ma", "mean", "mA", "mean resistive leakage current", "средний активный ток утечки"),
-}
-
-#: Longest breach a temporal question asks about (two weeks): its required series then fits in a
-#: single read_timeseries window or two (500 rows per call, PowerBench Table 7).
-MAX_TEMPORAL_BREACH_H = 14 * 24
-
-SCHEMAS: dict[str, dict[str, Any]] = {
-    "temporal": {"type": "object", "required": ["first_fire_time", "breach_duration_h", "fire_count"],
-                 "properties": {"first_fire_time": {"type": "string", "description": "ISO 8601 UTC hour, e.g. 2024-07-03T14:00:00Z"},
-                                "breach_duration_h": {"type": "integer"}, "fire_count": {"type": "integer"}}},
-    "contextual": {"type": "object", "required": ["work_order_id", "cause", "closed_at"],
-                   "properties": {"work_order_id": {"type": "string"}, "cause": {"type": "string"},
-                                  "closed_at": {"type": "string"}}},
-    "comparative": {"type": "object", "required": ["ranking", "top_device", "top_value"],
-                    "properties": {"ranking": {"type": "array", "items": {"type": "string"}},
-                                   "top_device": {"type": "string"}, "top_value": {"type": "number"}}},
-}
-
+FAMILIES = ("temporal", "contextual", "comparative", "causal")
 
 class StoredWorld:
     """The stored world, read back from its directory (the question generator's only input)."""
@@ -83,14 +60,27 @@ class StoredWorld:
                 self.by_device.setdefault(d, []).append(m)
         self.path_of = {m["doc_id"]: m["path"] for m in self.manifest}
         self._series: dict[str, dict[str, np.ndarray]] = {}
+        #: 1: the world as computed; 2: the data as utilities keep it (:mod:`psab.fleet.quality`)
+        self.level = int(self.info.get("level", 1))
 
     def ts(self, hour: int) -> str:
         return (self.start + timedelta(hours=int(hour))).strftime("%Y-%m-%dT%H:00:00Z")
 
     def series(self, device_id: str) -> dict[str, np.ndarray]:
+        """The asset's hourly series: as stored (level 1), or recovered from the level-2
+        record by the type sheets' data-quality treatment (:func:`psab.fleet.quality.treated`)."""
         if device_id not in self._series:
-            self._series[device_id] = store.read_device(self.root, device_id)
+            if self.level == 1:
+                self._series[device_id] = store.read_device(self.root, device_id)
+            else:
+                from psab.fleet.quality import treated
+
+                self._series[device_id] = treated(self.root, device_id, self.configs[device_id], self.hours, self.start)
         return self._series[device_id]
+
+    def origin(self, device_id: str) -> str:
+        """The id an asset had when the world was computed (its documents' ids hash it)."""
+        return self.configs[device_id].get("renamed_from") or device_id
 
     def rules(self, device_id: str) -> list[Rule]:
         cfg = self.configs[device_id]
@@ -101,21 +91,6 @@ class StoredWorld:
             if rule.applies(cfg["config"]):
                 out.append(rule)
         return out
-
-
-def _series_ev(device_id: str, start: str, end: str, metrics: list[str]) -> dict[str, Any]:
-    return {"kind": "series", "device_id": device_id, "start": start, "end": end, "metrics": metrics}
-
-
-def _doc_ev(path: str) -> dict[str, Any]:
-    return {"kind": "document", "path": path}
-
-
-def _window(rng: np.random.Generator, hours: int, around: int, span_days: tuple[int, int]) -> tuple[int, int]:
-    days = int(rng.integers(span_days[0], span_days[1] + 1))
-    a = max(0, (around // 24 - int(rng.integers(0, max(1, days // 2)))) * 24)
-    b = min(hours, a + days * 24)
-    return a, b
 
 
 def _pick(rng: np.random.Generator, cands: list[tuple[str, Rule]], qid: str) -> tuple[str, Rule]:
@@ -232,10 +207,34 @@ def _comparative(w: StoredWorld, rng: np.random.Generator, classes: dict[str, li
                "available_evidence": available}
 
 
-def generate(root: Path, per_family: int, seed: int = 0) -> tuple[list[dict], list[dict]]:
-    """``per_family`` questions of each family (fewer if the world has too few firings)."""
+def generate(root: Path, per_family: int, seed: int = 0, world_seed: str | int | None = None) -> tuple[list[dict], list[dict]]:
+    """``per_family`` questions of each family (fewer if the world has too few firings). The
+    ``causal`` family needs the world's chain, rebuilt from ``world_seed`` (checked against the
+    world's seed commitment; without it, or when it does not match, no causal question); its
+    questions come after the other three families', from a stream of their own, so those stay as
+    they were."""
+    qs, keys = _generate_three(root, per_family, seed)
+    if world_seed is not None:
+        import hashlib
+
+        from psab.fleet import causal
+        from psab.fleet.world import seed_int
+
+        w = StoredWorld(root)
+        if hashlib.sha256(str(seed_int(world_seed)).encode()).hexdigest() == w.info["seed_commitment"]:
+            rng = np.random.default_rng([int(w.info["seed_commitment"][:15], 16), seed, 4])
+            cq, ck = causal.questions(w, causal.chain(world_seed, w.info["size"]), rng, per_family)
+            qs, keys = qs + cq, keys + ck
+    return qs, keys
+
+
+def _generate_three(root: Path, per_family: int, seed: int = 0) -> tuple[list[dict], list[dict]]:
     w = StoredWorld(root)
     rng = np.random.default_rng([int(w.info["seed_commitment"][:15], 16), seed])
+    if w.level == 2:
+        from psab.fleet.defect_questions import generate_level2
+
+        return generate_level2(w, rng, per_family)
     fired: list[tuple[str, Rule]] = []
     fired_alarm: list[tuple[str, Rule]] = []
     classes: dict[str, list[str]] = {}

@@ -50,28 +50,42 @@ def parquet_bytes(world: World, device_id: str) -> bytes:
 Doc = tuple[str, str, dict[str, Any]]
 
 
-def device_shard(world: World, indices: list[int]) -> list[tuple[int, str, bytes, Doc, list[Doc], int, int]]:
+def device_shard(world: World, indices: list[int], level: int = 1) -> list[tuple[Any, ...]]:
     """Everything one shard of devices contributes, computed from ``world`` (which must hold
     their telemetry): (index, device id, Parquet bytes, configuration sheet, operational
-    documents, metric values, maintenance actions applied)."""
+    documents, metric values, maintenance actions applied). At ``level`` 2 the device is turned
+    into the data as utilities keep it (:func:`psab.fleet.quality.device_level2`) before
+    anything is encoded, and an eighth item carries its other partition, configuration sheet,
+    defect counts and rename."""
     from psab.fleet import documents
 
-    out = []
+    out: list[tuple[Any, ...]] = []
     for i in indices:
         d = world.devices[i]
-        out.append((i, d.device_id, parquet_bytes(world, d.device_id), documents.config_document(world, d),
-                    documents.device_documents(world, d), world.hours * len(world.telemetry[d.device_id]),
-                    len(world.maintenance_actions.get(d.device_id, []))))
+        config, docs = documents.config_document(world, d), documents.device_documents(world, d)
+        values = world.hours * len(world.telemetry[d.device_id])
+        actions = len(world.maintenance_actions.get(d.device_id, []))
+        if level == 1:
+            out.append((i, d.device_id, parquet_bytes(world, d.device_id), config, docs, values, actions))
+            continue
+        from psab.fleet import quality
+
+        lv = quality.device_level2(world.seed, i, d, world.type_of(d), world.telemetry[d.device_id], world.start,
+                                   world.hours, config, docs)
+        parts = [(dev, quality.parquet_bytes(world.start, idx, cols)) for dev, idx, cols in lv["parts"]]
+        out.append((i, d.device_id, parts[0][1], lv["configs"][0], lv["docs"], values, actions,
+                    {"partitions": parts[1:], "configs": lv["configs"][1:], "counts": lv["counts"],
+                     "renamed": lv["renamed"]}))
     return out
 
 
-def shard_job(seed: str, size_name: str, indices: list[int]) -> list[tuple[int, str, bytes, Doc, list[Doc], int, int]]:
+def shard_job(seed: str, size_name: str, indices: list[int], level: int = 1) -> list[tuple[Any, ...]]:
     """A shard computed from the seed alone (local workers and Dask workers run this): the
     shared context is rebuilt (and cached) in the worker, then only these devices' telemetry."""
     from psab.fleet import world as world_mod
 
     w = world_mod.build(seed, size_name, indices)
-    res = device_shard(w, indices)
+    res = device_shard(w, indices, level)
     for i in indices:  # the shard's series are no longer needed once serialized
         w.telemetry.pop(w.devices[i].device_id, None)
     return res
@@ -97,6 +111,11 @@ class _Writer:
         self.rows: list[list[dict[str, Any]] | None] = [None] * n
         self.values = 0
         self.actions = 0
+        #: level 2 (psab.fleet.quality): the renamed assets' new configuration sheets after
+        #: their old ones, the defect counts, the renames
+        self.extra_configs: list[list[dict[str, Any]]] = [[] for _ in range(n)]
+        self.counts: dict[str, int] = {}
+        self.renamed: dict[str, str] = {}
 
     def doc(self, rel: str, text: str, row: dict[str, Any]) -> dict[str, Any]:
         p = self.docdir / rel
@@ -104,8 +123,8 @@ class _Writer:
         p.write_text(text, encoding="utf-8")
         return {"path": f"documents/{rel}", **row}
 
-    def add(self, results: list[tuple[int, str, bytes, Doc, list[Doc], int, int]]) -> None:
-        for i, device_id, data, config, docs, values, actions in results:
+    def add(self, results: list[tuple[Any, ...]]) -> None:
+        for i, device_id, data, config, docs, values, actions, *level2 in results:
             p = device_path(self.out, device_id)
             p.parent.mkdir(parents=True, exist_ok=True)
             p.write_bytes(data)
@@ -113,10 +132,29 @@ class _Writer:
             self.rows[i] = [self.doc(*x) for x in docs]
             self.values += values
             self.actions += actions
+            for extra in level2:
+                for dev, part in extra["partitions"]:
+                    q = device_path(self.out, dev)
+                    q.parent.mkdir(parents=True, exist_ok=True)
+                    q.write_bytes(part)
+                self.extra_configs[i] = [self.doc(*x) for x in extra["configs"]]
+                for k, v in extra["counts"].items():
+                    self.counts[k] = self.counts.get(k, 0) + v
+                if extra["renamed"]:
+                    self.renamed[extra["renamed"][0]] = extra["renamed"][1]
 
 
-def _finish(world: World, out: Path, type_docs: list[Doc], wr: _Writer, hot_spots: list[np.ndarray]) -> dict[str, Any]:
-    manifest = [wr.doc(*x) for x in type_docs] + [c for c in wr.configs if c is not None]
+def _finish(world: World, out: Path, type_docs: list[Doc], wr: _Writer, hot_spots: list[np.ndarray],
+            level: int = 1) -> dict[str, Any]:
+    if level == 2:
+        from psab.fleet import quality
+
+        type_docs = quality.type_documents_level2(type_docs)
+    manifest = [wr.doc(*x) for x in type_docs]
+    for c, extra in zip(wr.configs, wr.extra_configs, strict=True):
+        manifest += ([c] if c is not None else []) + extra
+    if level == 2:
+        quality.relink_renamed(out, manifest, wr.renamed)
     for rows in wr.rows:
         manifest += rows or []
     (wr.docdir / "manifest.jsonl").write_text("".join(json.dumps(m, sort_keys=True, ensure_ascii=False) + "\n" for m in manifest),
@@ -131,6 +169,11 @@ def _finish(world: World, out: Path, type_docs: list[Doc], wr: _Writer, hot_spot
     stats["transformer_hot_spot_max_c"] = max((float(np.max(np.round(h, 4))) for h in hot_spots), default=None)
     info = {"size": world.size_name, "seed_commitment": hashlib.sha256(str(world.seed).encode()).hexdigest(),
             "start": world.ts(0), "hours": world.hours, "statistics": stats}
+    if level == 2:  # absent at level 1: world.json as it was before levels
+        from psab.fleet.quality import DEFECTS
+
+        info["level"] = 2
+        stats["data_quality_defects"] = {k: wr.counts.get(k, 0) for k in DEFECTS}
     (out / "world.json").write_text(json.dumps(info, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return info
 
@@ -162,14 +205,19 @@ def write_world(world: World, out: Path, documents: list[tuple[str, str, dict[st
 
 
 def build_world(seed: str, size_name: str, out: Path, workers: int = 1, dask: Any = None,
-                progress: Any = None) -> dict[str, Any]:
+                progress: Any = None, level: int = 1) -> dict[str, Any]:
     """Generate and write a world sharded by device: in this process (``workers=1``), on
     ``workers`` forked local processes, or on a Dask cluster (``dask``: a scheduler address or
     a ``distributed.Client``). Every shard is a pure function of (seed, size, device indices)
-    and the manifest is assembled in device order, so the bytes are the same either way."""
+    and the manifest is assembled in device order, so the bytes are the same either way.
+    ``level=2`` then turns the stored world into the data as utilities keep it
+    (:mod:`psab.fleet.quality`, applied in each shard before anything is written); level 1 is
+    the world as computed."""
     from psab.fleet import documents
     from psab.fleet import world as world_mod
 
+    if level not in (1, 2):
+        raise ValueError(f"level must be 1 or 2, not {level!r}")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     w = world_mod.build(seed, size_name, indices=[])  # the shared context, no device series yet
@@ -185,8 +233,8 @@ def build_world(seed: str, size_name: str, out: Path, workers: int = 1, dask: An
             from distributed import as_completed
 
             stamp = f"{_time.time_ns():x}"
-            futures = [client.submit(shard_job, str(seed), size_name, sh, key=f"psab-fleet-{sh[0]}-{stamp}", pure=False)
-                       for sh in shards]
+            futures = [client.submit(shard_job, str(seed), size_name, sh, level, key=f"psab-fleet-{sh[0]}-{stamp}",
+                                     pure=False) for sh in shards]
             for fut in as_completed(futures):
                 wr.add(fut.result())
                 fut.release()
@@ -195,17 +243,17 @@ def build_world(seed: str, size_name: str, out: Path, workers: int = 1, dask: An
 
         # fork after the context is built, so every worker inherits it instead of recomputing
         with mp.get_context("fork").Pool(workers) as pool:
-            for res in pool.imap_unordered(_shard_local, [(str(seed), size_name, sh) for sh in shards]):
+            for res in pool.imap_unordered(_shard_local, [(str(seed), size_name, sh, level) for sh in shards]):
                 wr.add(res)
     else:
         for sh in shards:
-            wr.add(shard_job(str(seed), size_name, sh))
+            wr.add(shard_job(str(seed), size_name, sh, level))
     ctx = world_mod.context(seed, size_name)
     hot = [ctx.pre[d.device_id]["hot_spot_c"] for d in w.devices if d.device_class == "transformer"]
-    return _finish(w, out, documents.type_documents(w), wr, hot)
+    return _finish(w, out, documents.type_documents(w), wr, hot, level)
 
 
-def _shard_local(args: tuple[str, str, list[int]]) -> list[tuple[int, str, bytes, Doc, list[Doc], int, int]]:
+def _shard_local(args: tuple[str, str, list[int], int]) -> list[tuple[Any, ...]]:
     return shard_job(*args)
 
 

@@ -29,7 +29,7 @@ import numpy as np
 
 from psab.reports.stats import CONFIDENCE, RESAMPLES, SEED, bootstrap_mean
 
-FAMILIES = ("temporal", "contextual", "comparative")
+FAMILIES = ("temporal", "contextual", "comparative", "causal")
 #: The radar's axes, in the paper's order (Table 5 after JA and FA of Table 4).
 AXES = ("JA", "FA", "RER", "AER", "VS", "TR", "TE")
 _MEAN_METRICS = (("JA", "joint"), ("FA", "field_accuracy"), ("RER", "rer"), ("AER", "aer"), ("VS", "schema_valid"))

@@ -49,12 +49,14 @@ BUILTIN_KINDS: dict[str, str] = {
     # the fleet tier's (psab run --tier fleet; their program is psab/fleet/agents.py)
     "fleet-reference": "fleet tier: reads the key's evidence through the tools and answers from the key (face=cli|mcp)",
     "fleet-weak": "fleet tier: answers from the first search hit for the rule, stops early on comparisons (face=cli|mcp)",
+    "fleet-quality-blind": "fleet tier: executes the rules and follows the documents itself but ignores data quality "
+                           "(aware=1: applies the type sheets' data-quality treatment; face=cli|mcp)",
 }
 
 #: Built-in options: ``builtin:KIND,key=value,...``.
 BUILTIN_OPTIONS = {"sleep": float, "status": str, "exit": int, "walk": int, "model": str, "base_url": str,
                    "api_key_env": str, "max_tokens": int, "temperature": float, "request_timeout_s": float,
-                   "face": str}
+                   "face": str, "aware": int}
 
 #: Options only ``builtin:openai`` takes, and its defaults (``model`` has none: it must be named).
 OPENAI_OPTIONS = {"model": None, "base_url": "https://api.openai.com/v1", "api_key_env": "OPENAI_API_KEY",

@@ -88,7 +88,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
                    help="statement level: guided spells out the method (default), expert names the standard and "
                         "clause only")
     p.add_argument("--level", type=int, metavar="N",
-                   help="difficulty level of the held-out draws (default 1; `psab list` shows each family's levels)")
+                   help="difficulty level of the held-out draws (default 1; `psab list` shows each family's levels); "
+                        "fleet: the level of a world built from --seed (1 as computed, 2 its data as utilities keep it)")
     p.add_argument("--tier", choices=("compact", "fleet", "study"),
                    help="compact (the families' tasks, default), fleet (questions on an operational world, "
                         "answered through the fleet tools; docs/fleet.md) or study (engineering studies on real-size "
@@ -252,16 +253,19 @@ def _run_fleet(args: argparse.Namespace, agents: list, toolbox: bool | str | Non
     """``psab run --tier fleet``: :func:`psab.runner.fleet.start`."""
     from psab.runner import fleet
 
-    wrong = [f for f in ("split", "count", "start", "backend", "presentation", "level") if getattr(args, f) is not None]
+    wrong = [f for f in ("split", "count", "start", "backend", "presentation") if getattr(args, f) is not None]
     if wrong:
         raise RunnerError(f"--{wrong[0]} applies to the compact tier only")
+    if args.level is not None and args.level not in (1, 2):
+        raise RunnerError(f"--level {args.level}: a fleet world's level is 1 (as computed) or 2 (as utilities keep it)")
     given = {"world": args.world, "questions": args.questions, "keys": args.keys, "size": args.fleet_size,
              "per_family": args.per_family, "families": args.family, "limit": args.limit,
              "corpus_devices": args.corpus_devices, "isolation": args.isolation, "lang": args.lang,
              "timeout_s": args.timeout, "run_seed": args.run_seed, "memory_limit_mb": args.memory_limit,
              "file_limit_mb": args.file_limit, "seed": args.seed, "toolbox": toolbox,
              "process_limit": args.process_limit, "tmp_limit_mb": args.tmp_limit, "disk_limit_mb": args.disk_limit,
-             "allow_unsandboxed_python_tool": args.allow_unsandboxed_python_tool, "network_mode": args.network}
+             "allow_unsandboxed_python_tool": args.allow_unsandboxed_python_tool, "network_mode": args.network,
+             "level": args.level}
     if args.tool_budget:
         budget = {}
         for item in args.tool_budget:

@@ -61,12 +61,12 @@ TIER = "fleet"
 #: Built-in kinds whose program is :mod:`psab.fleet.agents` (the others run the compact
 #: tier's script: the failure-class agents — silent, crash, hang, malformed, provider-error —
 #: work on a question as they do on a task).
-FLEET_KINDS = ("fleet-reference", "fleet-weak")
+FLEET_KINDS = ("fleet-reference", "fleet-weak", "fleet-quality-blind")
 #: Compact-tier built-ins that cannot run here: they need a compact task's reference answer.
 COMPACT_ONLY = ("reference", "mutant", "flaky", "openai")
 #: The fleet world's sizes a run may build on the fly.
 FACES = ("cli", "mcp")
-FLEET_FAMILIES = ("temporal", "contextual", "comparative")
+FLEET_FAMILIES = ("temporal", "contextual", "comparative", "causal")
 RECORD_STDERR_CHARS = 2000
 RECORD_STDOUT_CHARS = 1000
 #: At most this many tool calls of one attempt are kept in the record itself (all are in the
@@ -119,6 +119,9 @@ class FleetOptions:
     #: filter and audit hook only; ``--allow-unsandboxed-python-tool``). Off: such calls are
     #: refused with one line (issue 32, item 8).
     allow_unsandboxed_python_tool: bool = False
+    #: The world's level when the run builds it (:mod:`psab.fleet.quality`): 1 as computed,
+    #: 2 the data as utilities keep it.
+    level: int = 1
 
     def to_dict(self) -> dict[str, Any]:
         out = {"world": self.world, "questions": self.questions, "keys": self.keys, "size": self.size,
@@ -133,6 +136,8 @@ class FleetOptions:
             out["toolbox"] = self.toolbox
         if self.allow_unsandboxed_python_tool:  # likewise absent unless asked for
             out["allow_unsandboxed_python_tool"] = True
+        if self.level != 1:  # absent at level 1: the manifest as before levels
+            out["level"] = self.level
         return out
 
 
@@ -379,6 +384,27 @@ def make_corpus(world: str, devices: int | None, targets: list[str], seed: int) 
     return Corpus.sized(Path(world), devices, targets, seed)
 
 
+def visible_devices(world: str, question: dict[str, Any], key: dict[str, Any]) -> list[str]:
+    """The devices a sized corpus always shows: the question's targets, then every device the
+    key's required evidence reads (a causal question's upstream devices and documents, a
+    renamed asset's old id at level 2) — otherwise a smaller corpus would make a question
+    unanswerable rather than harder. For the three PowerBench families at level 1 these are the
+    targets themselves."""
+    out = list(question.get("targets") or [])
+    by_path = None
+    for item in key.get("required_evidence") or []:
+        if item.get("kind") == "series":
+            ids = [item.get("device_id")]
+        else:
+            if by_path is None:
+                from psab.fleet.tools import world_view
+
+                by_path = world_view(Path(world)).by_path
+            ids = (by_path.get(item.get("path"), {}) or {}).get("device_ids") or []
+        out += [d for d in ids if isinstance(d, str) and d not in out]
+    return out
+
+
 def _tool_client(server: Any) -> str:
     """The ``fleet-tool`` command's path (the same inside the sandbox: its directory is bound
     read-only at the same place)."""
@@ -411,7 +437,7 @@ class FleetCase(Case):
 
         s, q = self.job.settings, self.job.question
         budget = make_budget(dict(s.budget))
-        corpus = make_corpus(s.world, s.corpus_devices, list(q.get("targets") or []), s.run_seed)
+        corpus = make_corpus(s.world, s.corpus_devices, visible_devices(s.world, q, self.job.key), s.run_seed)
         self.log_path = sandbox.io / "tools.jsonl"
         with serve_attempt(Path(s.world), budget, corpus, self.log_path, sandbox.attempt_dir,
                            python_isolation="auto" if s.allow_unsandboxed_python_tool else "bwrap") as server:
@@ -533,7 +559,7 @@ def prepare_world(opts: FleetOptions, run_dir: Path) -> tuple[Path, Path, Path]:
 
         world = (run_dir / "private" / "fleet" / "world").resolve()
         if not (world / "world.json").is_file():
-            build_world(opts.seed, opts.size, world)
+            build_world(opts.seed, opts.size, world, level=opts.level)
     if opts.questions:
         qdir = Path(opts.questions).resolve()
         kdir = Path(opts.keys).resolve() if opts.keys else Path(str(qdir).rstrip("/") + "-keys")
@@ -543,7 +569,9 @@ def prepare_world(opts: FleetOptions, run_dir: Path) -> tuple[Path, Path, Path]:
         if not (qdir / "questions.jsonl").is_file():
             from psab.fleet import questions
 
-            qs, keys = questions.generate(world, opts.per_family)
+            # the causal family's chain is rebuilt from the seed (no causal question when it
+            # is not the given world's seed: the commitment is checked)
+            qs, keys = questions.generate(world, opts.per_family, world_seed=opts.seed)
             questions.write(qs, keys, qdir, kdir)
     for d, what in ((qdir, "questions.jsonl"), (kdir, "keys.jsonl")):
         if not (d / what).is_file():

@@ -165,7 +165,8 @@ def test_store_window_read_and_manifest(stored: Path) -> None:
 def test_questions_truth_matches_documents_and_keys_apart(stored: Path, tmp_path: Path) -> None:
     qs, keys = questions.generate(stored, 6)
     fams = {q["family"] for q in qs}
-    assert fams == set(questions.FAMILIES)
+    # without the world's seed there is no causal question (its keys come from the chain)
+    assert fams == set(questions.FAMILIES) - {"causal"}
     for q in qs:
         assert "answer" not in q and q["text_ru"] and q["text_en"]
     man = {m["doc_id"]: m for m in store.read_manifest(stored)}

@@ -159,7 +159,7 @@ def test_regrade_grades_a_fleet_run_again_from_its_answers_and_keys(fleet_run: P
 
     recs = _fleet_records(fleet_run)
     scored = sum(1 for r in recs for a in r["attempts"] if a["class"] == "scored")
-    assert scored == 6  # two agents, one question of each of the three families
+    assert scored == 8  # two agents, one question of each of the four families (causal: the run built the world)
     out = tmp_path / "copy"
     import shutil
 
@@ -209,7 +209,7 @@ def test_regrade_of_a_fleet_run_reports_a_changed_key_and_a_changed_question(fle
     assert {(s.task_id, s.agent) for s in rep.skipped} == {(changed_q["question_id"], "fleet-reference"),
                                                            (changed_q["question_id"], "fleet-weak")}
     assert all("digest" in s.reason for s in rep.skipped)
-    assert rep.regraded == 4 and k["question_id"] in text(rep)
+    assert rep.regraded == 6 and k["question_id"] in text(rep)  # 8 records less the 2 of the reworded question
 
 
 @pytest.fixture(scope="module")

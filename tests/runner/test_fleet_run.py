@@ -70,6 +70,18 @@ def test_reference_reaches_joint_accuracy_one_through_each_face(world: dict[str,
     assert row["JA"]["mean"] == 1.0 and row["TR"]["mean"] == 1.0
 
 
+def test_the_quality_blind_agent_answers_level_1_exactly_in_a_sandbox(world: dict[str, Path], tmp_path: Path) -> None:
+    """builtin:fleet-quality-blind (issue 36) through the runner: it has no key, executes the
+    rules itself and follows the documents, and at level 1 every answer is right."""
+    rep = _run(world, tmp_path / "run", "builtin:fleet-quality-blind")
+    recs = _records(tmp_path / "run")
+    assert rep.summary["complete"] and len(recs) == 3
+    for r in recs:
+        att = r["attempts"][-1]
+        assert r["final_class"] == "scored", att["stderr_tail"]
+        assert att["result"]["fleet"]["joint"], (r["task_id"], att["result"])
+
+
 def test_weak_agent_moves_the_metrics(world: dict[str, Path], tmp_path: Path) -> None:
     rep = _run(world, tmp_path / "run", "builtin:fleet-reference", "builtin:fleet-weak", limit=2)
     rows = rep.summary["fleet_rows"]
