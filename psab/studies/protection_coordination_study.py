@@ -179,7 +179,7 @@ class Engine:
         self.load_a = _load_currents(st.net.code, tuple(L.tolist()), tuple(af.tolist()), tuple(st.outages),
                                      tuple(st.study_cases))
         if backend == "pandapower":
-            from psab.backends import pandapower_protection as ppp
+            from psab.studies import _protection_pandapower as ppp
 
             self.cur = ppp.currents(st.net, st.relays, st.pairs, st.outages, st.sources_max, st.sources_min,
                                     st.c_max, st.c_min)

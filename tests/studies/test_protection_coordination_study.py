@@ -68,7 +68,7 @@ def test_bus_fault_currents_match_pandapower_calc_sc(task: psab.Task):
     public grid's base topology: every bus's I″k (pandapower reads the CSV folder itself)."""
     import pandapower.shortcircuit as sc
 
-    from psab.backends import pandapower_protection as ppp
+    from psab.studies import _protection_pandapower as ppp
 
     st = study._study(task)
     net = st.net
