@@ -610,8 +610,7 @@ SPEC = register(
         accept=accept,
         neighbourhood=neighbourhood,
         # 40, not the default 20: a draw must now be sound under both judges (surrogate and
-        # pandapower, issue 33), and pandapower rejects more of them (a neighbour that beats the
-        # LinDistFlow optimum in AC): seed 20261130 index 17 needed more than 20 draws
+        # pandapower, issue 33), so fewer are accepted; seed 20261130 index 17 needed more than 20
         redraw_budget=40,
         inputs_schema=INPUTS_SCHEMA,
         validate_inputs=input_problems,
