@@ -647,11 +647,7 @@ def submission_schema(inputs: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def validate_inputs(inputs: Mapping[str, Any]) -> list[str]:
-    problems = study_model.deliverable_problems(SPEC, inputs)
-    try:
-        study_model.model_files("task", inputs)
-    except InvalidTaskError as exc:
-        problems.append(f"/model: {exc}")
+    problems = study_model.contract_problems(SPEC, inputs)
     if problems:
         return problems
     try:

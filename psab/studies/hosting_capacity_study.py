@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -126,8 +125,7 @@ class Case:
     capitalisation_years: float
 
 
-_CASES: dict[str, Case] = {}
-_LOCK = threading.RLock()
+_CASES = study_model.Memo(16)
 
 
 def _grid(code: str):
@@ -137,14 +135,7 @@ def _grid(code: str):
 
 
 def case_of(task: Task) -> Case:
-    with _LOCK:
-        c = _CASES.get(task.digest)
-        if c is None:
-            c = _build(task.public_inputs)
-            if len(_CASES) > 16:
-                _CASES.clear()
-            _CASES[task.digest] = c
-        return c
+    return _CASES.get(task.digest, lambda: _build(task.public_inputs))
 
 
 def _build(inputs: Mapping[str, Any]) -> Case:
@@ -326,22 +317,15 @@ def run(net: hy.MVNetwork, p: np.ndarray, q: np.ndarray, qu: dpf.QU | None, back
 
 # ---------------------------------------------------------------------------- the base case
 
-_BASE: dict[tuple[str, str, bool], hy.Flow] = {}
+_BASE = study_model.Memo(8)
 
 
 def base_flow(task: Task, case: Case, backend: str, linear: bool = False) -> hy.Flow:
-    key = (task.digest, backend, linear)
-    with _LOCK:
-        f = _BASE.get(key)
-    if f is None:
-        steps = np.arange(case.p_base.shape[1])
-        p, q, _ = injections(case, None, steps)
-        f = run(case.net, p, q, None, backend, linear)
-        with _LOCK:
-            if len(_BASE) > 8:
-                _BASE.clear()
-            _BASE[key] = f
-    return f
+    def make() -> hy.Flow:
+        p, q, _ = injections(case, None, np.arange(case.p_base.shape[1]))
+        return run(case.net, p, q, None, backend, linear)
+
+    return _BASE.get((task.digest, backend, linear), make)
 
 
 def check(case: Case, flow: hy.Flow, base: hy.Flow, steps: np.ndarray) -> dict[str, hy.Criterion]:
@@ -688,11 +672,7 @@ def submission_schema(inputs: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def validate_inputs(inputs: Mapping[str, Any]) -> list[str]:
-    problems = study_model.deliverable_problems(SPEC, inputs)
-    try:
-        study_model.model_files("task", inputs)
-    except InvalidTaskError as exc:
-        problems.append(f"/model: {exc}")
+    problems = study_model.contract_problems(SPEC, inputs)
     if problems:
         return problems
     try:

@@ -191,20 +191,11 @@ def study_of(inputs: Mapping[str, Any]) -> Study:
                  machine={k: float(sc[k]) for k in ("machine_xdss_pu", "machine_cos_phi", "machine_r_over_x")})
 
 
-_STUDIES: dict[str, Study] = {}
-_STUDIES_LOCK = threading.Lock()
+_STUDIES = study_model.Memo(32)
 
 
 def _study(task: Task) -> Study:
-    with _STUDIES_LOCK:
-        st = _STUDIES.get(task.digest)
-    if st is None:
-        st = study_of(task.public_inputs)
-        with _STUDIES_LOCK:
-            if len(_STUDIES) > 32:
-                _STUDIES.clear()
-            _STUDIES[task.digest] = st
-    return st
+    return _STUDIES.get(task.digest, lambda: study_of(task.public_inputs))
 
 
 # ---------------------------------------------------------------------------- engines
@@ -312,20 +303,11 @@ class Engine:
         return out
 
 
-_ENGINES: dict[tuple[str, str], Engine] = {}
+_ENGINES = study_model.Memo(16)
 
 
 def engine(task: Task, backend: str) -> Engine:
-    key = (task.digest, backend)
-    with _STUDIES_LOCK:
-        e = _ENGINES.get(key)
-    if e is None:
-        e = Engine(_study(task), backend)
-        with _STUDIES_LOCK:
-            if len(_ENGINES) > 16:
-                _ENGINES.clear()
-            _ENGINES[key] = e
-    return e
+    return _ENGINES.get((task.digest, backend), lambda: Engine(_study(task), backend))
 
 
 # ---------------------------------------------------------------------------- criteria

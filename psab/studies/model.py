@@ -127,3 +127,39 @@ def deliverables_table(spec: Any, lang: str) -> str:
         kind = kinds[d.kind][lang == "ru"]
         rows.append(f"| `{d.name}` | {kind} | {d.weight:g} | {d.ru if lang == 'ru' else d.en} |")
     return "\n".join(rows)
+
+
+def contract_problems(spec: Any, inputs: Mapping[str, Any]) -> list[str]:
+    """The study contract's own checks on ``public_inputs`` for a study's ``validate_inputs``:
+    the deliverables as the spec states them and a usable model file list (``/model``)."""
+    problems = deliverable_problems(spec, inputs)
+    try:
+        model_files("task", inputs)
+    except InvalidTaskError as exc:
+        problems.append(f"/model: {exc}")
+    return problems
+
+
+class Memo:
+    """A small thread-safe memo of what a study derives from a task (its parsed model, an engine
+    per backend, a base power flow), keyed by task digest and whatever else selects it. Computed
+    outside the lock (a duplicate computation under a race is harmless: it is deterministic),
+    and cleared whole past ``size`` entries — a run holds a handful of tasks at a time."""
+
+    def __init__(self, size: int) -> None:
+        import threading
+
+        self._size = size
+        self._items: dict[Any, Any] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: Any, make: Callable[[], Any]) -> Any:
+        with self._lock:
+            hit = self._items.get(key)
+        if hit is None:
+            hit = make()
+            with self._lock:
+                if len(self._items) > self._size:
+                    self._items.clear()
+                self._items[key] = hit
+        return hit

@@ -153,19 +153,12 @@ def study_of(inputs: Mapping[str, Any]) -> Study:
 
 
 _LOCK = threading.RLock()
-_STUDIES: dict[str, Study] = {}
-_ENGINES: dict[tuple[str, str], Engine] = {}
+_STUDIES = study_model.Memo(16)
+_ENGINES = study_model.Memo(16)
 
 
 def _study(task: Task) -> Study:
-    with _LOCK:
-        st = _STUDIES.get(task.digest)
-        if st is None:
-            st = study_of(task.public_inputs)
-            if len(_STUDIES) > 16:
-                _STUDIES.clear()
-            _STUDIES[task.digest] = st
-        return st
+    return _STUDIES.get(task.digest, lambda: study_of(task.public_inputs))
 
 
 class Engine:
@@ -229,16 +222,7 @@ def _load_currents(code: str, L: tuple[int, ...], af: tuple[bool, ...], outages:
 
 
 def engine(task: Task, backend: str) -> Engine:
-    key = (task.digest, backend)
-    with _LOCK:
-        e = _ENGINES.get(key)
-    if e is None:
-        e = Engine(_study(task), backend)
-        with _LOCK:
-            if len(_ENGINES) > 16:
-                _ENGINES.clear()
-            _ENGINES[key] = e
-    return e
+    return _ENGINES.get((task.digest, backend), lambda: Engine(_study(task), backend))
 
 
 # ---------------------------------------------------------------------------- answers
@@ -486,11 +470,7 @@ def submission_schema(inputs: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def validate_inputs(inputs: Mapping[str, Any]) -> list[str]:
-    problems = study_model.deliverable_problems(SPEC, inputs)
-    try:
-        study_model.model_files("task", inputs)
-    except InvalidTaskError as exc:
-        problems.append(f"/model: {exc}")
+    problems = study_model.contract_problems(SPEC, inputs)
     if problems:
         return problems
     try:

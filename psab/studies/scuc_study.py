@@ -35,7 +35,6 @@ from __future__ import annotations
 import functools
 import io
 import math
-import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -374,20 +373,11 @@ def study_of(inputs: Mapping[str, Any]) -> Study:
     )
 
 
-_STUDIES: dict[str, Study] = {}
-_LOCK = threading.Lock()
+_STUDIES = study_model.Memo(32)
 
 
 def _study(task: Task) -> Study:
-    with _LOCK:
-        st = _STUDIES.get(task.digest)
-    if st is None:
-        st = study_of(task.public_inputs)
-        with _LOCK:
-            if len(_STUDIES) > 32:
-                _STUDIES.clear()
-            _STUDIES[task.digest] = st
-    return st
+    return _STUDIES.get(task.digest, lambda: study_of(task.public_inputs))
 
 
 # ---------------------------------------------------------------------------- physics
