@@ -5,7 +5,7 @@ stored in the .raw itself (ANDES's Newton–Raphson must reproduce it with the f
 and the .dyr against ANDES's own spreadsheet of the same machines — and the study's input handling.
 The ANDES runs (a proven reference, baselines and hostile answers through the kernel, a held-out
 draw) take minutes on two shared cores, and run with ``PSAB_THOROUGH=1``; the public case's
-reference is still exercised by tests/studies/test_study_conformance.py.
+reference is still exercised by tests/studies/test_conformance_dynamic_security_study.py.
 """
 
 from __future__ import annotations

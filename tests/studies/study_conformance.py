@@ -7,6 +7,11 @@ solution files are infeasible, never errors; the evaluation is deterministic.
 A study's evaluation re-simulates every criterion (seconds per answer), so the mutation sample is
 small by default: one mutation of each kind the answer admits (scaled 5 %, ×1000, sign, dropped
 field, shifted series, swapped choice, flipped switch), chosen deterministically.
+
+The checks are collected once per study, in a module of their own
+(``tests/studies/test_conformance_<study>.py``: ``from study_conformance import *`` and ``STUDY``),
+so that the suite's ``--dist loadfile`` can run different studies' references on different workers
+— one study's reference costs seconds to minutes.
 """
 
 from __future__ import annotations
@@ -25,6 +30,14 @@ from psab.paths import case_dir
 from conftest import budget
 
 STUDIES = [s.id for s in psab.studies()]
+__all__ = ["study", "test_public_case_is_current_and_its_sample_scores_one", "test_realistic_mistakes_score_below_one",
+           "test_unusable_solutions_are_infeasible_not_errors", "test_evaluation_is_deterministic"]
+
+
+@pytest.fixture
+def study(request: pytest.FixtureRequest) -> str:
+    """The study the collecting module names (its ``STUDY``)."""
+    return str(request.module.STUDY)
 
 
 def _effective(task: psab.Task, m: Any, exempt: tuple[str, ...]) -> bool:
@@ -62,11 +75,6 @@ def _sample(task: psab.Task, spec: Any, answer: dict[str, Any], per_kind: int) -
     return out
 
 
-def test_there_are_studies() -> None:
-    assert {"interconnection_study", "hosting_capacity_study"} <= set(STUDIES)
-
-
-@pytest.mark.parametrize("study", STUDIES)
 def test_public_case_is_current_and_its_sample_scores_one(study: str) -> None:
     spec = psab.get_family(study)
     task = spec.public_task()
@@ -80,7 +88,6 @@ def test_public_case_is_current_and_its_sample_scores_one(study: str) -> None:
     assert task.public_inputs["deliverables"] == [d.to_dict() for d in spec.deliverables]
 
 
-@pytest.mark.parametrize("study", STUDIES)
 def test_realistic_mistakes_score_below_one(study: str) -> None:
     spec = psab.get_family(study)
     task = spec.public_task()
@@ -97,7 +104,6 @@ def test_realistic_mistakes_score_below_one(study: str) -> None:
     assert not missed, f"{len(missed)}/{len(sample)} mutations scored 1: {missed}"
 
 
-@pytest.mark.parametrize("study", STUDIES)
 def test_unusable_solutions_are_infeasible_not_errors(study: str, tmp_path: Any) -> None:
     task = psab.get_family(study).public_task()
     bad = tmp_path / "solution.json"
@@ -107,7 +113,6 @@ def test_unusable_solutions_are_infeasible_not_errors(study: str, tmp_path: Any)
         assert not result.feasible and result.score == 0.0 and result.violations
 
 
-@pytest.mark.parametrize("study", STUDIES)
 def test_evaluation_is_deterministic(study: str) -> None:
     task = psab.get_family(study).public_task()
     answer = {"answer": psab.solve(task).answer}

@@ -1,0 +1,5 @@
+"""The study conformance checks (tests/studies/study_conformance.py) for interconnection_study."""
+
+from study_conformance import *  # noqa: F403 - the shared checks, collected for this study
+
+STUDY = "interconnection_study"
