@@ -595,7 +595,10 @@ def _flow_row(st: Study, lay: _Layout, t: int, b: int, c: int | None) -> tuple[n
 def _build(st: Study, lay: _Layout, *, relax_network: bool = True) -> Any:
     import highspy
 
-    h = highspy.Highs()
+    from psab.solvers.core import _new_highs
+
+    # psab's one HiGHS constructor: the first construction in a process prints a banner on fd 1
+    h = _new_highs()
     h.setOptionValue("output_flag", False)
     T, G, Q, J = lay.T, lay.G, lay.Q, lay.J
     lb = np.zeros(lay.n)
