@@ -9,7 +9,8 @@ the ``builtin:mutant`` agent submits one of them; ``psab qc`` reports the share 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+import re
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -67,6 +68,39 @@ def mutations(answer: Mapping[str, Any], schema: Mapping[str, Any] | None = None
         # dropping: every object field (top level and nested)
         if isinstance(get(base, path[:-1]), Mapping):
             yield Mutation("drop_field", where, removed(base, path), path[-1], None)
+
+
+def is_reordering(mutation: Mutation, schema: Mapping[str, Any] | None) -> bool:
+    """Whether ``mutation`` only reorders a list whose items say what they are: a set (the
+    schema's ``uniqueItems``), or records that each name what they are about (every item an
+    object with an ``id`` or ``*_id`` field, the items' ids distinct). Whether that is a mistake
+    is the family's stated convention: the compact families state a canonical order and reject
+    any other (a violation), the studies match records by name (the same answer)."""
+    if mutation.kind != "shift_series":
+        return False
+    path = [int(p) if p.isdigit() else p for p in mutation.pointer.strip("/").split("/")] if mutation.pointer else []
+    if bool((schema_at(schema, path) or {}).get("uniqueItems")):
+        return True
+    items = get(mutation.answer, path)
+    if not isinstance(items, list) or not items or not all(isinstance(i, Mapping) for i in items):
+        return False
+    ids = [tuple((k, repr(v)) for k, v in sorted(i.items()) if k == "id" or k.endswith("_id")) for i in items]
+    return all(ids) and len(set(ids)) == len(ids)
+
+
+def effective(task: Any, mutation: Mutation, exempt: Sequence[str]) -> bool:
+    """Whether ``mutation`` changes the answer enough to count (the conformance suites' and
+    ``psab qc``'s one rule): by more than the task's tolerance, and not as a ×1.05 nudge of a
+    ``mutation_exempt`` field (a declared flat optimum; glob ``*`` per pointer segment)."""
+    from psab.evaluators.tolerance import Tolerance, field_pattern
+
+    if mutation.kind == "scale_1.05" and any(re.fullmatch(re.escape(p).replace(r"\*", "[^/]+"), field_pattern(mutation.pointer))
+                                             for p in exempt):
+        return False
+    before, after = mutation.before, mutation.after
+    if isinstance(before, (int, float)) and not isinstance(before, bool):
+        return abs(after - before) > Tolerance.from_task(task.tolerances).allowed(mutation.pointer, before)
+    return True
 
 
 def other_readings(spec: Any, task: Any) -> Iterator[Mutation]:

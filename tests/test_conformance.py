@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from typing import Any
 
 import pytest
@@ -25,9 +24,8 @@ import psab
 from psab.contract import schema_errors
 from psab.evaluators.cache import clear_reference_cache
 from psab.evaluators.kernel import reference_entry
-from psab.evaluators.tolerance import Tolerance, field_pattern
 from psab.jsonpointer import parse, schema_at
-from psab.mutations import mutations, other_readings
+from psab.mutations import effective, mutations, other_readings
 from psab.paths import case_dir
 
 from conftest import need_backend
@@ -239,20 +237,6 @@ def test_unusable_solutions_are_infeasible_not_errors(family: str, tmp_path: Any
 # ---------------------------------------------------------------- sensitivity
 
 
-def _effective(task: psab.Task, m: Any, exempt: tuple[str, ...]) -> bool:
-    """A mutation counts when it changes a value by more than the family's tolerance."""
-    if m.kind == "scale_1.05" and any(re.fullmatch(_glob(p), field_pattern(m.pointer)) for p in exempt):
-        return False
-    if isinstance(m.before, (int, float)) and not isinstance(m.before, bool):
-        tol = Tolerance.from_task(task.tolerances)
-        return abs(m.after - m.before) > tol.allowed(m.pointer, m.before)
-    return True
-
-
-def _glob(pattern: str) -> str:
-    return re.escape(pattern).replace(r"\*", "[^/]+")
-
-
 @pytest.mark.parametrize("family", FAMILIES)
 def test_every_mutation_of_the_reference_scores_below_one(family: str) -> None:
     spec = psab.get_family(family)
@@ -261,7 +245,7 @@ def test_every_mutation_of_the_reference_scores_below_one(family: str) -> None:
     missed = []
     tried = 0
     for m in mutations(answer, task.submission_schema):
-        if not _effective(task, m, spec.mutation_exempt):
+        if not effective(task, m, spec.mutation_exempt):
             continue
         tried += 1
         result = psab.evaluate(task, {"answer": m.answer})

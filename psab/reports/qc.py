@@ -35,7 +35,8 @@ evaluator caught, i.e. scored below 1. From the run: the records of built-in ``m
 selected family's public reference answer, evaluated here without any agent. A mutation is
 counted only when it is *effective* — it changes a value by more than the task's tolerance and
 is not a ×1.05 nudge of a field the family declares ``mutation_exempt`` (the conformance suite's
-rule); ineffective ones are reported apart. A family below 100 % is a defect: its evaluator
+rule); ineffective ones are reported apart, and so is a reordering of named records that keeps
+the score (a study matches records by name). A family below 100 % is a defect: its evaluator
 accepted a wrong answer.
 
 **Fleet records** (``psab run --tier fleet``; issue 23) take part in the unanimous-failure
@@ -370,24 +371,6 @@ def beaten_references(runs: Runs) -> list[Beaten]:
 # ----------------------------------------------------------------------------- sensitivity
 
 
-def _glob(pattern: str) -> str:
-    return re.escape(pattern).replace(r"\*", "[^/]+")
-
-
-def effective(task: Any, mutation: Any, exempt: Sequence[str]) -> bool:
-    """A mutation counts when it changes a value by more than the task's tolerance (and is not a
-    ×1.05 nudge of a ``mutation_exempt`` field) — the conformance suite's rule."""
-    from psab.evaluators.tolerance import Tolerance, field_pattern
-
-    if mutation.kind == "scale_1.05" and any(re.fullmatch(_glob(p), field_pattern(mutation.pointer)) for p in exempt):
-        return False
-    before, after = mutation.before, mutation.after
-    if isinstance(before, (int, float)) and not isinstance(before, bool):
-        tol = Tolerance.from_task(task.tolerances)
-        return abs(after - before) > tol.allowed(mutation.pointer, before)
-    return True
-
-
 def run_sensitivity(runs: Runs) -> list[Sensitivity]:
     """Per family: the share of the built-in mutant agents' answers the evaluator caught."""
     from psab.reports.tasks import public_task
@@ -416,7 +399,7 @@ def run_sensitivity(runs: Runs) -> list[Sensitivity]:
             got = public_task(e.record, cache)
             if got.usable:
                 import psab
-                from psab.mutations import mutations
+                from psab.mutations import effective, mutations
 
                 assert got.task is not None
                 spec = psab.get_family(e.family)
@@ -438,7 +421,7 @@ def sweep_sensitivity(families: Sequence[str], backend: str = "surrogate",
     """Every mutation of every family's public reference, evaluated directly (no agent).
     ``progress(family, done, total)`` is told after each family (the sweep takes seconds per family)."""
     import psab
-    from psab.mutations import KINDS, mutations, other_readings
+    from psab.mutations import KINDS, effective, is_reordering, mutations, other_readings
 
     out: list[Sensitivity] = []
     for done, fam in enumerate(families, start=1):
@@ -451,8 +434,13 @@ def sweep_sensitivity(families: Sequence[str], backend: str = "surrogate",
             if not effective(task, m, spec.mutation_exempt):
                 acc["ineffective"] += 1
                 continue
-            acc["effective"] += 1
             result = psab.evaluate(task, {"answer": m.answer}, backend)
+            if result.perfect and is_reordering(m, task.submission_schema):
+                # the same records in another order, matched by name (the studies' rule; the
+                # compact families state an order and catch it): no mistake to catch
+                acc["ineffective"] += 1
+                continue
+            acc["effective"] += 1
             if result.perfect:
                 acc["missed"].append(m.describe())
             else:

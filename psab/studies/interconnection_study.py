@@ -800,14 +800,23 @@ def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
     # short circuit
     mism = []
     right = total = 0
-    for i, (e, f) in enumerate(zip(ref["short_circuit"]["fault_levels"], answer["short_circuit"]["fault_levels"], strict=True)):
+    # each record names its bus: matched by bus_id (the stated order is a convenience, not a
+    # deliverable); a bus listed twice matches neither record, a bus left out is wrong
+    given = answer["short_circuit"]["fault_levels"]
+    counts: dict[str, int] = {}
+    for f in given:
+        counts[f["bus_id"]] = counts.get(f["bus_id"], 0) + 1
+    at = {f["bus_id"]: i for i, f in enumerate(given) if counts[f["bus_id"]] == 1}
+    for i, e in enumerate(ref["short_circuit"]["fault_levels"]):
+        j = at.get(e["bus_id"])
         for fld in ("ikss_before_ka", "ikss_after_ka"):
             total += 1
-            ptr = f"/short_circuit/fault_levels/{i}/{fld}"
-            if f["bus_id"] == e["bus_id"] and _close(tol, ptr, e[fld], f[fld]):
+            ptr = f"/short_circuit/fault_levels/{i if j is None else j}/{fld}"
+            if j is not None and _close(tol, ptr, e[fld], given[j][fld]):
                 right += 1
             else:
-                mism.append({"field": ptr, "expected": e[fld], "found": f[fld]})
+                mism.append({"field": ptr, "expected": e[fld], "found": None if j is None else given[j][fld],
+                             **({"bus_id": e["bus_id"]} if j is None else {})})
     eo, fo = set(ref["short_circuit"]["overdutied_breaker_ids"]), set(answer["short_circuit"]["overdutied_breaker_ids"])
     for b in st.breakers:
         total += 1

@@ -16,22 +16,19 @@ so that the suite's ``--dist loadfile`` can run different studies' references on
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import pytest
 
 import psab
-from psab.evaluators.tolerance import Tolerance, field_pattern
-from psab.jsonpointer import get, schema_at
-from psab.mutations import mutations
+from psab.mutations import effective, is_reordering, mutations
 from psab.paths import case_dir
 
 from conftest import budget
 
-STUDIES = [s.id for s in psab.studies()]
 __all__ = ["study", "test_public_case_is_current_and_its_sample_scores_one", "test_realistic_mistakes_score_below_one",
-           "test_unusable_solutions_are_infeasible_not_errors", "test_evaluation_is_deterministic"]
+           "test_unusable_solutions_are_infeasible_not_errors", "test_evaluation_is_deterministic",
+           "test_reordering_named_records_keeps_the_score"]
 
 
 @pytest.fixture
@@ -40,32 +37,12 @@ def study(request: pytest.FixtureRequest) -> str:
     return str(request.module.STUDY)
 
 
-def _effective(task: psab.Task, m: Any, exempt: tuple[str, ...]) -> bool:
-    """As the compact suite: a mutation counts when it changes a value beyond tolerance and is
-    not a declared flat-optimum nudge."""
-    if m.kind == "scale_1.05" and any(re.fullmatch(re.escape(p).replace(r"\*", "[^/]+"), field_pattern(m.pointer))
-                                      for p in exempt):
-        return False
-    if isinstance(m.before, (int, float)) and not isinstance(m.before, bool):
-        return abs(m.after - m.before) > Tolerance.from_task(task.tolerances).allowed(m.pointer, m.before)
-    return True
-
-
-def _unordered(task: psab.Task, m: Any) -> bool:
-    """Whether the answer's list that ``m`` shifts carries no order: a set (``uniqueItems``), or
-    records each naming what it is about (a node, a contingency) — shifting either is no mistake."""
-    path = [int(p) if p.isdigit() else p for p in m.pointer.strip("/").split("/")]
-    node = schema_at(task.submission_schema, path) or {}
-    items = get(m.answer, path)
-    return bool(node.get("uniqueItems")) or (isinstance(items, list) and all(isinstance(i, dict) for i in items))
-
-
 def _sample(task: psab.Task, spec: Any, answer: dict[str, Any], per_kind: int) -> list[Any]:
     by_kind: dict[str, list[Any]] = {}
     for m in mutations(answer, task.submission_schema):
-        if m.kind == "shift_series" and _unordered(task, m):
-            continue
-        if _effective(task, m, spec.mutation_exempt):
+        if is_reordering(m, task.submission_schema):
+            continue  # a study matches records by name: test_reordering_named_records_keeps_the_score
+        if effective(task, m, spec.mutation_exempt):
             by_kind.setdefault(m.kind, []).append(m)
     out = []
     for kind in sorted(by_kind):
@@ -117,3 +94,15 @@ def test_evaluation_is_deterministic(study: str) -> None:
     task = psab.get_family(study).public_task()
     answer = {"answer": psab.solve(task).answer}
     assert psab.evaluate(task, answer).to_json() == psab.evaluate(task, answer).to_json()
+
+
+def test_reordering_named_records_keeps_the_score(study: str) -> None:
+    """The same answer in another order — a set, or records each naming its bus, unit or
+    contingency — is the same answer (psab.mutations.is_reordering): it keeps its score."""
+    task = psab.get_family(study).public_task()
+    answer = psab.solve(task).answer
+    reorders = [m for m in mutations(answer, task.submission_schema) if is_reordering(m, task.submission_schema)]
+    step = max(1, len(reorders) // budget(3, 1000))
+    punished = [m.describe() for m in reorders[::step] if not psab.evaluate(task, {"answer": m.answer}).perfect]
+    assert not punished, f"reordering cost the score: {punished}"
+
