@@ -18,9 +18,10 @@ from psab.cli import main
 from conftest import need, need_bwrap
 
 #: The libraries studies.md ("The toolbox") names, as distributions (HiGHS's Python package is
-#: highspy): the pins must be exactly these.
+#: highspy), and jsonschema, to check an answer against its JSON Schema (a fresh agent in a trial
+#: had none and checked its answer by hand): the pins must be exactly these.
 SPEC_LIBRARIES = {"pandapower", "lightsim2grid", "power-grid-model", "pypsa", "andes", "pyomo", "highspy",
-                  "simbench", "matpowercaseframes", "numpy", "scipy", "pandas"}
+                  "simbench", "matpowercaseframes", "numpy", "scipy", "pandas", "jsonschema"}
 
 
 def test_the_pins_are_the_spec_libraries_each_at_one_version():

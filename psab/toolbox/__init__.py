@@ -2,7 +2,7 @@
 
 studies.md, "The toolbox": every agent gets the same professional tools — pandapower,
 lightsim2grid, power-grid-model, PyPSA, ANDES, Pyomo, HiGHS, SimBench, matpowercaseframes,
-numpy, scipy and pandas at the exact versions of ``requirements.txt`` beside this file — shown
+numpy, scipy, pandas and jsonschema at the exact versions of ``requirements.txt`` beside this file — shown
 read-only inside the sandbox, its versions recorded, so an agent is measured on how it uses the
 tools and not on what happened to be installed. The interface the runner uses::
 
@@ -63,6 +63,7 @@ IMPORTS: dict[str, str] = {
     "numpy": "numpy",
     "scipy": "scipy",
     "pandas": "pandas",
+    "jsonschema": "jsonschema",
 }
 
 #: Written last by :func:`build`, after every check passed: a toolbox without it is not built.
