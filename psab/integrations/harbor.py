@@ -103,8 +103,16 @@ def _toml_str(s: str) -> str:
     return json.dumps(s)  # a JSON string is a valid TOML basic string
 
 
+#: Per tier: (agent timeout, verifier timeout) in seconds, cpus, memory (MB). A study is an hour's
+#: work for an agent (psab run --tier study's default), and its verifier recomputes the proven
+#: reference — seconds to minutes on two cores (docs/studies.md, "Measured difficulty"), more on
+#: one — and holds a real-size model (a SimBench year of profiles, IEEE 118 × 24 h × N-1).
+TIER_RESOURCES = {"compact": (600.0, 300.0, 1, 2048), "study": (3600.0, 3600.0, 2, 8192)}
+
+
 def task_toml(task: psab.Task, split: str, *, agent_timeout_s: float, verifier_timeout_s: float,
-              allow_internet: bool, backend: str, presentation: str, lang: str, toolbox: bool = True) -> str:
+              allow_internet: bool, backend: str, presentation: str, lang: str, toolbox: bool = True,
+              cpus: int = 1, memory_mb: int = 2048) -> str:
     title = task.presentation.get(lang, task.presentation.get("en", {})).get("title", task.id)
     return "\n".join([
         'schema_version = "1.4"',
@@ -140,8 +148,8 @@ def task_toml(task: psab.Task, split: str, *, agent_timeout_s: float, verifier_t
         f"network_mode = {_toml_str('public' if allow_internet else 'no-network')}",
         # installing the toolbox (about 700 MB of wheels) and generating ANDES's code takes minutes
         f"build_timeout_sec = {1800.0 if toolbox else 600.0}",
-        "cpus = 1",
-        "memory_mb = 2048",
+        f"cpus = {int(cpus)}",
+        f"memory_mb = {int(memory_mb)}",
         "storage_mb = 10240",
         "",
     ])
@@ -169,9 +177,10 @@ def agent_dockerfile(image: str, toolbox: bool = True, view: tuple[str, ...] = (
 
 def export_case(task: psab.Task, out: Path, split: str = "public", *, lang: str = "en", presentation: str = "guided",
                 backend: str = "surrogate", image: str = "python:3.11-slim", install: str | None = None,
-                wheel: Path | None = None, agent_timeout_s: float = 600.0, verifier_timeout_s: float = 300.0,
+                wheel: Path | None = None, agent_timeout_s: float | None = None, verifier_timeout_s: float | None = None,
                 allow_internet: bool = True, oracle: bool = True, toolbox: bool = True) -> Path:
-    """Write one Harbor task directory for ``task`` under ``out`` and return it."""
+    """Write one Harbor task directory for ``task`` under ``out`` and return it (timeouts left
+    ``None`` are the task's tier's, :data:`TIER_RESOURCES`)."""
     from psab import toolbox as tb
     from psab.views import agent_view
 
@@ -180,6 +189,7 @@ def export_case(task: psab.Task, out: Path, split: str = "public", *, lang: str 
     spec = psab.get_family(task.family)
     view = agent_view(task, presentation=presentation, backend=backend)
     study = spec.tier == "study"
+    agent_default, verifier_default, cpus, memory_mb = TIER_RESOURCES["study" if study else "compact"]
     if study:
         # a study's agent reads study.json beside the model in the field's own files, as under
         # psab run --tier study; the verifier's psab needs the studies extra (SimBench, power-grid-model)
@@ -196,9 +206,10 @@ def export_case(task: psab.Task, out: Path, split: str = "public", *, lang: str 
         (d / "instruction.md").write_text(psab.instructions_for(task, lang, presentation, backend, AGENT_PATHS),
                                           encoding="utf-8")
         copied = ("task.json",)
-    (d / "task.toml").write_text(task_toml(task, split, agent_timeout_s=agent_timeout_s,
-                                           verifier_timeout_s=verifier_timeout_s, allow_internet=allow_internet,
-                                           backend=backend, presentation=presentation, lang=lang, toolbox=toolbox),
+    (d / "task.toml").write_text(task_toml(task, split, agent_timeout_s=agent_timeout_s or agent_default,
+                                           verifier_timeout_s=verifier_timeout_s or verifier_default,
+                                           allow_internet=allow_internet, backend=backend, presentation=presentation,
+                                           lang=lang, toolbox=toolbox, cpus=cpus, memory_mb=memory_mb),
                                  encoding="utf-8")
     env = d / "environment"
     env.mkdir(exist_ok=True)
@@ -393,7 +404,8 @@ def add_commands(sub: Any) -> None:
     h.add_argument("--wheel", metavar="FILE", help="a psab wheel to ship in tests/ and install in the verifier")
     h.add_argument("--install", metavar="CMD",
                    help="how the verifier's image installs psab (default: pip install psab==VERSION)")
-    h.add_argument("--agent-timeout", type=float, default=600.0, metavar="S", help="agent timeout (default 600 s)")
+    h.add_argument("--agent-timeout", type=float, default=None, metavar="S",
+                   help="agent timeout (default 600 s, a study 3600 s)")
     h.add_argument("--no-internet", action="store_true", help="network_mode = \"no-network\" for the agent")
     h.add_argument("--no-oracle", action="store_true", help="no solution/solve.sh")
     h.add_argument("--no-toolbox", action="store_true",

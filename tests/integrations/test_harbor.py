@@ -194,3 +194,39 @@ def test_harbor_itself_accepts_the_manifest(tmp_path):
              "print(m.dataset.name, m.task_count, len(c))")
     r = subprocess.run([str(HARBOR / "python"), "-c", check, str(out)], capture_output=True, text=True, timeout=300)
     assert r.stdout.split() == ["psab/public", "2", "2"], r.stderr[-2000:]
+
+
+@pytest.mark.parametrize("study", [s.id for s in psab.studies()])
+def test_a_study_exports_its_model_files_and_a_studys_time(study, tmp_path):
+    """Every study exports as psab run --tier study lays it out: study.json and the model in the
+    field's own files (each with the sha256 the task lists) copied into the agent's image, the
+    study's instructions, an hour for the agent, room for the verifier's reference."""
+    import hashlib
+
+    from psab.integrations.harbor import TIER_RESOURCES
+
+    (d,) = export(tmp_path / "harbor", [study], oracle=False)
+    assert f'"psab[studies]=={psab.__version__}"' in (d / "tests/Dockerfile").read_text()  # the verifier's extras
+    task = psab.get_family(study).public_task()
+    env = d / "environment"
+    files = task.public_inputs["model"]["files"]
+    assert files
+    for f in files:
+        assert hashlib.sha256((env / f["path"]).read_bytes()).hexdigest() == f["sha256"], f["path"]
+    view = json.loads((env / "study.json").read_text())
+    assert view["id"] == task.id and "key" not in view
+    dockerfile = (env / "Dockerfile").read_text()
+    assert "COPY study.json /workspace/study.json" in dockerfile
+    assert {f["path"].split("/")[0] for f in files} <= {line.split()[1] for line in dockerfile.splitlines()
+                                                         if line.startswith("COPY ")}
+    assert "/workspace/study.json" in (d / "instruction.md").read_text()
+    cfg = tomllib.loads((d / "task.toml").read_text())
+    agent_s, verifier_s, cpus, memory_mb = TIER_RESOURCES["study"]
+    assert (cfg["agent"]["timeout_sec"], cfg["verifier"]["timeout_sec"]) == (agent_s, verifier_s)
+    assert (cfg["environment"]["cpus"], cfg["environment"]["memory_mb"]) == (cpus, memory_mb)
+
+
+def test_a_studys_verifier_rewards_its_oracle_one(tmp_path):
+    (d,) = export(tmp_path / "harbor", ["interconnection_study"], install="true")
+    assert _verify(d, tmp_path, "oracle") == 1.0
+    assert _verify(d, tmp_path, '{"answer": {"decision": {}}}') == 0.0
