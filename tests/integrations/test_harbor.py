@@ -180,11 +180,11 @@ HARBOR = Path(os.environ.get("PSAB_HARBOR_VENV", "/tmp/harbor-venv")) / "bin"
 def test_harbor_itself_accepts_the_manifest(tmp_path):
     """Where harbor is installed (a Python >= 3.12 venv, docs/runner.md): its own model parses the
     manifest, ``harbor sync`` finds every digest current, and its local-dataset loader (what
-    ``harbor run -p DIR`` uses) finds every task."""
+    ``harbor run -p DIR`` uses) finds every task — two compact families and a study."""
     if not (HARBOR / "harbor").exists():
         pytest.skip(f"harbor is not installed in {HARBOR.parent} (it needs Python >= 3.12; see docs/runner.md)")
     out = tmp_path / "harbor"
-    export(out, [FAMILY, "en50160_voltage_compliance"], install="true")
+    export(out, [FAMILY, "en50160_voltage_compliance", "interconnection_study"], install="true")
     sync = subprocess.run([str(HARBOR / "harbor"), "sync", str(out)], capture_output=True, text=True, timeout=300)
     assert sync.returncode == 0 and "Updated 0 digest(s)" in sync.stdout, sync.stdout + sync.stderr
     check = ("import asyncio, sys; from pathlib import Path; from harbor.models.dataset.manifest import DatasetManifest; "
@@ -193,7 +193,7 @@ def test_harbor_itself_accepts_the_manifest(tmp_path):
              "c = asyncio.run(DatasetConfig(path=Path(sys.argv[1])).get_task_configs()); "
              "print(m.dataset.name, m.task_count, len(c))")
     r = subprocess.run([str(HARBOR / "python"), "-c", check, str(out)], capture_output=True, text=True, timeout=300)
-    assert r.stdout.split() == ["psab/public", "2", "2"], r.stderr[-2000:]
+    assert r.stdout.split() == ["psab/public", "3", "3"], r.stderr[-2000:]
 
 
 @pytest.mark.parametrize("study", [s.id for s in psab.studies()])
