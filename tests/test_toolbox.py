@@ -167,3 +167,39 @@ def test_the_toolbox_runs_in_the_bwrap_sandbox_without_psab(built):
         sb.remove()
     assert r.exit_code == 0, r.stderr_tail
     assert r.stdout_tail.split() == ["no", "psab", str(built)]
+
+
+#: The call each model format's reader hint names (psab.runner.instructions.MODEL_READERS), as
+#: code run in the toolbox's python on a study's materialized model; it prints what it read.
+READER_CALLS = {
+    "matpower": ("pandapower.converter.matpower.from_mpc(path, f_hz=60)",
+                 "import glob, pandapower.converter.matpower as m; net = m.from_mpc(glob.glob('model/*.m')[0], f_hz=60); "
+                 "print(len(net.bus))"),
+    "simbench-csv": ("simbench.csv2pp(folder)",
+                     "import glob, os, simbench; d = os.path.dirname(glob.glob('model/**/Node.csv', recursive=True)[0]); "
+                     "net = simbench.csv2pp(d); print(len(net.bus))"),
+    "psse": ("andes.load(raw_path, addfile=dyr_path)",
+             "import glob, andes; andes.config_logger(stream_level=50); "
+             "ss = andes.load(glob.glob('model/*.raw')[0], addfile=glob.glob('model/*.dyr')[0], setup=False); "
+             "print(ss.Bus.n)"),
+}
+
+
+@pytest.mark.parametrize("fmt", sorted(READER_CALLS))
+def test_the_instructions_reader_of_each_model_format_reads_a_studys_model(built, fmt, tmp_path):
+    """The reader the study instructions name for a model format reads a study's files in the
+    toolbox (a fresh agent, not finding ``pandapower.converter.from_mpc``, wrote its own parser)."""
+    import subprocess
+
+    import psab
+    from psab.runner.instructions import MODEL_READERS
+
+    call, code = READER_CALLS[fmt]
+    assert call in MODEL_READERS[fmt]["en"] and call in MODEL_READERS[fmt]["ru"]
+    spec = next(s for s in psab.studies() if s.public_task().public_inputs["model"]["format"] == fmt)
+    spec.materialize(spec.public_task(), tmp_path)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    r = subprocess.run([toolbox.python(built), "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=600,
+                       env=env)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert int(r.stdout.split()[-1]) > 10  # buses read

@@ -117,6 +117,23 @@ def instructions_for(task: Task, lang: str = "en", presentation: str = "guided",
 #: The agent's view of a study, in its working directory.
 VIEW_FILE = "study.json"
 
+#: How the toolbox's libraries read each model format (checked on the toolbox's pins,
+#: tests/runner/test_instructions.py): the field's readers, so that an agent does not write its
+#: own parser because the reader lives at a path its documentation does not show (pandapower 3.5
+#: has ``from_mpc`` in ``pandapower.converter.matpower``, not in ``pandapower.converter``).
+MODEL_READERS = {
+    "matpower": {"en": "pandapower reads it with `pandapower.converter.matpower.from_mpc(path, f_hz=60)` "
+                       "(through matpowercaseframes)",
+                 "ru": "pandapower читает его функцией `pandapower.converter.matpower.from_mpc(path, f_hz=60)` "
+                       "(через matpowercaseframes)"},
+    "simbench-csv": {"en": "simbench reads the folder with `simbench.csv2pp(folder)` (a pandapower net with its "
+                           "profiles in `net.profiles`)",
+                     "ru": "simbench читает каталог функцией `simbench.csv2pp(folder)` (сеть pandapower, профили в "
+                           "`net.profiles`)"},
+    "psse": {"en": "ANDES reads both with `andes.load(raw_path, addfile=dyr_path)`",
+             "ru": "ANDES читает оба файла: `andes.load(raw_path, addfile=dyr_path)`"},
+}
+
 _STUDY_TEXT = {
     "en": {
         "deliverables": "Deliverables",
@@ -196,4 +213,7 @@ def study_instructions(view: Task, lang: str, paths: dict[str, str]) -> str:
     parts += ["", f"## {words['model']}", "",
               words["model_body"].format(format=model.get("format", "?"), source=model.get("source", "?"), **paths), ""]
     parts += [f"- `{Path(paths['workdir']) / str(p)}`" for p in files]
+    reader = MODEL_READERS.get(str(model.get("format")), {}).get(lang)
+    if reader:
+        parts += ["", f"{reader}."]
     return "\n".join(parts + _closing_sections(view, text, words, lang, paths))

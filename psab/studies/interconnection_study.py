@@ -1401,10 +1401,10 @@ JUDGED_BY = {
                "эталона, план проверяется по всем критериям."),
     },
     "pandapower": {
-        "en": ("pandapower: the case read by pandapower.converter.from_mpc, runpp with lightsim2grid's Newton-Raphson "
+        "en": ("pandapower: the case read by pandapower.converter.matpower.from_mpc, runpp with lightsim2grid's Newton-Raphson "
                "for every state, calc_sc (IEC 60909, case max) for the fault levels; the same conventions, so the "
                "same answer scores the same under either backend."),
-        "ru": ("pandapower: модель читается pandapower.converter.from_mpc, каждый режим — runpp с "
+        "ru": ("pandapower: модель читается pandapower.converter.matpower.from_mpc, каждый режим — runpp с "
                "Ньютоном–Рафсоном lightsim2grid, токи КЗ — calc_sc (МЭК 60909, режим max); условия те же, поэтому "
                "один ответ получает одну оценку при любом способе проверки."),
     },
