@@ -81,6 +81,31 @@ def test_bus_fault_currents_match_pandapower_calc_sc(task: psab.Task):
         np.testing.assert_allclose(mine, theirs, rtol=1e-9)
 
 
+def _assert_currents_agree(mine: pc.Currents, theirs: pc.Currents, rtol: float) -> None:
+    for name in ("near", "far", "near_min", "far_min", "pair_ip", "pair_ib"):
+        a, b = getattr(mine, name), getattr(theirs, name)
+        np.testing.assert_array_equal(np.isnan(a), np.isnan(b), err_msg=name)
+        np.testing.assert_allclose(a, b, rtol=rtol, atol=1e-9, err_msg=name)
+    np.testing.assert_array_equal(mine.pair_fwd, theirs.pair_fwd)
+
+
+def test_relay_currents_match_pandapower_on_part_of_the_public_case(task: psab.Task):
+    """Every relay and pair current of psab's kernel against pandapower's calc_sc (the
+    pandapower backend's own path: near-end faults from bus faults and branch results, the
+    remote-open faults at auxiliary stub buses) in the base topology and two outages — the
+    stubs that ride on an outage's call, those of the networks without two lines and those of
+    lines whose outage is not in the list; the whole case under ``PSAB_THOROUGH=1``."""
+    from psab.studies import _protection_pandapower as ppp
+
+    st = study._study(task)
+    outages = st.outages if THOROUGH else st.outages[:2]
+    args = (st.net, st.relays, st.pairs, outages, st.sources_max, st.sources_min, st.c_max, st.c_min)
+    mine = pc.surrogate_currents(*args)
+    theirs = ppp.currents(*args)
+    assert np.isfinite(mine.far).sum() == len(st.relays) * (len(outages) + 1) - 2 * len(outages)
+    _assert_currents_agree(mine, theirs, 1e-8)
+
+
 def _toy_currents() -> tuple[pc.Currents, list[tuple[int, int]]]:
     """Three relays in a chain (0 backed by 1, 1 backed by 2), one topology, both points:
     currents in kA chosen so that the pickup choice matters."""
@@ -194,7 +219,7 @@ def test_held_out_draw_is_valid_and_solved():
     assert psab.evaluate(t, ref).perfect
 
 
-@pytest.mark.skipif(not THOROUGH, reason="pandapower's calc_sc per stub fault takes minutes; PSAB_THOROUGH=1")
+@pytest.mark.skipif(not THOROUGH, reason="pandapower's currents and MILP of the public case (~1 min); PSAB_THOROUGH=1")
 def test_pandapower_backend_agrees_on_the_public_case(task: psab.Task, reference: dict):
     r = psab.evaluate(task, {"answer": reference}, "pandapower")
     assert r.perfect
