@@ -106,6 +106,56 @@ def test_relay_currents_match_pandapower_on_part_of_the_public_case(task: psab.T
     _assert_currents_agree(mine, theirs, 1e-8)
 
 
+def test_a_dead_end_stub_is_inert_until_faulted_in_pandapower(task: psab.Task):
+    """The pandapower backend's remote-open fault hangs a copy of the line on an auxiliary
+    dead-end bus. That is sound only while pandapower's IEC 60909 leaves line capacitance and
+    loads out (IEC 60909-0 §5.3.1): then an unfaulted stub changes no bus fault and no line
+    current, and the fault at the stub's end equals the fault at the relay's bus through the
+    line's impedance (``r_fault_ohm``/``x_fault_ohm``) — both checked on pandapower itself."""
+    import logging
+    import warnings
+
+    import pandapower.shortcircuit as sc
+
+    from psab.studies import _protection_pandapower as ppp
+
+    logging.getLogger("pandapower").setLevel(logging.ERROR)
+    st = study._study(task)
+    rel = st.relays[0]
+    pnet = ppp._prepared(st.net.code, st.sources_max, st.sources_min)
+    li = int(pnet.line.index[rel.line])
+    a = int(pnet.line.at[li, "from_bus"])
+    buses = sorted({int(b) for b in pnet.line.from_bus.iloc[[r.line for r in st.relays]]})
+
+    def run(net, bus, **kw):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            sc.calc_sc(net, case="max", bus=bus, branch_results=True, return_all_currents=True, inverse_y=False, **kw)
+        return net.res_bus_sc.copy(), net.res_line_sc.copy()
+
+    bus0, line0 = run(pnet, buses)
+    stub_bus, stub_line = ppp._with_stubs(pnet, 1)
+    sb, sl = int(stub_bus[0]), int(stub_line[0])
+    for col in ppp._STUB_COLS:
+        pnet.line.at[sl, col] = pnet.line.at[li, col]
+    pnet.line.at[sl, "from_bus"] = a
+    pnet.line.at[sl, "in_service"] = True
+    pnet.bus.at[sb, "in_service"] = True
+    bus1, line1 = run(pnet, buses)
+    np.testing.assert_allclose(bus1.ikss_ka.loc[buses], bus0.ikss_ka.loc[buses], rtol=1e-12)
+    common = line0.index
+    np.testing.assert_allclose(line1.loc[common, "ikss_from_ka"], line0.loc[common, "ikss_from_ka"], rtol=1e-12, atol=1e-12)
+    assert (line1.loc[[(sl, b) for b in buses], "ikss_from_ka"].to_numpy() < 1e-9).all()  # nothing flows into it
+    # the line open: its stub's end fault = the fault at a through the line's impedance
+    pnet.line.at[li, "in_service"] = False
+    stub_fault, _ = run(pnet, [sb])
+    pnet.line.at[sl, "in_service"] = False
+    z = pnet.line.at[li, "length_km"] * pnet.line.loc[li, ["r_ohm_per_km", "x_ohm_per_km"]].to_numpy(float)
+    through, _ = run(pnet, [a], r_fault_ohm=float(z[0]), x_fault_ohm=float(z[1]))
+    assert stub_fault.at[sb, "ikss_ka"] == pytest.approx(through.at[a, "ikss_ka"], rel=1e-12)
+    assert 0.5 < stub_fault.at[sb, "ikss_ka"] < bus0.at[a, "ikss_ka"]  # a real, smaller current
+
+
 def _toy_currents() -> tuple[pc.Currents, list[tuple[int, int]]]:
     """Three relays in a chain (0 backed by 1, 1 backed by 2), one topology, both points:
     currents in kA chosen so that the pickup choice matters."""
