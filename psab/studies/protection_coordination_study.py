@@ -689,8 +689,9 @@ Deliverable settings (an object keyed by relay id: {pickup_a, tms}): pickup_a a 
 (standard_inverse: k = 0.14 s, α = 0.02; very_inverse: k = 13.5 s, α = 1; no upper limit on I/pickup, no definite-time
 stage), no operation at I ≤ pickup. Rules: pickup ≥ pickup_over_max_load × i_load_max; pickup ≤ i_fault_min /
 min_fault_over_pickup; the relay operates at its own base-topology fault points of the objective where it carries
-current. Selectivity: for every pair, in every topology, at each of the primary's `coordination_fault_points`, where both
-relays operate (the backup forward and above its pickup, the primary above its pickup):
+current. Selectivity: for every pair, in every topology, at each of the primary's `coordination_fault_points`, maximum
+condition (the textbook grading point; the minimum condition is not checked), where both relays operate (the backup
+forward and above its pickup, the primary above its pickup):
 t_backup − t_primary ≥ cti_s (a 1 ms slack is allowed). Objective: the sum over relays of the primary operating times at
 the `objective_fault_points` of the base topology, maximum condition (a point where the relay carries no current adds
 nothing), minimised; scored against the proven optimum (relative tolerance 0.1 %); 0 if any rule or pair fails.
@@ -740,7 +741,7 @@ tms в [tms_min, tms_max] (непрерывно). Время срабатыва�
 без ступени независимой выдержки), при I ≤ pickup не срабатывает. Правила: pickup ≥ pickup_over_max_load × i_load_max;
 pickup ≤ i_fault_min / min_fault_over_pickup; реле срабатывает в своих точках КЗ целевой функции в базовой схеме, где через
 него идёт ток. Селективность: для каждой пары, в каждой схеме, в каждой из `coordination_fault_points` основного реле,
-где срабатывают оба (резервное — в прямом направлении и выше уставки, основное — выше уставки): t_резерв − t_основное ≥
+максимальный режим (точка согласования по учебнику; минимальный режим не проверяется), где срабатывают оба (резервное — в прямом направлении и выше уставки, основное — выше уставки): t_резерв − t_основное ≥
 cti_s (допуск 1 мс). Цель: сумма времён срабатывания основных реле в `objective_fault_points` базовой схемы, максимальный
 режим (точка без тока через реле ничего не добавляет), минимум; оценка относительно доказанного оптимума (отн. допуск
 0,1 %); 0 при любом нарушении правила или пары.
@@ -781,8 +782,8 @@ PRESENTATION = {
         "hard_constraints": (
             "каждое реле задано один раз; pickup_a из сетки уставок, tms в [tms_min, tms_max]",
             "pickup ≥ pickup_over_max_load × наибольший ток нагрузки и ≤ наименьший ток КЗ / min_fault_over_pickup",
-            "каждая пара селективна (t_резерв − t_основное ≥ cti_s) во всех схемах в каждой точке КЗ координации, где "
-            "срабатывают оба реле",
+            "каждая пара селективна (t_резерв − t_основное ≥ cti_s) во всех схемах в каждой точке КЗ координации "
+            "(максимальный режим), где срабатывают оба реле",
         ),
     },
 }
@@ -790,8 +791,8 @@ PRESENTATION = {
 HARD_CONSTRAINTS = (
     "every relay set once; pickup_a on the settings grid, tms within [tms_min, tms_max]",
     "pickup ≥ pickup_over_max_load × the largest load current and ≤ the smallest fault current / min_fault_over_pickup",
-    "every pair selective (t_backup − t_primary ≥ cti_s) in every topology at every coordination fault point where both "
-    "relays operate",
+    "every pair selective (t_backup − t_primary ≥ cti_s) in every topology at every coordination fault point (maximum "
+    "condition) where both relays operate",
 )
 
 EXPERT = {
