@@ -1,7 +1,8 @@
 """The study tier's difficulty table (issue 31 item 7; shared/spec/studies.md, "Measuring the tier").
 
 Per study, level and declared backend: the model's size (the study module's ``model_size(task)``:
-buses, branches, contingencies, time steps …), the reference's time (cache cleared, one solve),
+buses, branches, contingencies, time steps …), the reference's time (one cold solve in a fresh
+process: wall seconds and CPU seconds, which a loaded machine inflates less),
 one evaluation's time (the reference answer, reference cached: what an RL loop pays per answer),
 and the scores of the baselines — ``do nothing`` (``do_nothing_answer``), ``DC only``
 (``dc_only_answer``: analyses on a linear model, the decision chosen on it), ``naive``
@@ -61,16 +62,39 @@ def _size(spec: psab.registry.FamilySpec, task: psab.Task) -> str:
     return ", ".join(f"{k} {v}" for k, v in fn(task).items())
 
 
+#: The cold reference solve, in a process of its own: nothing this process memoised (a held-out
+#: draw's acceptance builds the study's engines and base flows) is reused; prints the solve's wall s.
+_COLD = ("import json, sys, time; import psab; d = json.load(sys.stdin); "
+         "t = psab.Task.from_dict(d['task'], key=d['key']); t0 = time.perf_counter(); psab.solve(t, d['backend']); "
+         "print(time.perf_counter() - t0)")
+
+
+def cold_solve(task: psab.Task, backend: str) -> tuple[float, float]:
+    """(wall s of the solve, CPU s) of the reference in a fresh process with no reference cache;
+    the CPU seconds are the process's and its reaped workers' (``RUSAGE_CHILDREN``), imports included."""
+    import resource
+    import subprocess
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    out = subprocess.run([sys.executable, "-c", _COLD], input=json.dumps({"task": task.to_dict(), "key": task.key,
+                                                                          "backend": backend}),
+                         capture_output=True, text=True, check=True, env={**os.environ, "PSAB_REFERENCE_CACHE": "0"})
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return float(out.stdout.split()[-1]), cpu
+
+
 def measure(spec: psab.registry.FamilySpec, level: int, backend: str, draws: int) -> dict[str, Any]:
     tasks = [spec.public_task()] if level == 1 else \
         [psab.generate(spec.id, SEED, i, backend=backend, level=level) for i in range(draws)]
-    ref_s, eval_s = [], []
+    ref_s, ref_cpu_s, eval_s = [], [], []
     scores: dict[str, list[float]] = {b: [] for b in BASELINES}
     for task in tasks:
+        wall, cpu = cold_solve(task, backend)
+        ref_s.append(wall)
+        ref_cpu_s.append(cpu)
         clear_reference_cache()
-        t0 = time.perf_counter()
         reference = psab.solve(task, backend).answer
-        ref_s.append(time.perf_counter() - t0)
         t0 = time.perf_counter()
         psab.evaluate(task, {"answer": reference}, backend)
         eval_s.append(time.perf_counter() - t0)
@@ -79,7 +103,8 @@ def measure(spec: psab.registry.FamilySpec, level: int, backend: str, draws: int
             if answer is not None:
                 scores[name].append(psab.evaluate(task, {"answer": answer}, backend).score)
     return {"study": spec.id, "level": level, "backend": backend, "cases": len(tasks), "size": _size(spec, tasks[0]),
-            "reference_s": statistics.median(ref_s), "evaluate_s": statistics.median(eval_s),
+            "reference_s": statistics.median(ref_s), "reference_cpu_s": statistics.median(ref_cpu_s),
+            "evaluate_s": statistics.median(eval_s),
             **{name: (statistics.fmean(v) if v else None) for name, v in scores.items()}}
 
 
@@ -105,9 +130,13 @@ def main(argv: list[str] | None = None) -> int:
         return "-" if v is None else f"{v:.3f}"
 
     print_table("Study tier: model size, reference and evaluation time, baseline scores",
-                ("study", "level", "backend", "cases", "model", "reference s", "evaluate s", *BASELINES),
+                ("study", "level", "backend", "cases", "model", "reference s", "reference CPU s", "evaluate s",
+                 *BASELINES),
                 [(r["study"], r["level"], r["backend"], r["cases"], r["size"], f"{r['reference_s']:.1f}",
-                  f"{r['evaluate_s']:.2f}", *[cell(r[b]) for b in BASELINES]) for r in rows])
+                  f"{r['reference_cpu_s']:.1f}", f"{r['evaluate_s']:.2f}", *[cell(r[b]) for b in BASELINES])
+                 for r in rows])
+    print(f"load average {os.getloadavg()[0]:.1f} (1 min) at the end; reference s is the solve's wall time in a "
+          "fresh process, reference CPU s that process's and its reaped workers' CPU, imports included")
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
     return 0
