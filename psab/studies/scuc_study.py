@@ -28,6 +28,11 @@ final MILP is a relaxation of the full problem, so its dual bound bounds the ful
 the incumbent (which meets every constraint) is within the proven gap of it. A second,
 independent formulation (Pyomo + HiGHS, :func:`solve_uc_pyomo`) agrees on the public case and
 on held-out draws (tests/studies/test_scuc_study.py).
+
+Level 2 (:data:`CASE300`, PGLib-OPF IEEE 300) is staged, not registered (``levels=(1,)``): the
+data, the phase-shifter flows, the outage screens (:func:`unsecurable`, :func:`screen_outages`,
+:func:`jointly_insecure`) and ``generate(public, rng, 2)`` are in place, but the reference MILP is
+infeasible on the draws tried (the class rule's Pmin against the case's ratings; docs/studies.md).
 """
 
 from __future__ import annotations
@@ -454,14 +459,15 @@ def unsecurable(case_file: str = CASE_FILE) -> frozenset[int]:
     return frozenset(out)
 
 
-def jointly_insecure(st: Study, load_pu: float) -> tuple[list[int], float]:
+def jointly_insecure(st: Study, load_pu: float, *, commit: bool = False) -> tuple[list[int], float]:
     """The listed outages (positions in ``st.cont_branch``) that no dispatch secures together
     with the intact network and the other outages at one system load (every bus at ``load_pu``
     × its Pd, units continuous in [0, Pmax], no renewables): the elastic DC-OPF LP (HiGHS)
     minimising the total MW by which the N-0 and N-1 flow limits must be stretched, and the
     outages whose rows needed stretching. Returns (those outages, −1 for the intact network;
     the total stretch, MW). Rows no dispatch can bind (their range over [0, Pmax] is inside
-    the limit) are left out of the LP."""
+    the limit) are left out of the LP. ``commit``: each unit on (in [Pmin, Pmax]) or off (0) —
+    a MILP with one binary per unit, the hour's commitment free (HiGHS, one thread, seed 0)."""
     import highspy
 
     G = st.gen_bus
@@ -490,9 +496,17 @@ def jointly_insecure(st: Study, load_pu: float) -> tuple[list[int], float]:
     for i, (a, lo_, hi_, _) in enumerate(rows):
         h.addRow(float(lo_), float(hi_), n + 2, np.concatenate([np.arange(n), [n + i, n + R + i]]).astype(np.int32),
                  np.concatenate([a, [-1.0, 1.0]]))
+    if commit:  # u_g binary: Pmin·u ≤ p ≤ Pmax·u
+        u0 = n + 2 * R
+        h.addVars(n, np.zeros(n), np.ones(n))
+        h.changeColsIntegrality(n, np.arange(u0, u0 + n, dtype=np.int32), np.full(n, highspy.HighsVarType.kInteger))
+        for g in range(n):
+            h.addRow(0.0, np.inf, 2, np.array([g, u0 + g], dtype=np.int32), np.array([1.0, -st.pmin[g]]))
+            h.addRow(-np.inf, 0.0, 2, np.array([g, u0 + g], dtype=np.int32), np.array([1.0, -st.pmax[g]]))
+        h.setOptionValue("random_seed", 0)
     h.run()
     x = np.asarray(h.getSolution().col_value)
-    stretch = x[n:n + R] + x[n + R:]
+    stretch = x[n:n + R] + x[n + R:n + 2 * R]
     return sorted({rows[i][3] for i in np.flatnonzero(stretch > 1e-3)}), float(h.getInfo().objective_function_value)
 
 
@@ -954,6 +968,11 @@ def solve_uc(st: Study, *, network: str = "n-1", time_limit_s: float = MIP_TIME_
             # case300: its ratings span 6-9900 MW); the verdict stands only when a cold solve agrees
             h.clearSolver()
             h.run()
+            if h.getModelStatus() == highspy.HighsModelStatus.kInfeasible:  # and without presolve
+                h.setOptionValue("presolve", "off")
+                h.clearSolver()
+                h.run()
+                h.setOptionValue("presolve", "choose")
         log.append((phases[phase], round(time.perf_counter() - tr, 2)))
         status = h.modelStatusToString(h.getModelStatus())
         if h.getModelStatus() not in (highspy.HighsModelStatus.kOptimal, highspy.HighsModelStatus.kTimeLimit) \
@@ -1620,7 +1639,7 @@ SPEC = register(FamilySpec(
     trivial_answer=do_nothing_answer,
     expert=EXPERT,
     judged_by=JUDGED_BY,
-    levels=(1, 2),
+    levels=(1,),
     naive_answer=naive_answer,
     deliverables=DELIVERABLES,
     materialize=materialize,

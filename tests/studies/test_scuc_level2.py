@@ -1,7 +1,8 @@
 """scuc_study level 2 (IEEE 300, PGLib-OPF pglib_opf_case300_ieee): the vendored case against
 its published counts, psab's PTDF/LODF and phase-shifter flows against PYPOWER's (pandapower's
 makePTDF/makeLODF/makeBdc, an independent implementation of MATPOWER's DC model), the derived
-unit table, the outage screens, and level 1 left as it was. Long solves behind PSAB_THOROUGH."""
+unit table, the outage screens, and level 1 left as it was. Level 2 is not registered yet
+(docs/studies.md: its reference MILP is infeasible on the draws tried), so no solve is tested here."""
 
 from __future__ import annotations
 
@@ -9,8 +10,6 @@ import hashlib
 
 import numpy as np
 import pytest
-
-from tests.conftest import THOROUGH
 
 S = pytest.importorskip("psab.studies.scuc_study")
 
@@ -141,22 +140,3 @@ def test_unsecurable_outage_is_an_invalid_task():
     with pytest.raises(InvalidTaskError, match="no dispatch"):
         spec.check_inputs(spec.make_task(task_id="x", split="heldout", public_inputs=inputs))
 
-
-@pytest.mark.skipif(not THOROUGH, reason="a full case300 SCUC solve and its baselines (minutes): PSAB_THOROUGH=1")
-def test_level2_reference_meets_the_acceptance_rules_and_pyomo_agrees():
-    """On a level-2 draw the reference is proven and feasible, do-nothing and naive are not
-    optimal, an N-1 limit binds, and the second formulation (Pyomo two-binary) reaches the same
-    optimum within the proven gaps."""
-    pytest.importorskip("pyomo")
-    spec = psab.get_family("scuc_study")
-    task = psab.generate("scuc_study", "study-difficulty-2026", 0, level=2)
-    st = S._study(task)
-    ref = spec.solve(task, "surrogate")
-    assert S.accept(task, ref) is None
-    u, p, w, _ = S.schedule_of(st, ref.answer["decision"])
-    assert S.failures(st, u, p, w) == []
-    db, b = S.solve_uc_pyomo(st, mip_rel_gap=S.MIP_REL_GAP)
-    ub, pb, wb, _ = S.schedule_of(st, db)
-    assert S.failures(st, ub, pb, wb) == []
-    a = ref.evidence
-    assert max(a["bound"], b["bound"]) <= min(a["incumbent"], b["incumbent"]) * (1 + 1e-9)
