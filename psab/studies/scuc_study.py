@@ -28,6 +28,11 @@ final MILP is a relaxation of the full problem, so its dual bound bounds the ful
 the incumbent (which meets every constraint) is within the proven gap of it. A second,
 independent formulation (Pyomo + HiGHS, :func:`solve_uc_pyomo`) agrees on the public case and
 on held-out draws (tests/studies/test_scuc_study.py).
+
+Level 2 (:data:`CASE300`, PGLib-OPF IEEE 300) is staged, not registered (``levels=(1,)``): the
+data, the phase-shifter flows, the outage screens (:func:`unsecurable`, :func:`screen_outages`,
+:func:`jointly_insecure`) and ``generate(public, rng, 2)`` are in place, but the reference MILP is
+infeasible on the draws tried (the class rule's Pmin against the case's ratings; docs/studies.md).
 """
 
 from __future__ import annotations
@@ -43,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from psab.contract import Task, Violation
-from psab.errors import InvalidTaskError
+from psab.errors import InvalidTaskError, SolverError
 from psab.evaluators import answer_schema as s
 from psab.registry import Assessment, Deliverable, FamilySpec, Generated, Reference, register
 from psab.studies import model as study_model
@@ -51,8 +56,6 @@ from psab.surrogates import dc_flow as dc
 from psab.surrogates import matpower_file as mp
 
 STUDY_ID = "scuc_study"
-CASE_FILE = "pglib_opf_case118_ieee.m"
-UNITS_FILE = "scuc_case118_units.csv"
 PROFILES_FILE = "scuc_profiles.csv"
 PGLIB_COMMIT = "dc6be4b2f85ca0e776952ec22cbd4c22396ea5a3"
 HOURS = 24
@@ -130,21 +133,107 @@ PV_SITE = (39.96, -83.00)
 PV_DAYS = {"winter": "2019-01-16", "summer": "2019-07-17"}
 
 
+@dataclass(frozen=True)
+class CaseData:
+    """One level's vendored case: the PGLib-OPF network file, its derived unit table, where the
+    draws place renewable plants and how large (MW), and the words of its model entry. Every
+    other rule (unit classes, profiles, constraints, reference) is shared by all levels."""
+
+    level: int
+    case_file: str
+    units_file: str
+    wind_buses: tuple[str, ...]
+    pv_buses: tuple[str, ...]
+    wind_mw: tuple[float, float]
+    pv_mw: tuple[float, float]
+    unit_source: str
+    note: Mapping[str, str] | None = None
+    #: The draws' spinning-reserve requirement (% of load) and load scale (× the case's Pd).
+    reserve_pct: tuple[float, float] = (3.0, 7.0)
+    scale: tuple[float, float] = (0.9, 1.05)
+    #: Branches whose outage the draws never list: :func:`screen_outages` at the top of
+    #: ``scale`` (kept here so that a draw costs no LP; the tests recompute it).
+    screened: tuple[str, ...] = ()
+
+
+#: Level 1: IEEE 118 with the 54 units of MATPOWER's case118. Renewable buses: HV buses with 3+
+#: branches, spread over the three areas of the case.
+CASE118 = CaseData(
+    1, "pglib_opf_case118_ieee.m", "scuc_case118_units.csv",
+    ("17", "26", "37", "49", "59", "66", "69", "80", "92", "100"),
+    ("12", "25", "46", "54", "61", "77", "89", "103", "110"),
+    (100.0, 400.0), (100.0, 300.0), "unit data from MATPOWER case118")
+#: Level 2: IEEE 300 (PGLib-OPF pglib_opf_case300_ieee: 300 buses, 411 branches, 69 gen rows of
+#: which 57 have Pmax > 0 — the 12 with Pmax = 0 are PGLib's synchronous condensers, not units),
+#: Pmax and cost from the file's own gen/gencost rows (PGLib's fuel-type linear costs). Renewable
+#: buses: 230/345 kV buses with 3+ branches and no generator, spread over the bus numbering; the
+#: plants are sized to the system (23.5 GW of load against 4.2 GW in case118).
+CASE300 = CaseData(
+    2, "pglib_opf_case300_ieee.m", "scuc_case300_units.csv",
+    ("16", "42", "46", "81", "129", "157", "194", "219", "231", "237"),
+    ("3", "21", "45", "74", "87", "133", "159", "188", "225"),
+    (300.0, 1200.0), (200.0, 800.0), "unit data from the case's own gen/gencost rows with Pmax > 0",
+    {"en": ("This task's case is IEEE 300 (model/pglib_opf_case300_ieee.m, 300 buses, 411 branches): read "
+            "'IEEE 118' and 'model/pglib_opf_case118_ieee.m' in the statement as this case, and 'the 54 units' as "
+            "the 57 units of model/units.csv (gen = 1-based row of mpc.gen; the 12 rows with Pmax = 0 are synchronous "
+            "condensers and are not units). Branch 390 (196-2040) is a phase shifter (shift −11.4°): the DC flows "
+            "are MATPOWER makeBdc's, f = PTDF × (net bus injections) + f_φ, where f_φ are the flows the shifter "
+            "alone drives with zero injections (Pfinj/Pbusinj); LODF applies to the total flows."),
+     "ru": ("Схема этой задачи — IEEE 300 (model/pglib_opf_case300_ieee.m, 300 узлов, 411 ветвей): 'IEEE 118' и "
+            "'model/pglib_opf_case118_ieee.m' в условии читать как эту схему, а '54 блока' — как 57 блоков "
+            "model/units.csv (gen — номер строки mpc.gen с единицы; 12 строк с Pmax = 0 — синхронные компенсаторы, "
+            "не блоки). Ветвь 390 (196-2040) — фазоповоротный трансформатор (сдвиг −11,4°): DC-перетоки по makeBdc "
+            "MATPOWER, f = PTDF × (небалансы узлов) + f_φ, где f_φ — перетоки от одного сдвига фаз при нулевых "
+             "небалансах (Pfinj/Pbusinj); LODF применяется к полным перетокам.")},
+    # the 10-minute reserve the 57 units can carry at all is 1321 MW (5.3 % of the 1.05 × peak
+    # load; their ramps are 20-50 %/h of Pmax as in case118), so 2-4 % keeps the draws feasible
+    # while committing most of that capability
+    reserve_pct=(2.0, 4.0),
+    # at 1.05 × Pd the intact network is not DC-feasible (PGLib's loads are its AC-OPF point),
+    # and at 1.0 × Pd 26 outages cannot be secured together with the rest: the draws stay at or
+    # below the case's loads and do not list those 26 (measured: 23 of them at 0.95 × Pd)
+    scale=(0.85, 1.0),
+    screened=("176", "177", "180", "182", "188", "189", "193", "194", "195", "196", "197", "199", "203", "204",
+              "205", "211", "239", "255", "257", "268", "309", "359", "362", "364", "367", "371"))
+CASES = {c.level: c for c in (CASE118, CASE300)}
+#: Level 1's names (the public case; kept as the module's defaults).
+CASE_FILE = CASE118.case_file
+UNITS_FILE = CASE118.units_file
+
+
 def _class_of(pmax: float) -> tuple[float, ...]:
     return next(c for c in UNIT_CLASSES if pmax < c[0])
 
 
-def build_units_csv() -> str:
-    """``units.csv`` from :data:`MATPOWER_CASE118_GEN` and the stated rules (:data:`UNIT_CLASSES`):
-    the quadratic cost's secants over ``N_SEGMENTS`` equal widths of [Pmin, Pmax]; start-up and
-    shut-down ramps = max(Pmin, ramp); 10-minute reserve = ramp/6; initially on for 8 h (units
-    with c1 = 20 $/MWh) or off for 8 h (c1 = 40 $/MWh)."""
+def gen_rows(case: CaseData = CASE118) -> list[tuple[int, int, float, float, float]]:
+    """The commitment units of a case as (1-based row of mpc.gen, bus, Pmax MW, c2 $/MW²h,
+    c1 $/MWh). Level 1: :data:`MATPOWER_CASE118_GEN` (row k + 1). Level 2: the vendored PGLib
+    file's gen rows with Pmax > 0 and their gencost rows (polynomial, c0 = 0 in PGLib v23.07)."""
+    if case.level == 1:
+        return [(k + 1, bus, pmax, c2, c1) for k, (bus, pmax, c2, c1) in enumerate(MATPOWER_CASE118_GEN)]
+    mc = mp.parse_matpower(_file_bytes(case.case_file).decode("utf-8"))
+    out = []
+    for k, (g, c) in enumerate(zip(mc.gen, mc.gencost, strict=True)):
+        if g[8] <= 0:
+            continue
+        if int(c[0]) != 2 or int(c[3]) != 3 or c[6] != 0:
+            raise InvalidTaskError(f"{STUDY_ID}: {case.case_file} gencost row {k + 1} is not a quadratic with c0 = 0")
+        out.append((k + 1, int(g[0]), float(g[8]), float(c[4]), float(c[5])))
+    return out
+
+
+def build_units_csv(case: CaseData = CASE118) -> str:
+    """``units.csv`` from :func:`gen_rows` and the stated rules (:data:`UNIT_CLASSES`): the
+    quadratic cost's secants over ``N_SEGMENTS`` equal widths of [Pmin, Pmax] (equal slopes for
+    a linear cost); start-up and shut-down ramps = max(Pmin, ramp); 10-minute reserve = ramp/6;
+    initially on for 8 h (units with c1 < 30 $/MWh: case118's 20 $/MWh units) or off for 8 h
+    (the dearer ones: case118's 40 $/MWh units)."""
     head = ["gen", "bus", "pmin_mw", "pmax_mw", "cost_at_pmin_usd_per_h"]
     head += [f"seg{k + 1}_{x}" for k in range(N_SEGMENTS) for x in ("mw", "usd_per_mwh")]
     head += ["min_up_h", "min_down_h", "ramp_up_mw_per_h", "ramp_down_mw_per_h", "startup_ramp_mw_per_h",
              "shutdown_ramp_mw_per_h", "startup_cost_usd", "reserve_cap_mw", "initial_status_h"]
     rows = [",".join(head)]
-    for k, (bus, pmax, c2, c1) in enumerate(MATPOWER_CASE118_GEN):
+    for row, bus, pmax, c2, c1 in gen_rows(case):
         _, share, up, down, ramp_share, su = _class_of(pmax)
         pmin = round(share * pmax, 2)
         ramp = round(ramp_share * pmax, 2)
@@ -158,7 +247,7 @@ def build_units_csv() -> str:
             a, b = pmin + j * width, pmin + (j + 1) * width
             segs += [f"{width:.4f}", f"{(cost(b) - cost(a)) / width:.4f}"]
         init = INITIAL_ON_HOURS if c1 < 30 else -INITIAL_ON_HOURS
-        vals = [str(k + 1), str(bus), f"{pmin:g}", f"{pmax:g}", f"{cost(pmin):.4f}", *segs, str(up), str(down),
+        vals = [str(row), str(bus), f"{pmin:g}", f"{pmax:g}", f"{cost(pmin):.4f}", *segs, str(up), str(down),
                 f"{ramp:g}", f"{ramp:g}", f"{max(pmin, ramp):g}", f"{max(pmin, ramp):g}", f"{su * pmax:.2f}",
                 f"{ramp * RESERVE_MINUTES / 60.0:.4f}", str(init)]
         rows.append(",".join(vals))
@@ -200,19 +289,35 @@ def _file_bytes(name: str) -> bytes:
     return path.read_bytes()
 
 
-MODEL_PATHS = {f"model/{CASE_FILE}": CASE_FILE, "model/units.csv": UNITS_FILE, "model/profiles.csv": PROFILES_FILE}
+def model_paths(case: CaseData = CASE118) -> dict[str, str]:
+    """The agent's model files of a case → the vendored files they are copied from."""
+    return {f"model/{case.case_file}": case.case_file, "model/units.csv": case.units_file, "model/profiles.csv": PROFILES_FILE}
+
+
+MODEL_PATHS = model_paths(CASE118)
+
+
+def case_of(inputs: Mapping[str, Any]) -> CaseData:
+    """The vendored case a task names (``public_inputs/case/name``)."""
+    name = str(inputs.get("case", {}).get("name", "")) if isinstance(inputs.get("case"), Mapping) else ""
+    for case in CASES.values():
+        if case.case_file == f"{name}.m":
+            return case
+    raise InvalidTaskError(f"{STUDY_ID}: public_inputs/case/name must be one of "
+                           f"{sorted(c.case_file[:-2] for c in CASES.values())}")
 
 
 def materialize(task: Task, directory: Any) -> None:
     """Write the task's model files (the case, the unit data, the profiles) under ``directory``."""
-    study_model.write_files(task, directory, {p: (lambda n=n: _file_bytes(n)) for p, n in MODEL_PATHS.items()})
+    paths = model_paths(case_of(task.public_inputs))
+    study_model.write_files(task, directory, {p: (lambda n=n: _file_bytes(n)) for p, n in paths.items()})
 
 
-def model_files_entry() -> dict[str, Any]:
+def model_files_entry(case: CaseData = CASE118) -> dict[str, Any]:
     return {"format": "matpower",
-            "source": f"pglib-opf v23.07 {CASE_FILE} (commit {PGLIB_COMMIT[:7]}); unit data from MATPOWER case118 "
+            "source": f"pglib-opf v23.07 {case.case_file} (commit {PGLIB_COMMIT[:7]}); {case.unit_source} "
                       "and psab's stated class rules; RTS load shapes, pvlib/windpowerlib renewable profiles",
-            "files": [{"path": p, "sha256": study_model.sha256(_file_bytes(n))} for p, n in MODEL_PATHS.items()]}
+            "files": [{"path": p, "sha256": study_model.sha256(_file_bytes(n))} for p, n in model_paths(case).items()]}
 
 
 def _read_csv(name: str) -> tuple[list[str], np.ndarray]:
@@ -263,6 +368,7 @@ class Study:
     avail: np.ndarray         # hour × plant (MW)
     reserve_req: np.ndarray   # hour (MW)
     binding_tol: float
+    shift_mw: np.ndarray      # branch: the flows the phase shifters drive alone (MW; zero in case118)
 
     @property
     def n_gen(self) -> int:
@@ -281,14 +387,14 @@ class Study:
         return self.init_status > 0
 
 
-@functools.lru_cache(maxsize=1)
-def _network() -> tuple[mp.MatpowerCase, dc.DcNetwork, np.ndarray, np.ndarray]:
-    case = mp.parse_matpower(_file_bytes(CASE_FILE).decode("utf-8"))
+@functools.lru_cache(maxsize=4)
+def _network(case_file: str = CASE_FILE) -> tuple[mp.MatpowerCase, dc.DcNetwork, np.ndarray, np.ndarray]:
+    case = mp.parse_matpower(_file_bytes(case_file).decode("utf-8"))
     bix = case.bus_index()
     br = case.branch
     on = br[:, 10] > 0
     if not on.all():
-        raise InvalidTaskError(f"{STUDY_ID}: every branch of {CASE_FILE} is expected in service")
+        raise InvalidTaskError(f"{STUDY_ID}: every branch of {case_file} is expected in service")
     slack = int(np.flatnonzero(case.bus[:, 1] == 3)[0])
     net = dc.DcNetwork.build(len(case.bus), [bix[int(f)] for f in br[:, 0]], [bix[int(t)] for t in br[:, 1]],
                              br[:, 3], [t if t != 0 else 1.0 for t in br[:, 8]], br[:, 9], slack=slack,
@@ -298,23 +404,148 @@ def _network() -> tuple[mp.MatpowerCase, dc.DcNetwork, np.ndarray, np.ndarray]:
     return case, net, P, L.lodf
 
 
-@functools.lru_cache(maxsize=1)
-def bridges() -> frozenset[int]:
+@functools.lru_cache(maxsize=4)
+def bridges(case_file: str = CASE_FILE) -> frozenset[int]:
     """Branch indices whose outage islands a bus (no LODF exists)."""
-    _, net, P, _ = _network()
+    _, net, P, _ = _network(case_file)
     return frozenset(int(k) for k in np.flatnonzero(dc.lodf(net, P).bridge))
+
+
+#: The system-load multipliers (load.scale × the hour's shape) at which :func:`unsecurable`
+#: screens the outages: the draws' range, 0.9 × the lowest RTS hour (0.56) to 1.05 × the peak.
+SCREEN_LOAD_PU = tuple(round(0.5 + 0.05 * i, 2) for i in range(12))
+
+
+@functools.lru_cache(maxsize=4)
+def unsecurable(case_file: str = CASE_FILE) -> frozenset[int]:
+    """Branch indices whose outage overloads some other branch beyond its post-contingency
+    rating (rate_c) whatever the dispatch, at some system load in :data:`SCREEN_LOAD_PU` (every
+    bus load scaled alike): the flow's least and greatest values over all dispatches of the
+    units in [0, Pmax] that meet the load (a fractional knapsack on the outage's distribution
+    factors, renewables curtailed — they only widen the range) both lie beyond ±rate_c. No
+    commitment secures such an outage (a remedial action scheme would), so it is not listed.
+    Empty for case118; nine branches of case300 (e.g. branch 268's outage puts 840 MW of load
+    flow on branch 269, rated 610 MW)."""
+    cdata = next(c for c in CASES.values() if c.case_file == case_file)
+    case, net, P, L = _network(case_file)
+    bix = case.bus_index()
+    uh, ud = _read_csv(cdata.units_file)
+    gen_bus = np.array([bix[int(b)] for b in ud[:, uh.index("bus")]])
+    pmax = ud[:, uh.index("pmax_mw")]
+    rate_c = case.branch[:, 7].astype(float)
+    shift = _shift_flows(case_file)
+    out: set[int] = set()
+    skip = bridges(case_file)
+    for k in range(net.n_branch):
+        if k in skip:
+            continue
+        M = P[:, gen_bus] + L[:, k][:, None] * P[k, gen_bus][None, :]
+        M[k] = 0.0
+        # the greatest flow fills the units in falling sensitivity, the least in rising
+        fills = []
+        for order in (np.argsort(-M, axis=1, kind="stable"), np.argsort(M, axis=1, kind="stable")):
+            pm = pmax[order]
+            fills.append((np.take_along_axis(M, order, 1), pm, np.cumsum(pm, axis=1) - pm))
+        for x in SCREEN_LOAD_PU:
+            load = x * case.bus[:, 2]
+            f_load = -(P @ load) + shift
+            const = f_load + L[:, k] * f_load[k]
+            const[k] = 0.0
+            demand = float(load.sum())
+            hi, lo = (const + (Ms * np.clip(demand - before, 0.0, pm)).sum(axis=1) for Ms, pm, before in fills)
+            if np.any((lo > rate_c + SLACK_MW) | (hi < -rate_c - SLACK_MW)):
+                out.add(k)
+                break
+    return frozenset(out)
+
+
+def jointly_insecure(st: Study, load_pu: float, *, commit: bool = False) -> tuple[list[int], float]:
+    """The listed outages (positions in ``st.cont_branch``) that no dispatch secures together
+    with the intact network and the other outages at one system load (every bus at ``load_pu``
+    × its Pd, units continuous in [0, Pmax], no renewables): the elastic DC-OPF LP (HiGHS)
+    minimising the total MW by which the N-0 and N-1 flow limits must be stretched, and the
+    outages whose rows needed stretching. Returns (those outages, −1 for the intact network;
+    the total stretch, MW). Rows no dispatch can bind (their range over [0, Pmax] is inside
+    the limit) are left out of the LP. ``commit``: each unit on (in [Pmin, Pmax]) or off (0) —
+    a MILP with one binary per unit, the hour's commitment free (HiGHS, one thread, seed 0)."""
+    import highspy
+
+    G = st.gen_bus
+    load = load_pu * _network(case_of(st.inputs).case_file)[0].bus[:, 2]
+    f_load = -(st.ptdf @ load) + st.shift_mw
+    rows = []
+    for c in [-1, *range(len(st.cont_ids))]:
+        if c < 0:
+            A, lim, const = st.ptdf[:, G], st.rate_n0_mw, f_load
+        else:
+            k = st.cont_branch[c]
+            A = (st.ptdf + st.lodf[:, k][:, None] * st.ptdf[k][None, :])[:, G]
+            lim, const = st.rate_n1_mw, f_load + st.lodf[:, k] * f_load[k]
+        hi = (np.clip(A, 0, None) * st.pmax).sum(axis=1)
+        lo = (np.clip(A, None, 0) * st.pmax).sum(axis=1)
+        for b in np.flatnonzero((hi > lim - const) | (lo < -lim - const)):
+            if c < 0 or b != st.cont_branch[c]:
+                rows.append((A[b], -lim[b] - const[b], lim[b] - const[b], c))
+    n, R = st.n_gen, len(rows)
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("threads", 1)
+    h.addVars(n + 2 * R, np.zeros(n + 2 * R), np.concatenate([st.pmax, np.full(2 * R, np.inf)]))
+    h.changeColsCost(n + 2 * R, np.arange(n + 2 * R, dtype=np.int32), np.concatenate([np.zeros(n), np.ones(2 * R)]))
+    h.addRow(float(load.sum()), float(load.sum()), n, np.arange(n, dtype=np.int32), np.ones(n))
+    for i, (a, lo_, hi_, _) in enumerate(rows):
+        h.addRow(float(lo_), float(hi_), n + 2, np.concatenate([np.arange(n), [n + i, n + R + i]]).astype(np.int32),
+                 np.concatenate([a, [-1.0, 1.0]]))
+    if commit:  # u_g binary: Pmin·u ≤ p ≤ Pmax·u
+        u0 = n + 2 * R
+        h.addVars(n, np.zeros(n), np.ones(n))
+        h.changeColsIntegrality(n, np.arange(u0, u0 + n, dtype=np.int32), np.full(n, highspy.HighsVarType.kInteger))
+        for g in range(n):
+            h.addRow(0.0, np.inf, 2, np.array([g, u0 + g], dtype=np.int32), np.array([1.0, -st.pmin[g]]))
+            h.addRow(-np.inf, 0.0, 2, np.array([g, u0 + g], dtype=np.int32), np.array([1.0, -st.pmax[g]]))
+        h.setOptionValue("random_seed", 0)
+    h.run()
+    x = np.asarray(h.getSolution().col_value)
+    stretch = x[n:n + R] + x[n + R:n + 2 * R]
+    return sorted({rows[i][3] for i in np.flatnonzero(stretch > 1e-3)}), float(h.getInfo().objective_function_value)
+
+
+def screen_outages(case: CaseData, load_pu: float) -> list[str]:
+    """The branches (ids) whose outage :func:`jointly_insecure` drops, round by round (drop the
+    outages that needed stretching, solve again) until the intact network and the rest are
+    secured together at ``load_pu``; the branches already not listed (bridges, :func:`unsecurable`)
+    are not counted. Raises :class:`InvalidTaskError` when the intact network itself cannot be."""
+    outs = [str(k + 1) for k in range(len(_network(case.case_file)[0].branch))
+            if k not in bridges(case.case_file) | unsecurable(case.case_file)]
+    dropped: list[str] = []
+    while True:
+        inputs = scenario_inputs("winter", 1.0, [], 0.0, [b for b in outs if b not in dropped], case=case)
+        st = study_of(inputs)
+        bad, _ = jointly_insecure(st, load_pu)
+        if not bad:
+            return sorted(dropped, key=int)
+        if -1 in bad:
+            raise InvalidTaskError(f"{STUDY_ID}: {case.case_file}: the intact network is not secure at {load_pu} × Pd")
+        dropped += [st.branch_ids[st.cont_branch[c]] for c in bad]
+
+
+@functools.lru_cache(maxsize=4)
+def _shift_flows(case_file: str = CASE_FILE) -> np.ndarray:
+    """The branch flows (MW) the phase shifters drive with zero bus injections — MATPOWER
+    makeBdc's Pfinj/Pbusinj terms (:func:`psab.surrogates.dc_flow.shift_flow_mw`); all zero
+    without a shifter (case118)."""
+    return dc.shift_flow_mw(_network(case_file)[1])
 
 
 def study_of(inputs: Mapping[str, Any]) -> Study:
     """Resolve a task's scenario against the model (:class:`InvalidTaskError` naming the field)."""
-    if str(inputs.get("case", {}).get("name", "")) + ".m" != CASE_FILE:
-        raise InvalidTaskError(f"{STUDY_ID}: public_inputs/case/name must be {CASE_FILE[:-2]!r}")
-    case, net, P, L = _network()
+    cdata = case_of(inputs)
+    case, net, P, L = _network(cdata.case_file)
     bus_ids = [str(int(b)) for b in case.bus_ids]
     bix = {b: i for i, b in enumerate(bus_ids)}
     n_br = net.n_branch
     branch_ids = [str(k + 1) for k in range(n_br)]
-    uh, ud = _read_csv(UNITS_FILE)
+    uh, ud = _read_csv(cdata.units_file)
     col = {h: ud[:, i] for i, h in enumerate(uh)}
     gen_bus = np.array([bix[str(int(b))] for b in col["bus"]])
     seg_mw = np.stack([col[f"seg{k + 1}_mw"] for k in range(N_SEGMENTS)], axis=1)
@@ -342,13 +573,17 @@ def study_of(inputs: Mapping[str, Any]) -> Study:
     sec = inputs["security"]
     brx = {b: k for k, b in enumerate(branch_ids)}
     cont_ids, cont_branch = [], []
-    br_bridge = bridges()
+    br_bridge = bridges(cdata.case_file)
+    br_unsecurable = unsecurable(cdata.case_file)
     for i, c in enumerate(sec["contingencies"]):
         if c["branch_id"] not in brx:
             raise InvalidTaskError(f"{STUDY_ID}: public_inputs/security/contingencies/{i}/branch_id {c['branch_id']!r} is not a branch")
         if brx[c["branch_id"]] in br_bridge:
             raise InvalidTaskError(f"{STUDY_ID}: public_inputs/security/contingencies/{i}: branch {c['branch_id']} is a bridge "
                                    "(its outage islands part of the network)")
+        if brx[c["branch_id"]] in br_unsecurable:
+            raise InvalidTaskError(f"{STUDY_ID}: public_inputs/security/contingencies/{i}: no dispatch keeps every branch "
+                                   f"within its rating after the outage of branch {c['branch_id']} (scuc_study.unsecurable)")
         cont_ids.append(str(c["id"]))
         cont_branch.append(brx[c["branch_id"]])
     if len(set(cont_ids)) != len(cont_ids) or "N-0" in cont_ids:
@@ -369,7 +604,7 @@ def study_of(inputs: Mapping[str, Any]) -> Study:
         su_cost=col["startup_cost_usd"], reserve_cap=col["reserve_cap_mw"], init_status=col["initial_status_h"].astype(int),
         load_bus=load_bus, plant_ids=plant_ids, plant_bus=np.array(plant_bus, dtype=int),
         avail=np.array(avail).T if avail else np.zeros((HOURS, 0)), reserve_req=reserve,
-        binding_tol=float(inputs["binding_tolerance_mw"]),
+        binding_tol=float(inputs["binding_tolerance_mw"]), shift_mw=_shift_flows(cdata.case_file),
     )
 
 
@@ -397,6 +632,8 @@ def flows(st: Study, p: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarr
     MW, from→to; the type-3 bus absorbs any imbalance (PTDF with its column zero). The outaged
     branch's own post-contingency flow is 0."""
     f0 = injections(st, p, w) @ st.ptdf.T
+    if st.shift_mw.any():  # only a case with a phase shifter (level 1's flows stay bit for bit)
+        f0 = f0 + st.shift_mw[None, :]
     k = st.cont_branch
     f1 = f0[:, :, None] + st.lodf[None, :, k] * f0[:, None, k]
     f1[:, k, np.arange(len(k))] = 0.0
@@ -586,6 +823,8 @@ def _flow_row(st: Study, lay: _Layout, t: int, b: int, c: int | None) -> tuple[n
         m = m + st.lodf[b, k] * st.ptdf[k]
     lim = st.rate_n0_mw[b] if c is None else st.rate_n1_mw[b]
     const = -float(m @ st.load_bus[t])
+    if st.shift_mw.any():  # the shifters' flows: f_b + LODF[b, k]·f_k of the shift flows
+        const += float(st.shift_mw[b] + (0.0 if c is None else st.lodf[b, st.cont_branch[c]] * st.shift_mw[st.cont_branch[c]]))
     idx = np.concatenate([lay.p[t], lay.ren[t]])
     val = np.concatenate([m[st.gen_bus], m[st.plant_bus]])
     keep = np.abs(val) > 1e-10
@@ -727,11 +966,22 @@ def solve_uc(st: Study, *, network: str = "n-1", time_limit_s: float = MIP_TIME_
         rounds += 1
         tr = time.perf_counter()
         h.run()
+        if h.getModelStatus() == highspy.HighsModelStatus.kInfeasible:
+            # a warm-started re-solve after added rows can end "infeasible" on numerics (seen on
+            # case300: its ratings span 6-9900 MW); the verdict stands only when a cold solve agrees
+            h.clearSolver()
+            h.run()
+            if h.getModelStatus() == highspy.HighsModelStatus.kInfeasible:  # and without presolve
+                h.setOptionValue("presolve", "off")
+                h.clearSolver()
+                h.run()
+                h.setOptionValue("presolve", "choose")
         log.append((phases[phase], round(time.perf_counter() - tr, 2)))
         status = h.modelStatusToString(h.getModelStatus())
         if h.getModelStatus() not in (highspy.HighsModelStatus.kOptimal, highspy.HighsModelStatus.kTimeLimit) \
                 or h.getInfo().primal_solution_status == 0:
-            raise RuntimeError(f"{STUDY_ID}: the MILP has no solution ({status}) in round {rounds}")
+            raise SolverError(f"{STUDY_ID}: the MILP has no solution ({status}) in round {rounds} "
+                              f"({'LP relaxation' if phases[phase] == 'lp' else 'MILP'}, {len(have)} flow rows)")
         x = np.asarray(h.getSolution().col_value)
         if phases[phase] == "lp":  # the relaxed schedule's flows (p and renewables as solved)
             u, p, w = x[lay.u], x[lay.p], (x[lay.ren] if st.n_plant else np.zeros((HOURS, 0)))
@@ -874,8 +1124,9 @@ def solve_uc_pyomo(st: Study, *, network: str = "n-1", mip_rel_gap: float = MIP_
             have.add((t, b, c))
             row = scoped.ptdf[b] if c < 0 else scoped.ptdf[b] + scoped.lodf[b, scoped.cont_branch[c]] * scoped.ptdf[scoped.cont_branch[c]]
             lim = scoped.rate_n0_mw[b] if c < 0 else scoped.rate_n1_mw[b]
+            fs = st.shift_mw[b] + (0.0 if c < 0 else st.lodf[b, st.cont_branch[c]] * st.shift_mw[st.cont_branch[c]])
             expr = sum(float(row[st.gen_bus[g]]) * power(t, g) for g in m.G if abs(row[st.gen_bus[g]]) > 1e-10) \
-                + sum(float(row[st.plant_bus[q]]) * m.ren[t, q] for q in m.Q) - float(row @ st.load_bus[t])
+                + sum(float(row[st.plant_bus[q]]) * m.ren[t, q] for q in m.Q) - float(row @ st.load_bus[t]) + float(fs)
             m.flow.add(pyo.inequality(-lim, expr, lim))
     bound = float(res.best_objective_bound)
     incumbent = float(res.best_feasible_objective)
@@ -1016,9 +1267,11 @@ def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
     return Assessment(violations=violations[:200], objective=cost, evidence=evidence, deliverable_scores=scores)
 
 
-def model_size(task: Task) -> dict[str, int]:
+def model_size(task: Task) -> dict[str, Any]:
+    """The study's size for ``benchmarks/bench_studies.py``: the case, buses, branches, units,
+    hours, listed contingencies, renewable plants."""
     st = _study(task)
-    return {"buses": st.n_bus, "branches": len(st.branch_ids), "units": st.n_gen, "hours": HOURS,
+    return {"case": case_of(st.inputs).case_file[:-2], "buses": st.n_bus, "branches": len(st.branch_ids), "units": st.n_gen, "hours": HOURS,
             "contingencies": len(st.cont_ids), "renewable plants": st.n_plant}
 
 
@@ -1087,17 +1340,19 @@ def dc_only_answer(task: Task) -> dict[str, Any]:
 
 # ---------------------------------------------------------------------------- generation
 
-#: Buses where the draws place wind and PV plants (HV buses with 3+ branches, spread over the
-#: three areas of the case).
-WIND_BUSES = ("17", "26", "37", "49", "59", "66", "69", "80", "92", "100")
-PV_BUSES = ("12", "25", "46", "54", "61", "77", "89", "103", "110")
+#: Buses where level 1's draws place wind and PV plants (:data:`CASE118`).
+WIND_BUSES = CASE118.wind_buses
+PV_BUSES = CASE118.pv_buses
 
 
 def scenario_inputs(season: str, scale: float, renewables: list[dict[str, Any]], reserve_pct: float,
-                    outage_branch_ids: list[str], rating_factor: float = 1.0) -> dict[str, Any]:
+                    outage_branch_ids: list[str], rating_factor: float = 1.0, case: CaseData = CASE118) -> dict[str, Any]:
+    head: dict[str, Any] = {"name": case.case_file[:-2]}
+    if case.note is not None:  # the family's words name case118; a larger case says how to read them
+        head["note"] = dict(case.note)
     return {
-        "case": {"name": CASE_FILE[:-2]},
-        "model": model_files_entry(),
+        "case": head,
+        "model": model_files_entry(case),
         "deliverables": [d.to_dict() for d in DELIVERABLES],
         "horizon_h": HOURS,
         "load": {"season": season, "scale": round(float(scale), 4)},
@@ -1109,8 +1364,10 @@ def scenario_inputs(season: str, scale: float, renewables: list[dict[str, Any]],
     }
 
 
-def _all_outages() -> list[str]:
-    return [str(k + 1) for k in range(len(_network()[0].branch)) if k not in bridges()]
+def _all_outages(case: CaseData = CASE118) -> list[str]:
+    """Every branch whose outage neither islands a bus nor is :func:`unsecurable`."""
+    drop = bridges(case.case_file) | unsecurable(case.case_file)
+    return [str(k + 1) for k in range(len(_network(case.case_file)[0].branch)) if k not in drop]
 
 
 def _public_inputs() -> dict[str, Any]:
@@ -1121,22 +1378,28 @@ def _public_inputs() -> dict[str, Any]:
 
 
 def generate(public: Task | None, rng: np.random.Generator, level: int = 1) -> Generated:
-    """A held-out day: the season, the load scale (0.9–1.05 of the case's loads at the daily
-    peak), one to three wind plants (100–400 MW) and one or two PV plants (100–300 MW) at the
-    listed buses, the reserve requirement (3–7 % of load) and the outage list (a random 70–100 %
-    of the non-bridge branches)."""
+    """A held-out day of the level's case (:data:`CASES`: 1 = IEEE 118, 2 = IEEE 300): the
+    season, the load scale (level 1: 0.9–1.05, level 2: 0.85–1.0 of the case's loads at the
+    daily peak), one to three wind
+    plants and one or two PV plants at the case's listed buses (level 1: 100–400 and 100–300 MW;
+    level 2: 300–1200 and 200–800 MW), the reserve requirement (level 1: 3–7 %, level 2: 2–4 % of
+    load) and the outage list (a random 70–100 % of the branches whose outage neither islands a
+    bus nor is :func:`unsecurable` nor in the case's ``screened`` list)."""
+    if level not in CASES:
+        raise InvalidTaskError(f"{STUDY_ID}: level must be one of {sorted(CASES)}")
+    case = CASES[level]
     season = str(rng.choice(["winter", "summer"]))
-    scale = float(rng.uniform(0.9, 1.05))
+    scale = float(rng.uniform(*case.scale))
     ren = []
-    for i, b in enumerate(rng.choice(WIND_BUSES, size=int(rng.integers(1, 4)), replace=False)):
-        ren.append({"id": f"W{i + 1}", "kind": "wind", "bus_id": str(b), "capacity_mw": float(round(rng.uniform(100, 400) / 10) * 10)})
-    for i, b in enumerate(rng.choice(PV_BUSES, size=int(rng.integers(1, 3)), replace=False)):
-        ren.append({"id": f"PV{i + 1}", "kind": "pv", "bus_id": str(b), "capacity_mw": float(round(rng.uniform(100, 300) / 10) * 10)})
-    outs = _all_outages()
+    for i, b in enumerate(rng.choice(case.wind_buses, size=int(rng.integers(1, 4)), replace=False)):
+        ren.append({"id": f"W{i + 1}", "kind": "wind", "bus_id": str(b), "capacity_mw": float(round(rng.uniform(*case.wind_mw) / 10) * 10)})
+    for i, b in enumerate(rng.choice(case.pv_buses, size=int(rng.integers(1, 3)), replace=False)):
+        ren.append({"id": f"PV{i + 1}", "kind": "pv", "bus_id": str(b), "capacity_mw": float(round(rng.uniform(*case.pv_mw) / 10) * 10)})
+    outs = [b for b in _all_outages(case) if b not in case.screened]
     keep = int(round(rng.uniform(0.7, 1.0) * len(outs)))
     chosen = sorted(rng.choice(len(outs), size=keep, replace=False).tolist())
-    return Generated(public_inputs=scenario_inputs(season, scale, ren, float(rng.uniform(3.0, 7.0)),
-                                                   [outs[k] for k in chosen]))
+    return Generated(public_inputs=scenario_inputs(season, scale, ren, float(rng.uniform(*case.reserve_pct)),
+                                                   [outs[k] for k in chosen], case=case))
 
 
 def accept(task: Task, reference: Reference) -> str | None:
@@ -1302,6 +1565,8 @@ def validate_inputs(inputs: Mapping[str, Any]) -> list[str]:
         problems.append(f"/horizon_h: must be {HOURS}")
     if np.any(st.pmax.sum() < st.load_total + st.reserve_req):
         problems.append("/load/scale: the units cannot cover load + reserve in some hour")
+    if np.any(st.reserve_cap.sum() < st.reserve_req):
+        problems.append("/reserve/requirement_pct_of_load: above the reserve all the units can carry (Σ reserve_cap_mw)")
     return problems
 
 
