@@ -9,6 +9,7 @@ the ``builtin:mutant`` agent submits one of them; ``psab qc`` reports the share 
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -73,7 +74,8 @@ def mutations(answer: Mapping[str, Any], schema: Mapping[str, Any] | None = None
 def is_reordering(mutation: Mutation, schema: Mapping[str, Any] | None) -> bool:
     """Whether ``mutation`` only reorders a list whose items say what they are: a set (the
     schema's ``uniqueItems``), or records that each name what they are about (every item an
-    object with an ``id`` or ``*_id`` field, the items' ids distinct). Whether that is a mistake
+    object with an ``id`` or ``*_id`` field, no two items alike — a binding constraint is named by
+    its branch, its contingency and its hour). Whether that is a mistake
     is the family's stated convention: the compact families state a canonical order and reject
     any other (a violation), the studies match records by name (the same answer)."""
     if mutation.kind != "shift_series":
@@ -84,8 +86,11 @@ def is_reordering(mutation: Mutation, schema: Mapping[str, Any] | None) -> bool:
     items = get(mutation.answer, path)
     if not isinstance(items, list) or not items or not all(isinstance(i, Mapping) for i in items):
         return False
-    ids = [tuple((k, repr(v)) for k, v in sorted(i.items()) if k == "id" or k.endswith("_id")) for i in items]
-    return all(ids) and len(set(ids)) == len(ids)
+    if not all(any(k == "id" or k.endswith("_id") for k in i) for i in items):
+        return False
+    # named and pairwise different (a record may be named by its id fields and more: an hour)
+    keys = [json.dumps(i, sort_keys=True, default=str) for i in items]
+    return len(set(keys)) == len(keys)
 
 
 def effective(task: Any, mutation: Mutation, exempt: Sequence[str]) -> bool:

@@ -33,8 +33,8 @@ def test_a_shifted_series_or_nameless_records_are_no_reordering_and_a_set_or_nam
     assert is_reordering(_shift("/units"), SCHEMA)
 
 
-def test_records_with_repeated_names_are_ordered() -> None:
-    answer = {"units": [{"unit_id": "G1", "p_mw": 1.0}, {"unit_id": "G1", "p_mw": 2.0}]}
+def test_records_repeated_whole_are_ordered() -> None:
+    answer = {"units": [{"unit_id": "G1", "p_mw": 1.0}, {"unit_id": "G1", "p_mw": 1.0}, {"unit_id": "G2", "p_mw": 1.0}]}
     m = next(m for m in mutations(answer, SCHEMA) if m.kind == "shift_series")
     assert not is_reordering(m, SCHEMA)
 
@@ -58,3 +58,12 @@ def test_a_compact_family_rejects_another_order_than_the_stated_one() -> None:
     m = next(m for m in mutations(answer, task.submission_schema) if m.pointer == "/fci_sections" and m.kind == "shift_series")
     assert is_reordering(m, task.submission_schema) and effective(task, m, ())
     assert not psab.evaluate(task, {"answer": m.answer}).feasible
+
+
+def test_records_named_by_several_fields_are_a_set() -> None:
+    """A binding constraint is named by its hour, branch and contingency together: the records
+    repeat a branch id across hours, yet no two are alike — reordering them changes nothing."""
+    answer = {"binding": [{"hour": 1, "branch_id": "7", "contingency_id": "C2"},
+                          {"hour": 2, "branch_id": "7", "contingency_id": "C2"}]}
+    m = next(m for m in mutations(answer, {}) if m.kind == "shift_series")
+    assert is_reordering(m, {})

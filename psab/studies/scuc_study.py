@@ -487,7 +487,9 @@ def jointly_insecure(st: Study, load_pu: float, *, commit: bool = False) -> tupl
             if c < 0 or b != st.cont_branch[c]:
                 rows.append((A[b], -lim[b] - const[b], lim[b] - const[b], c))
     n, R = st.n_gen, len(rows)
-    h = highspy.Highs()
+    from psab.solvers.core import _new_highs
+
+    h = _new_highs()  # psab's one HiGHS constructor (no banner on stdout)
     h.setOptionValue("output_flag", False)
     h.setOptionValue("threads", 1)
     h.addVars(n + 2 * R, np.zeros(n + 2 * R), np.concatenate([st.pmax, np.full(2 * R, np.inf)]))
