@@ -366,26 +366,64 @@ def subsets_in_cost_order(case: Case) -> list[tuple[str, ...]]:
     return sorted(subs, key=lambda t: (round(cost_usd(case, t), 6), len(t), t))
 
 
+def _instability_score(v: dyn.Verdict, horizon_s: float, limit_deg: float) -> float:
+    """How unstable a verdict looks, for ordering only: below 1 when stable (the worst separation
+    over the limit), above 1 when unstable (the earlier the verdict, the higher)."""
+    if not v.stable:
+        return 1.0 + max(horizon_s - v.t_verdict_s, 0.0) / horizon_s
+    return v.worst_separation_deg / limit_deg
+
+
+def fault_order(runner: Runner, sub: tuple[str, ...], seen: list[tuple[str, ...]], recent: list[str]) -> tuple[str, ...]:
+    """The order in which to simulate the faults for subset ``sub``: the fault that looks most
+    unstable first, judged on the verdicts already known at t_clear_s for the nearest subsets seen
+    (fewest options differing; scores averaged over ties), then the faults that refuted a subset
+    last (``recent``, most recent first). Only the order changes — every fault is still
+    simulated before a subset is called stable — so the answer does not depend on it; a good order
+    makes a refuted subset cost one short unstable run instead of full stable runs first."""
+    c = runner.case
+    tk = round(c.grid_k(c.t_clear_s) * c.resolution_s, 9)
+    s = set(sub)
+    dist = sorted((len(s.symmetric_difference(t)), runner.op_key(t)) for t in seen)
+    rank = {fid: i for i, fid in enumerate(recent)}
+    scored = []
+    for i, f in enumerate(c.faults):
+        best_d, vals = None, []
+        for d, key in dist:
+            if best_d is not None and d > best_d:
+                break
+            v = _VERDICTS.get((key, f.bus, f.trip_line, tk))
+            if v is not None:
+                best_d = d
+                vals.append(_instability_score(v, c.horizon_s, c.limit_deg))
+        score = sum(vals) / len(vals) if vals else 1.0
+        scored.append((-score, rank.get(f.id, len(rank)), i, f.id))
+    return tuple(fid for *_, fid in sorted(scored))
+
+
 def best_decision(runner: Runner, first: list[Fault] | None = None) -> tuple[tuple[str, ...], dict[str, Any]]:
     """The cheapest subset under which every fault is stable at t_clear_s: enumeration in cost order
-    (ties by size, then ids), the last refuting fault tried first; with worker processes, the next
-    subsets in order are judged side by side and the first all-stable one in order wins — the same
-    subset as the serial search, since every cheaper one was refuted."""
+    (ties by size, then ids), each subset's faults in :func:`fault_order`; with worker processes,
+    the next subsets in order are judged side by side and the first all-stable one in order wins —
+    the same subset as the serial search, since every cheaper one was refuted."""
     c = runner.case
-    order = [f.id for f in (first or [])] + [f.id for f in c.faults if f not in (first or [])]
+    recent = [f.id for f in (first or [])]
     subs = subsets_in_cost_order(c)
+    seen: list[tuple[str, ...]] = [()]
     checked = 0
     width = max(_workers(), 1)
     i = 0
     while i < len(subs):
         batch = subs[i:i + width]
-        results = _map(runner, "subset", [(sub, tuple(order)) for sub in batch])
+        results = _map(runner, "subset", [(sub, fault_order(runner, sub, seen, recent)) for sub in batch])
         for sub, bad in zip(batch, results, strict=True):
             checked += 1
+            seen.append(sub)
             if bad is None:
                 return sub, {"subsets_checked": checked, "subsets_total": len(subs)}
-            order.remove(bad)
-            order.insert(0, bad)
+            if bad in recent:
+                recent.remove(bad)
+            recent.insert(0, bad)
         i += width
     raise SolverError(f"{STUDY_ID}: no combination of the catalogue makes every listed fault stable")
 
@@ -445,10 +483,18 @@ def _pool() -> Any:
     return _POOL
 
 
-def _job(inputs_json: str, dynamics: str, kind: str, arg: Any) -> tuple[Any, list[tuple[Any, dyn.Verdict]]]:
+#: CPU seconds spent by this process's worker jobs (summed over the workers, as they report them),
+#: for measurement only (benchmarks read it; no answer or evidence depends on it).
+WORKER_CPU_S = [0.0]
+
+
+def _job(inputs_json: str, dynamics: str, kind: str, arg: Any) -> tuple[Any, list[tuple[Any, dyn.Verdict]], int, float]:
     """One worker job: a fault's CCT (``kind`` "cct", arg the fault's index) or a subset's first
-    unstable fault (``kind`` "subset", arg (subset, fault order)); returns the result and the
-    verdicts it computed, for the parent's cache."""
+    unstable fault (``kind`` "subset", arg (subset, fault order)); returns the result, the
+    verdicts it computed (for the parent's cache), the ANDES systems it built and its CPU seconds."""
+    import time
+
+    cpu0 = time.process_time()
     case = case_of_inputs(json.loads(inputs_json))
     runner = Runner(case, dynamics)
     before = set(_VERDICTS)
@@ -456,7 +502,7 @@ def _job(inputs_json: str, dynamics: str, kind: str, arg: Any) -> tuple[Any, lis
         out: Any = cct_of(runner, case.faults[arg])
     else:
         out = _first_unstable(runner, tuple(arg[0]), tuple(arg[1]))
-    return out, [(k, v) for k, v in _VERDICTS.items() if k not in before]
+    return out, [(k, v) for k, v in _VERDICTS.items() if k not in before], runner.builds, time.process_time() - cpu0
 
 
 def _map(runner: Runner, kind: str, args: list[Any]) -> list[Any]:
@@ -473,11 +519,13 @@ def _map(runner: Runner, kind: str, args: list[Any]) -> list[Any]:
         else:
             results = []
             with _LOCK:
-                for out, verdicts in outs:
+                for out, verdicts, builds, cpu_s in outs:
                     for k, v in verdicts:
                         _VERDICTS[k] = v
                     results.append(out)
-            runner.runs += sum(len(v) for _, v in outs)
+                    runner.runs += len(verdicts)
+                    runner.builds += builds
+                    WORKER_CPU_S[0] += cpu_s
             return results
     if kind == "cct":
         return [cct_of(runner, runner.case.faults[a]) for a in args]
