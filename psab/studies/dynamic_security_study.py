@@ -530,7 +530,9 @@ def _pool() -> Any:
     """A forkserver pool (never a bare fork of a threaded parent), started once per process; None
     when worker processes cannot be had here (a daemonic parent, no forkserver): then serial."""
     global _POOL, _POOL_FAILED
-    if _POOL is not None or _POOL_FAILED or _workers() < 2:
+    if _workers() < 2:  # asked for serial runs (PSAB_STUDY_WORKERS=1), even after a pool was started
+        return None
+    if _POOL is not None or _POOL_FAILED:
         return _POOL
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor
