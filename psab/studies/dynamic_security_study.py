@@ -31,9 +31,15 @@ nothing) counts as unstable.
 Reference, proven by enumeration: the CCT by bisection on the grid from the bracket (the first probe
 at ``t_clear_s``, which also gives that fault's verdict for ``unstable_faults``); the decision by
 enumerating every subset of the catalogue in cost order and simulating every listed fault at
-``t_clear_s`` for each (the fault that refuted the last candidate first, so a refuted candidate
-costs one short unstable run), stopping at the first subset under which every fault is stable — every
-cheaper subset was shown to leave some fault unstable, so it is optimal within the catalogue.
+``t_clear_s`` for each (the fault that looks most unstable on the nearest subsets already judged
+first, so a refuted candidate mostly costs one short unstable run: a run stops as soon as the
+separation passes the limit), stopping at the first subset under which every fault is stable —
+every cheaper subset was shown to leave some fault unstable, so it is optimal within the catalogue.
+No pruning: stability is not monotone in the options (a shift onto a neighbour weakens that
+neighbour's faults), so every cheaper subset is judged.
+
+Level 2 (:func:`generate`): four stressed machines, 8-12 faults (a neighbour's fault for each cheap
+shift), 8 options (256 subsets) and a clearing time leaving faults next to three machines unstable.
 """
 
 from __future__ import annotations
@@ -86,11 +92,12 @@ LINES = ("1-2", "1-39", "2-3", "2-25", "3-4", "3-18", "4-5", "4-14", "5-6", "5-8
 MAX_FAULTS = 12
 MAX_OPTIONS = 8
 #: A draw's faults and options (level 1): sized so that the reference — about 6 ANDES runs per CCT
-#: and one ANDES build per catalogue subset cheaper than the optimum — stays near a minute on two cores.
+#: and one ANDES build per catalogue subset cheaper than the optimum — stays near a minute on two
+#: cores (level 2: see :func:`generate`).
 N_FAULTS = 6
 N_OPTIONS = 5
 #: Most ANDES runs one reference may spend (a task that needs more is refused, not run for ever).
-MAX_RUNS = 600
+MAX_RUNS = 1500
 
 
 def _bad(field: str, why: str) -> InvalidTaskError:
@@ -366,36 +373,136 @@ def subsets_in_cost_order(case: Case) -> list[tuple[str, ...]]:
     return sorted(subs, key=lambda t: (round(cost_usd(case, t), 6), len(t), t))
 
 
+def _instability_score(v: dyn.Verdict, horizon_s: float, limit_deg: float) -> float:
+    """How unstable a verdict looks, for ordering only: below 1 when stable (the worst separation
+    over the limit), above 1 when unstable (the earlier the verdict, the higher)."""
+    if not v.stable:
+        return 1.0 + max(horizon_s - v.t_verdict_s, 0.0) / horizon_s
+    return v.worst_separation_deg / limit_deg
+
+
+def fault_order(runner: Runner, sub: tuple[str, ...], seen: list[tuple[str, ...]], recent: list[str]) -> tuple[str, ...]:
+    """The order in which to simulate the faults for subset ``sub``: the fault that looks most
+    unstable first, judged on the verdicts already known at t_clear_s for the nearest subsets seen
+    (fewest options differing; scores averaged over ties), then the faults that refuted a subset
+    last (``recent``, most recent first). Only the order changes — every fault is still
+    simulated before a subset is called stable — so the answer does not depend on it; a good order
+    makes a refuted subset cost one short unstable run instead of full stable runs first."""
+    c = runner.case
+    tk = round(c.grid_k(c.t_clear_s) * c.resolution_s, 9)
+    s = set(sub)
+    dist = sorted((len(s.symmetric_difference(t)), runner.op_key(t)) for t in seen)
+    rank = {fid: i for i, fid in enumerate(recent)}
+    scored = []
+    for i, f in enumerate(c.faults):
+        best_d, vals = None, []
+        for d, key in dist:
+            if best_d is not None and d > best_d:
+                break
+            v = _VERDICTS.get((key, f.bus, f.trip_line, tk))
+            if v is not None:
+                best_d = d
+                vals.append(_instability_score(v, c.horizon_s, c.limit_deg))
+        score = sum(vals) / len(vals) if vals else 1.0
+        scored.append((-score, rank.get(f.id, len(rank)), i, f.id))
+    return tuple(fid for *_, fid in sorted(scored))
+
+
 def best_decision(runner: Runner, first: list[Fault] | None = None) -> tuple[tuple[str, ...], dict[str, Any]]:
     """The cheapest subset under which every fault is stable at t_clear_s: enumeration in cost order
-    (ties by size, then ids), the last refuting fault tried first; with worker processes, the next
-    subsets in order are judged side by side and the first all-stable one in order wins — the same
-    subset as the serial search, since every cheaper one was refuted."""
+    (ties by size, then ids), each subset's faults in :func:`fault_order`. With worker processes,
+    as many subsets as workers are in flight, the next in order submitted as soon as one is
+    judged, and the first all-stable subset in order wins once every cheaper one is judged — the
+    same subset as the serial search, since every cheaper one was refuted."""
     c = runner.case
-    order = [f.id for f in (first or [])] + [f.id for f in c.faults if f not in (first or [])]
+    recent = [f.id for f in (first or [])]
     subs = subsets_in_cost_order(c)
-    checked = 0
-    width = max(_workers(), 1)
-    i = 0
-    while i < len(subs):
-        batch = subs[i:i + width]
-        results = _map(runner, "subset", [(sub, tuple(order)) for sub in batch])
-        for sub, bad in zip(batch, results, strict=True):
-            checked += 1
-            if bad is None:
-                return sub, {"subsets_checked": checked, "subsets_total": len(subs)}
-            order.remove(bad)
-            order.insert(0, bad)
-        i += width
+    seen: list[tuple[str, ...]] = [()]
+    results: dict[int, str | None] = {}
+    tk = round(c.grid_k(c.t_clear_s) * c.resolution_s, 9)
+
+    def known_refutation(sub: tuple[str, ...]) -> str | None:
+        key = runner.op_key(sub)
+        for f in c.faults:
+            v = _VERDICTS.get((key, f.bus, f.trip_line, tk))
+            if v is not None and not v.stable:
+                return f.id
+        return None
+
+    def record(i: int, bad: str | None) -> None:
+        results[i] = bad
+        seen.append(subs[i])
+        if bad is not None and bad != NO_OPERATING_POINT:
+            if bad in recent:
+                recent.remove(bad)
+            recent.insert(0, bad)
+
+    pool = _pool()
+    inflight: dict[Any, int] = {}
+    nxt = done = 0
+    inputs_json = json.dumps(c.inputs, sort_keys=True)
+    try:
+        while done < len(subs):
+            while nxt < len(subs) and (pool is None and nxt == done or pool is not None and len(inflight) < _workers()):
+                sub = subs[nxt]
+                bad = known_refutation(sub)
+                if bad is not None:
+                    record(nxt, bad)
+                elif pool is None:
+                    record(nxt, _first_unstable(runner, sub, fault_order(runner, sub, seen, recent)))
+                else:
+                    try:
+                        fut = pool.submit(_job, inputs_json, runner.dynamics, "subset",
+                                          (sub, fault_order(runner, sub, seen, recent)))
+                    except Exception:  # noqa: BLE001 - a broken pool: judge here instead
+                        _pool_broken()
+                        pool = None
+                        continue
+                    inflight[fut] = nxt
+                nxt += 1
+            if inflight and done not in results:
+                from concurrent.futures import FIRST_COMPLETED, wait
+
+                finished, _ = wait(list(inflight), return_when=FIRST_COMPLETED)
+                for fut in finished:
+                    i = inflight.pop(fut)
+                    try:
+                        out = fut.result()
+                    except Exception:  # noqa: BLE001 - a broken pool: judge here instead
+                        _pool_broken()
+                        pool = None
+                        record(i, _first_unstable(runner, subs[i], fault_order(runner, subs[i], seen, recent)))
+                        continue
+                    record(i, _merge(runner, [out])[0])
+            while done in results:
+                if results[done] is None:
+                    return subs[done], {"subsets_checked": done + 1, "subsets_total": len(subs)}
+                done += 1
+            if pool is None:
+                for fut, i in list(inflight.items()):  # the pool broke: judge its subsets here
+                    inflight.pop(fut)
+                    if i not in results:
+                        record(i, _first_unstable(runner, subs[i], fault_order(runner, subs[i], seen, recent)))
+    finally:
+        for fut in inflight:  # subsets dearer than the optimum still queued: not needed
+            fut.cancel()
     raise SolverError(f"{STUDY_ID}: no combination of the catalogue makes every listed fault stable")
+
+
+#: A subset refuted because its operating point has no ANDES power flow or dynamic initialisation
+#: (evaluation calls such a decision infeasible too).
+NO_OPERATING_POINT = "(no operating point)"
 
 
 def _first_unstable(runner: Runner, sub: tuple[str, ...], order: tuple[str, ...]) -> str | None:
     by_id = {f.id: f for f in runner.case.faults}
     tc_k = runner.case.grid_k(runner.case.t_clear_s)
-    for fid in order:
-        if not runner.verdict(sub, by_id[fid], tc_k).stable:
-            return fid
+    try:
+        for fid in order:
+            if not runner.verdict(sub, by_id[fid], tc_k).stable:
+                return fid
+    except dyn.PowerFlowFailed:
+        return NO_OPERATING_POINT
     return None
 
 
@@ -423,7 +530,9 @@ def _pool() -> Any:
     """A forkserver pool (never a bare fork of a threaded parent), started once per process; None
     when worker processes cannot be had here (a daemonic parent, no forkserver): then serial."""
     global _POOL, _POOL_FAILED
-    if _POOL is not None or _POOL_FAILED or _workers() < 2:
+    if _workers() < 2:  # asked for serial runs (PSAB_STUDY_WORKERS=1), even after a pool was started
+        return None
+    if _POOL is not None or _POOL_FAILED:
         return _POOL
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor
@@ -445,10 +554,18 @@ def _pool() -> Any:
     return _POOL
 
 
-def _job(inputs_json: str, dynamics: str, kind: str, arg: Any) -> tuple[Any, list[tuple[Any, dyn.Verdict]]]:
+#: CPU seconds spent by this process's worker jobs (summed over the workers, as they report them),
+#: for measurement only (benchmarks read it; no answer or evidence depends on it).
+WORKER_CPU_S = [0.0]
+
+
+def _job(inputs_json: str, dynamics: str, kind: str, arg: Any) -> tuple[Any, list[tuple[Any, dyn.Verdict]], int, float]:
     """One worker job: a fault's CCT (``kind`` "cct", arg the fault's index) or a subset's first
-    unstable fault (``kind`` "subset", arg (subset, fault order)); returns the result and the
-    verdicts it computed, for the parent's cache."""
+    unstable fault (``kind`` "subset", arg (subset, fault order)); returns the result, the
+    verdicts it computed (for the parent's cache), the ANDES systems it built and its CPU seconds."""
+    import time
+
+    cpu0 = time.process_time()
     case = case_of_inputs(json.loads(inputs_json))
     runner = Runner(case, dynamics)
     before = set(_VERDICTS)
@@ -456,7 +573,27 @@ def _job(inputs_json: str, dynamics: str, kind: str, arg: Any) -> tuple[Any, lis
         out: Any = cct_of(runner, case.faults[arg])
     else:
         out = _first_unstable(runner, tuple(arg[0]), tuple(arg[1]))
-    return out, [(k, v) for k, v in _VERDICTS.items() if k not in before]
+    return out, [(k, v) for k, v in _VERDICTS.items() if k not in before], runner.builds, time.process_time() - cpu0
+
+
+def _pool_broken() -> None:
+    global _POOL_FAILED
+    _POOL_FAILED = True
+
+
+def _merge(runner: Runner, outs: list[tuple[Any, list[tuple[Any, dyn.Verdict]], int, float]]) -> list[Any]:
+    """Worker jobs' results, their verdicts taken into this process's cache and their counts into
+    ``runner``'s."""
+    results = []
+    with _LOCK:
+        for out, verdicts, builds, cpu_s in outs:
+            for k, v in verdicts:
+                _VERDICTS[k] = v
+            results.append(out)
+            runner.runs += len(verdicts)
+            runner.builds += builds
+            WORKER_CPU_S[0] += cpu_s
+    return results
 
 
 def _map(runner: Runner, kind: str, args: list[Any]) -> list[Any]:
@@ -468,17 +605,9 @@ def _map(runner: Runner, kind: str, args: list[Any]) -> list[Any]:
             futures = [pool.submit(_job, inputs_json, runner.dynamics, kind, a) for a in args]
             outs = [f.result() for f in futures]
         except Exception:  # noqa: BLE001 - a broken pool: judge here instead
-            global _POOL_FAILED
-            _POOL_FAILED = True
+            _pool_broken()
         else:
-            results = []
-            with _LOCK:
-                for out, verdicts in outs:
-                    for k, v in verdicts:
-                        _VERDICTS[k] = v
-                    results.append(out)
-            runner.runs += sum(len(v) for _, v in outs)
-            return results
+            return _merge(runner, outs)
     if kind == "cct":
         return [cct_of(runner, runner.case.faults[a]) for a in args]
     return [_first_unstable(runner, tuple(a[0]), tuple(a[1])) for a in args]
@@ -930,34 +1059,77 @@ def public_inputs() -> dict[str, Any]:
                    [_option(*o) for o in PUBLIC_OPTIONS])
 
 
+#: Level-2 draws: machines stressed, and their faults (pool faults next to each), as level 1's two
+#: per machine plus one next to each neighbour a cheap shift loads (where the pool has one).
+LEVEL2_STRESSED = 4
+#: Level 2's clearing time leaves faults next to this many different machines unstable.
+LEVEL2_UNSTABLE_MACHINES = 3
+
+
 def generate(public: Task | None, rng: np.random.Generator, level: int = 1) -> Generated:
-    """A draw: three stressed machines among those next to two or more pool faults, two faults
-    from :data:`FAULT_POOL` next to each (6 faults), the clearing time in 0.22-0.27 s, every load
-    and the PV machines' dispatch scaled together by 0.97-1.03, the clearing time one grid step above the 2nd or 3rd smallest CCT of the drawn faults (so
-    that two or three are unstable at it; from ANDES runs the reference then reuses), and the catalogue: a 120 MW shift
-    from each stressed machine to the slack 39 (12-18 USD/MW: the safe, dear fix) and a 100 MW
-    shift from two of them to a neighbouring machine (5-10 USD/MW: cheap, but it loads that
-    machine), each combination kept within the machines' limits."""
+    """A draw. Level 1: three stressed machines among those next to two or more pool faults, two
+    faults from :data:`FAULT_POOL` next to each (6 faults), every load and the PV machines'
+    dispatch scaled together by 0.97-1.03, the clearing time one grid step above the 2nd or 3rd
+    smallest CCT of the drawn faults (so that two or three are unstable at it; from ANDES runs the
+    reference then reuses), and the catalogue: a 120 MW shift from each stressed machine to the
+    slack 39 (12-18 USD/MW: the safe, dear fix) and a 100 MW shift from two of them to a
+    neighbouring machine (5-10 USD/MW: cheap, but it loads that machine), each combination kept
+    within the machines' limits (5 options, 32 subsets).
+
+    Level 2: four stressed machines (two pool faults next to each); the clearing time the first
+    grid step at which the faults it leaves unstable lie next to three different machines
+    (:func:`_covering_clearing_time`); for each neighbour a cheap shift loads, one pool fault next
+    to that neighbour when the pool has one and it clears in time before any shift (8-12
+    faults); a dear shift to the slack from every
+    stressed machine and a cheap shift to the neighbour from every one (8 options, 256 subsets):
+    each cheap shift weakens a listed fault, so the cheapest secure set is a mix the local fixes
+    miss."""
+    if level not in (1, 2):
+        raise InvalidTaskError(f"{STUDY_ID}: no level {level} (levels 1 and 2)")
     scale = round(float(rng.uniform(0.97, 1.03)), 3)
     dispatch = {b: round(min(p * scale, P_MAX_MW[b]), 1) for b, p in RAW_PG_MW.items()}
     near: dict[int, list[tuple[int, str]]] = {}
     for b, ln in FAULT_POOL:
         near.setdefault(NEAR_MACHINE[b], []).append((b, ln))
     eligible = sorted(m for m, fl in near.items() if len(fl) >= 2)
-    stressed = sorted(int(m) for m in rng.choice(eligible, size=3, replace=False))
+    n_stressed = 3 if level == 1 else LEVEL2_STRESSED
+    stressed = sorted(int(m) for m in rng.choice(eligible, size=n_stressed, replace=False))
     faults: list[tuple[str, int, str]] = []
     for m in stressed:
         for k in sorted(rng.choice(len(near[m]), size=2, replace=False).tolist()):
             b, ln = near[m][int(k)]
             faults.append((f"F{len(faults) + 1}", b, ln))
-    t_clear = _stressing_clearing_time(scale, dispatch, faults, int(rng.integers(2, 4)))
-    cheap = sorted(int(m) for m in rng.choice(stressed, size=2, replace=False))
+    if level == 1:  # (the draws' order of random numbers is level 1's since before level 2)
+        t_clear = _stressing_clearing_time(scale, dispatch, faults, int(rng.integers(2, 4)))
+        cheap = sorted(int(m) for m in rng.choice(stressed, size=2, replace=False))
+        slack_mw = 120.0
+    else:
+        cheap = list(stressed)
+        t_clear = _covering_clearing_time(scale, dispatch, faults, LEVEL2_UNSTABLE_MACHINES)
+        # a neighbour's fault is listed when it clears in time before any shift (a cheap shift
+        # onto that neighbour is what may break it; a fault no option relieves is not listed)
+        listed = {(b, ln) for _, b, ln in faults}
+        extra: list[tuple[str, int, str]] = []
+        for m in cheap:
+            spare = [fl for fl in near.get(SHIFT_TARGETS[m][0], []) if fl not in listed]
+            if spare and len(faults) + len(extra) < MAX_FAULTS:
+                b, ln = spare[int(rng.integers(len(spare)))]
+                listed.add((b, ln))
+                extra.append((f"F{len(faults) + len(extra) + 1}", b, ln))
+        if extra:
+            ccts = _draw_ccts(scale, dispatch, extra)
+            faults += [(f"F{len(faults) + 1 + i}", b, ln) for i, ((_, b, ln), c) in
+                       enumerate((f, c) for f, c in zip(extra, ccts, strict=True) if c >= t_clear - 1e-9)]
+        # four shifts onto the slack together: at most 360 MW more there, about what its governor
+        # allows (P_MAX_MW[39]) from the ~730 MW it carries at load scale 1.03; a combination
+        # past it has no dynamic initialisation and is infeasible (the reference skips it)
+        slack_mw = 90.0
     pairs = [(m, SLACK_BUS) for m in stressed] + [(m, SHIFT_TARGETS[m][0]) for m in cheap]
     options = []
     down: dict[int, float] = {}
     up: dict[int, float] = {}
     for a, b in sorted(pairs):
-        mw = 120.0 if b == SLACK_BUS else 100.0
+        mw = slack_mw if b == SLACK_BUS else 100.0
         room = dispatch[a] - down.get(a, 0.0)
         if b != SLACK_BUS:
             room = min(room, P_MAX_MW[b] - dispatch[b] - up.get(b, 0.0))
@@ -971,22 +1143,43 @@ def generate(public: Task | None, rng: np.random.Generator, level: int = 1) -> G
     return Generated(public_inputs=_inputs(scale, dispatch, faults, t_clear, options))
 
 
+def _draw_ccts(scale: float, dispatch: Mapping[int, float], faults: list[tuple[str, int, str]]) -> list[float]:
+    """The CCTs of ``faults`` at the draw's operating point (bisection probing 0.25 s first)."""
+    probe = _inputs(scale, dispatch, faults, 0.25, [_option("R0", 32, SLACK_BUS, 10.0, 1.0)])
+    runner = Runner(case_of_inputs(probe))
+    return [c for c, _ in _map(runner, "cct", list(range(len(faults))))]
+
+
+def _clamp_to_bracket(t: float) -> float:
+    return round(min(max(t, CCT_GRID["min_s"]), CCT_GRID["max_s"]), 9)
+
+
 def _stressing_clearing_time(scale: float, dispatch: Mapping[int, float], faults: list[tuple[str, int, str]],
                              n_unstable: int) -> float:
     """One grid step above the ``n_unstable``-th smallest CCT of ``faults`` at the draw's operating
     point (bisection probing 0.25 s first), within the bracket."""
-    probe = _inputs(scale, dispatch, faults, 0.25, [_option("R0", 32, SLACK_BUS, 10.0, 1.0)])
-    runner = Runner(case_of_inputs(probe))
-    ccts = sorted(c for c, _ in _map(runner, "cct", list(range(len(faults)))))
+    ccts = sorted(_draw_ccts(scale, dispatch, faults))
+    return _clamp_to_bracket(ccts[min(n_unstable, len(ccts)) - 1] + CCT_GRID["resolution_s"])
+
+
+def _covering_clearing_time(scale: float, dispatch: Mapping[int, float], faults: list[tuple[str, int, str]],
+                            n_machines: int) -> float:
+    """Level 2: one grid step above the smallest CCT at which the faults cleared too late lie next
+    to ``n_machines`` different machines (:data:`NEAR_MACHINE`) — so no single shift off one machine
+    can secure them all — or above the largest CCT when they never do, within the bracket."""
+    ccts = _draw_ccts(scale, dispatch, faults)
     res = CCT_GRID["resolution_s"]
-    t = ccts[min(n_unstable, len(ccts)) - 1] + res
-    return round(min(max(t, CCT_GRID["min_s"]), CCT_GRID["max_s"]), 9)
+    for t in sorted(set(ccts)):
+        if len({NEAR_MACHINE[b] for (_, b, _), c in zip(faults, ccts, strict=True) if c <= t + 1e-9}) >= n_machines:
+            return _clamp_to_bracket(t + res)
+    return _clamp_to_bracket(max(ccts) + res)
 
 
 def accept(task: Task, reference: Reference) -> str | None:
     """Accept a draw only when doing nothing leaves a fault unstable, the naive local fix is not
-    optimal (dearer, or itself leaving a fault unstable), and the reference's own verdicts hold
-    (ANDES is the only backend: no second engine to agree with)."""
+    optimal (dearer, or itself leaving a fault unstable), some CCT lies inside the bracket and, for
+    a catalogue larger than level 1's (level 2), the optimum combines two or more options (ANDES
+    is the only backend: no second engine to agree with)."""
     case = case_of(task)
     if not reference.answer["unstable_faults"]:
         return "doing nothing leaves every listed fault stable"
@@ -994,11 +1187,16 @@ def accept(task: Task, reference: Reference) -> str | None:
     ref = tuple(reference.answer["decision"]["redispatch_option_ids"])
     runner = Runner(case)
     tc_k = case.grid_k(case.t_clear_s)
-    naive_ok = all(runner.verdict(naive, f, tc_k).stable for f in case.faults)
+    try:
+        naive_ok = all(runner.verdict(naive, f, tc_k).stable for f in case.faults)
+    except dyn.PowerFlowFailed:  # the naive union has no operating point: not a secure decision
+        naive_ok = False
     if naive_ok and cost_usd(case, naive) <= cost_usd(case, ref) * (1 + 1e-9):
         return "the naive local fix is optimal"
     if all(row["cct_s"] in (0.0, case.cct_max_s) for row in reference.answer["cct"]):
         return "no listed fault has a CCT inside the bracket"
+    if len(case.options) > N_OPTIONS and len(ref) < 2:
+        return "one option secures every fault (level 2 asks for a combination)"
     return None
 
 
@@ -1029,7 +1227,7 @@ SPEC = register(
         trivial_answer=do_nothing_answer,
         expert=EXPERT,
         judged_by=JUDGED_BY,
-        levels=(1,),
+        levels=(1, 2),
         naive_answer=naive_answer,
         tier="study",
         deliverables=DELIVERABLES,

@@ -22,7 +22,7 @@ import pytest
 pytest.importorskip("andes")
 
 import psab  # noqa: E402
-from psab.errors import InvalidTaskError  # noqa: E402
+from psab.errors import InvalidTaskError, SolverError  # noqa: E402
 from psab.studies import _ieee39_dynamics as dyn  # noqa: E402
 from psab.studies import dynamic_security_study as st  # noqa: E402
 
@@ -213,6 +213,87 @@ def test_baselines_score_below_the_reference():
 def test_held_out_draw_is_accepted():
     task = psab.generate(st.STUDY_ID, seed="dynsec-test", index=0)
     assert st.validate_inputs(task.public_inputs) == []
-    ref = psab.solve(task)
+    ref = st.solve(task, "surrogate")
     assert ref.answer["unstable_faults"]
     assert math.isfinite(ref.objective)
+
+
+def test_a_run_stopped_at_the_verdict_agrees_with_the_run_to_the_horizon():
+    """Stopping a run once the separation passes the limit cannot change the verdict: on the public
+    case's fault at bus 10 (unstable at 0.25 s, stable at 0.15 s: its CCT is 0.22 s) the stopped
+    run and the run to the horizon agree, the full run's stored angles pass the limit within one
+    step of the stopped run's verdict time, and never pass it in the stable run."""
+    case = st.case_of(psab.get_family(st.STUDY_ID).public_task())
+    sim = dyn.Simulation(dict(case.dispatch_mw), case.load_scale, (10,), ("10-13",), case.horizon_s, case.step_s,
+                         case.limit_deg)
+    for t_clear, stable in ((0.25, False), (0.15, True)):
+        stopped = sim.run(10, "10-13", t_clear)
+        full = sim.run(10, "10-13", t_clear, stop_early=False)
+        assert stopped.stable is full.stable is stable
+        x = np.asarray(sim.ss.dae.ts.x[:, sim.a_delta], dtype=float)
+        t = np.asarray(sim.ss.dae.ts.t, dtype=float) - dyn.T_FAULT_S
+        over = np.flatnonzero(np.degrees(x.max(axis=1) - x.min(axis=1)) > case.limit_deg)
+        if stable:
+            assert over.size == 0 and t[-1] == pytest.approx(case.horizon_s)
+        else:
+            assert stopped.t_verdict_s == pytest.approx(full.t_verdict_s)
+            assert abs(t[over[0]] - stopped.t_verdict_s) <= case.step_s + 1e-9
+            assert stopped.t_verdict_s < case.horizon_s - 0.5  # the stopped run saved most of the horizon
+
+
+class _TableRunner:
+    """A stand-in for :class:`st.Runner` whose verdicts come from a stability table (subset, fault)
+    -> stable, counting the runs: the search logic without ANDES."""
+
+    def __init__(self, case: st.Case, stable: dict[tuple[tuple[str, ...], str], bool]) -> None:
+        self.case, self.stable, self.dynamics, self.runs, self.builds = case, stable, "detailed", 0, 0
+
+    def op_key(self, chosen: tuple[str, ...]) -> str:
+        return "table:" + ",".join(sorted(chosen))
+
+    def verdict(self, chosen: tuple[str, ...], fault: st.Fault, k: int) -> dyn.Verdict:
+        self.runs += 1
+        ok = self.stable[(tuple(sorted(chosen)), fault.id)]
+        v = dyn.Verdict(ok, 150.0 if ok else 181.0, 1.5 if ok else 0.6)
+        st._VERDICTS[(self.op_key(chosen), fault.bus, fault.trip_line, round(k * self.case.resolution_s, 9))] = v
+        return v
+
+
+def test_enumeration_finds_the_cheapest_all_stable_subset_whatever_the_fault_order(monkeypatch):
+    """On random stability tables over the public catalogue's 32 subsets (no monotonicity: an option
+    may make a fault unstable), the search returns the cheapest subset stable for every fault — the
+    brute-force optimum computed here — and calls no cheaper subset stable; the order in which it
+    tries the faults only changes how many runs it spends."""
+    monkeypatch.setenv("PSAB_STUDY_WORKERS", "1")
+    monkeypatch.setattr(st, "_pool", lambda: None)  # the stand-in's verdicts live in this process only
+    case = st.case_of(psab.get_family(st.STUDY_ID).public_task())
+    subs = st.subsets_in_cost_order(case)
+    rng = np.random.default_rng(7)
+    for trial in range(20):
+        p_stable = 0.6 + 0.35 * rng.random()
+        table = {(sub, f.id): bool(rng.random() < p_stable) for sub in subs for f in case.faults}
+        feasible = [sub for sub in subs if all(table[(sub, f.id)] for f in case.faults)]
+        st._VERDICTS.clear()
+        runner = _TableRunner(case, table)
+        if not feasible:
+            with pytest.raises(SolverError):
+                st.best_decision(runner)  # type: ignore[arg-type]
+            continue
+        best = min(feasible, key=lambda t: (round(st.cost_usd(case, t), 6), len(t), t))
+        got, ev = st.best_decision(runner, [case.faults[trial % len(case.faults)]])  # type: ignore[arg-type]
+        assert got == best, trial
+        assert ev["subsets_checked"] == subs.index(best) + 1
+    st._VERDICTS.clear()
+
+
+@pytest.mark.skipif(not THOROUGH, reason="a level-2 draw with acceptance: minutes (PSAB_THOROUGH=1)")
+def test_level_two_draw_is_accepted_and_its_reference_scores_one():
+    """A level-2 draw: 8-12 faults, 8 options (256 subsets), three or more faults unstable at the
+    clearing time; the reference is accepted (the naive local fix is not optimal) and scores 1."""
+    task = psab.generate(st.STUDY_ID, seed="dynsec-test", index=0, level=2)
+    assert st.validate_inputs(task.public_inputs) == []
+    case = st.case_of(task)
+    assert 8 <= len(case.faults) <= st.MAX_FAULTS and len(case.options) == 8
+    ref = psab.solve(task)
+    assert len(ref.answer["unstable_faults"]) >= 3
+    assert psab.evaluate(task, {"answer": ref.answer}).score == pytest.approx(1.0)
