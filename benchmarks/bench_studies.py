@@ -63,25 +63,47 @@ def _size(spec: psab.registry.FamilySpec, task: psab.Task) -> str:
 
 
 #: The cold reference solve, in a process of its own: nothing this process memoised (a held-out
-#: draw's acceptance builds the study's engines and base flows) is reused; prints the solve's wall s.
-_COLD = ("import json, sys, time; import psab; d = json.load(sys.stdin); "
-         "t = psab.Task.from_dict(d['task'], key=d['key']); t0 = time.perf_counter(); psab.solve(t, d['backend']); "
-         "print(time.perf_counter() - t0)")
+#: draw's acceptance builds the study's engines and base flows) is reused. It prints the solve's
+#: wall seconds and the CPU seconds of itself and every live descendant (/proc: a study's worker
+#: pool hangs off a fork server, whose children no ``RUSAGE_CHILDREN`` of ours ever counts).
+_COLD = """
+import json, os, sys, time
+import psab
+
+def tree_cpu_s():
+    tick, parent = os.sysconf("SC_CLK_TCK"), {}
+    cpu = {}
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            f = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parent[int(pid)], cpu[int(pid)] = int(f[1]), (int(f[11]) + int(f[12]) + int(f[13]) + int(f[14])) / tick
+    mine = {os.getpid()}
+    grew = True
+    while grew:
+        more = {p for p, pp in parent.items() if pp in mine} - mine
+        grew, mine = bool(more), mine | more
+    return sum(cpu.get(p, 0.0) for p in mine)
+
+d = json.load(sys.stdin)
+t = psab.Task.from_dict(d["task"], key=d["key"])
+c0, t0 = tree_cpu_s(), time.perf_counter()
+psab.solve(t, d["backend"])
+print(time.perf_counter() - t0, tree_cpu_s() - c0)
+"""
 
 
 def cold_solve(task: psab.Task, backend: str) -> tuple[float, float]:
-    """(wall s of the solve, CPU s) of the reference in a fresh process with no reference cache;
-    the CPU seconds are the process's and its reaped workers' (``RUSAGE_CHILDREN``), imports included."""
-    import resource
+    """(wall s, CPU s) of the reference solve in a fresh process with no reference cache; the CPU
+    seconds are the process's and its descendants' (workers included) over the solve alone."""
     import subprocess
 
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     out = subprocess.run([sys.executable, "-c", _COLD], input=json.dumps({"task": task.to_dict(), "key": task.key,
                                                                           "backend": backend}),
                          capture_output=True, text=True, check=True, env={**os.environ, "PSAB_REFERENCE_CACHE": "0"})
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
-    return float(out.stdout.split()[-1]), cpu
+    wall, cpu = out.stdout.split()[-2:]
+    return float(wall), float(cpu)
 
 
 def measure(spec: psab.registry.FamilySpec, level: int, backend: str, draws: int) -> dict[str, Any]:
@@ -136,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"{r['reference_cpu_s']:.1f}", f"{r['evaluate_s']:.2f}", *[cell(r[b]) for b in BASELINES])
                  for r in rows])
     print(f"load average {os.getloadavg()[0]:.1f} (1 min) at the end; reference s is the solve's wall time in a "
-          "fresh process, reference CPU s that process's and its reaped workers' CPU, imports included")
+          "fresh process, reference CPU s the CPU of that process and its workers over the solve")
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
     return 0
