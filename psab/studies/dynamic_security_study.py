@@ -298,6 +298,12 @@ _VERDICTS: dict[tuple[str, int, str, float], dyn.Verdict] = {}
 _SIMS: dict[tuple[str, str], dyn.Simulation] = {}
 
 
+def verdict_key(case: Case, op: str, fault: Fault, k: int) -> tuple[str, int, str, float]:
+    """The process cache's key of a verdict: the operating point (``Runner.op_key``), the fault,
+    the clearing time (grid step ``k`` of ``case``)."""
+    return (op, fault.bus, fault.trip_line, round(k * case.resolution_s, 9))
+
+
 class Runner:
     """Verdicts for (options, fault, clearing time) on ``case``, one ANDES system per operating point
     (the last few kept), each verdict cached for the process."""
@@ -328,7 +334,7 @@ class Runner:
 
     def verdict(self, chosen: tuple[str, ...], fault: Fault, k: int) -> dyn.Verdict:
         chosen = tuple(sorted(chosen))
-        key = (self.op_key(chosen), fault.bus, fault.trip_line, round(k * self.case.resolution_s, 9))
+        key = verdict_key(self.case, self.op_key(chosen), fault, k)
         with _LOCK:
             got = _VERDICTS.get(key)
             if got is not None:
@@ -389,7 +395,7 @@ def fault_order(runner: Runner, sub: tuple[str, ...], seen: list[tuple[str, ...]
     simulated before a subset is called stable — so the answer does not depend on it; a good order
     makes a refuted subset cost one short unstable run instead of full stable runs first."""
     c = runner.case
-    tk = round(c.grid_k(c.t_clear_s) * c.resolution_s, 9)
+    tc_k = c.grid_k(c.t_clear_s)
     s = set(sub)
     dist = sorted((len(s.symmetric_difference(t)), runner.op_key(t)) for t in seen)
     rank = {fid: i for i, fid in enumerate(recent)}
@@ -399,7 +405,7 @@ def fault_order(runner: Runner, sub: tuple[str, ...], seen: list[tuple[str, ...]
         for d, key in dist:
             if best_d is not None and d > best_d:
                 break
-            v = _VERDICTS.get((key, f.bus, f.trip_line, tk))
+            v = _VERDICTS.get(verdict_key(c, key, f, tc_k))
             if v is not None:
                 best_d = d
                 vals.append(_instability_score(v, c.horizon_s, c.limit_deg))
@@ -419,12 +425,12 @@ def best_decision(runner: Runner, first: list[Fault] | None = None) -> tuple[tup
     subs = subsets_in_cost_order(c)
     seen: list[tuple[str, ...]] = [()]
     results: dict[int, str | None] = {}
-    tk = round(c.grid_k(c.t_clear_s) * c.resolution_s, 9)
+    tc_k = c.grid_k(c.t_clear_s)
 
     def known_refutation(sub: tuple[str, ...]) -> str | None:
         key = runner.op_key(sub)
         for f in c.faults:
-            v = _VERDICTS.get((key, f.bus, f.trip_line, tk))
+            v = _VERDICTS.get(verdict_key(c, key, f, tc_k))
             if v is not None and not v.stable:
                 return f.id
         return None
