@@ -117,8 +117,8 @@ def instructions_for(task: Task, lang: str = "en", presentation: str = "guided",
 #: The agent's view of a study, in its working directory.
 VIEW_FILE = "study.json"
 
-#: How the toolbox's libraries read each model format (checked on the toolbox's pins,
-#: tests/runner/test_instructions.py): the field's readers, so that an agent does not write its
+#: How the toolbox's libraries read each model format (each call run in the built toolbox on a
+#: study's files: tests/test_toolbox.py): the field's readers, so that an agent does not write its
 #: own parser because the reader lives at a path its documentation does not show (pandapower 3.5
 #: has ``from_mpc`` in ``pandapower.converter.matpower``, not in ``pandapower.converter``).
 MODEL_READERS = {

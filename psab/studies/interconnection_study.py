@@ -35,6 +35,7 @@ import functools
 import math
 import threading
 import time
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -803,9 +804,7 @@ def evaluate(task: Task, answer: dict[str, Any], ctx: Any) -> Assessment:
     # each record names its bus: matched by bus_id (the stated order is a convenience, not a
     # deliverable); a bus listed twice matches neither record, a bus left out is wrong
     given = answer["short_circuit"]["fault_levels"]
-    counts: dict[str, int] = {}
-    for f in given:
-        counts[f["bus_id"]] = counts.get(f["bus_id"], 0) + 1
+    counts = Counter(f["bus_id"] for f in given)
     at = {f["bus_id"]: i for i, f in enumerate(given) if counts[f["bus_id"]] == 1}
     for i, e in enumerate(ref["short_circuit"]["fault_levels"]):
         j = at.get(e["bus_id"])
